@@ -1,0 +1,49 @@
+"""safehold: a safety and permission policy engine for AI agents.
+
+An agent asks before it reads, writes, executes or calls an unknown tool; safehold
+answers allow / ask / deny with reasons, asks the person over ACP when it must, and runs
+shell commands inside a bubblewrap sandbox.
+"""
+
+from safehold.errors import (
+    ConfigError,
+    PolicyError,
+    SafeholdError,
+    SandboxError,
+    SandboxUnavailable,
+    UnknownSessionError,
+)
+from safehold.policy.calls import Side, ToolCall, ToolKind
+from safehold.policy.config import AuditConfig, CommandRule, SafetyConfig
+from safehold.policy.decision import Decision, Reason, Verdict
+from safehold.policy.grants import GrantEffect
+from safehold.policy.modes import Mode
+from safehold.policy.sandbox_config import SandboxConfig
+from safehold.policy.sessions import SessionInfo, SessionPolicies
+from safehold.policy.timeouts import validate_timeout
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AuditConfig",
+    "CommandRule",
+    "ConfigError",
+    "Decision",
+    "GrantEffect",
+    "Mode",
+    "PolicyError",
+    "Reason",
+    "SafeholdError",
+    "SafetyConfig",
+    "SandboxConfig",
+    "SandboxError",
+    "SandboxUnavailable",
+    "SessionInfo",
+    "SessionPolicies",
+    "Side",
+    "ToolCall",
+    "ToolKind",
+    "UnknownSessionError",
+    "Verdict",
+    "validate_timeout",
+]

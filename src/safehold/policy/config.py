@@ -1,0 +1,396 @@
+"""`SafetyConfig`: the immutable, fully validated policy an agent runs under.
+
+Every change produces a new, re-validated object. Built-in deny / protected lists and
+command rules are a floor that user lists extend; replacing them takes an explicit
+``replace_default_*`` opt-out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Annotated, Any, Final, Self
+
+import pathspec
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    model_validator,
+)
+
+from safehold.errors import ConfigError
+from safehold.policy.decision import Verdict
+from safehold.policy.modes import (
+    OPTION_NAMES,
+    Flags,
+    Mode,
+    derive_mode,
+    flags_for_mode,
+    option_values_for,
+)
+from safehold.policy.sandbox_config import SandboxConfig
+from safehold.policy.timeouts import Seconds
+
+__all__ = [
+    "DEFAULT_COMMAND_RULES",
+    "DEFAULT_DENIED_PATHS",
+    "DEFAULT_PROTECTED_PATHS",
+    "AuditConfig",
+    "CommandRule",
+    "PathPattern",
+    "SafetyConfig",
+    "format_validation_error",
+]
+
+# gitignore syntax on absolute paths: a pattern without a slash floats (matches a name
+# anywhere); a trailing slash means "this directory and everything below".
+DEFAULT_DENIED_PATHS: Final[tuple[str, ...]] = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d/",
+    "/etc/ssh/ssh_host_*_key",
+    ".ssh/",
+    ".gnupg/",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.keystore",
+    "*.jks",
+    ".env",
+    ".env.*",
+    ".envrc",
+    "credentials",
+    "credentials.*",
+    ".git-credentials",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".aws/",
+    ".azure/",
+    ".config/gcloud/",
+    ".config/gh/hosts.yml",
+    ".docker/config.json",
+    ".kube/config",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".password-store/",
+    "*.kdbx",
+)
+
+DEFAULT_PROTECTED_PATHS: Final[tuple[str, ...]] = (
+    ".git",
+    ".gitmodules",
+    ".gitconfig",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".config/fish/",
+    ".inputrc",
+    ".ssh/",
+    ".vscode/",
+    ".idea/",
+    ".zed/",
+    ".claude/",
+    ".cursor/",
+    ".mcp.json",
+    ".github/workflows/",
+    "safehold.toml",
+    "safehold.json",
+    ".safehold.toml",
+    ".safehold.json",
+)
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _check_pattern(value: str) -> str:
+    """Reject patterns that pathspec would drop, negate, or read differently than meant."""
+    if not value or not value.strip():
+        raise ValueError("a path pattern must not be empty")
+    if _CONTROL.search(value):
+        raise ValueError(f"path pattern {value!r} contains a control character")
+    if value.startswith("!"):
+        raise ValueError(
+            f"path pattern `{value}` is a negation; `!` is not allowed "
+            "(write a narrower pattern instead)"
+        )
+    if value.startswith("#"):
+        raise ValueError(f"path pattern `{value}` would be read as a comment")
+    if value != value.rstrip():
+        raise ValueError(f"path pattern `{value}` has trailing whitespace that gitignore drops")
+    if ".." in value.replace("\\", "/").split("/"):
+        raise ValueError(f"path pattern `{value}` contains a `..` component")
+    if value.count("[") != value.count("]"):
+        raise ValueError(f"path pattern `{value}` has an unbalanced `[`")
+    probe = value.replace("{workspace}", "/workspace")
+    if probe.startswith("~"):
+        probe = "/home/user" + probe[1:]
+    try:
+        spec = pathspec.PathSpec.from_lines("gitignore", [probe])
+    except Exception as exc:  # pathspec raises several types for bad patterns
+        raise ValueError(f"path pattern `{value}` is malformed: {exc}") from None
+    if not spec.patterns or any(p.include is None for p in spec.patterns):
+        raise ValueError(f"path pattern `{value}` compiles to nothing (it would be ignored)")
+    return value
+
+
+PathPattern = Annotated[str, Field(strict=True), AfterValidator(_check_pattern)]
+"""A gitignore-style path pattern; `{workspace}` and a leading `~` are expanded per session."""
+
+
+def _check_rule_pattern(value: str) -> str:
+    if not value.strip():
+        raise ValueError("a command rule pattern must not be empty")
+    if _CONTROL.search(value):
+        raise ValueError(f"command rule pattern {value!r} contains a control character")
+    return " ".join(value.split())
+
+
+class CommandRule(BaseModel):
+    """A token-prefix rule on parsed simple commands: `git status`, `npm run test *`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    pattern: Annotated[str, Field(strict=True), AfterValidator(_check_rule_pattern)]
+    """Whitespace-separated tokens matched as a prefix of a command's argv; `*` matches one token, a trailing `*` any rest."""
+    decision: Verdict
+    """`allow`, `ask` or `deny`."""
+    reason: Annotated[str, Field(strict=True)] | None = None
+    """Why the rule exists, shown to the person in the decision's reasons."""
+
+
+class AuditConfig(BaseModel):
+    """Where decisions are logged, one JSON object per decision."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: Annotated[str, Field(strict=True, min_length=1)] | None = None
+    """Append JSON lines to this file (`~` expands)."""
+    logger: Annotated[str, Field(strict=True, min_length=1)] | None = None
+    """Also emit each record to this `logging` logger (e.g. `safehold.audit`)."""
+    redact: StrictBool = True
+    """Redact secrets (tokens, passwords, keys) from logged arguments."""
+
+
+def _merge(defaults: Iterable[Any], user: Iterable[Any]) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for item in (*defaults, *user):
+        if item not in out:
+            out.append(item)
+    return tuple(out)
+
+
+class SafetyConfig(BaseModel):
+    """The policy: modes' three flags, path lists, command rules, sandbox and audit settings."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+
+    read_only: StrictBool = False
+    """Writes and execute are denied outright."""
+    require_approval_for_writes: StrictBool = True
+    """Write-side tools (edit, delete, move) need approval."""
+    require_approval_for_execute: StrictBool = True
+    """Execute-side tools need approval."""
+    denied_paths: tuple[PathPattern, ...] = DEFAULT_DENIED_PATHS
+    """Path patterns never read or written (extends the built-in list)."""
+    allowed_paths: tuple[PathPattern, ...] = ("{workspace}",)
+    """When non-empty, file tools may only touch paths inside these roots/patterns."""
+    protected_paths: tuple[PathPattern, ...] = DEFAULT_PROTECTED_PATHS
+    """Writes always ask, in every mode (denied in read-only); extends the built-in list."""
+    command_rules: tuple[CommandRule, ...] = ()
+    """Allow / ask / deny rules on parsed commands (extends the built-in rules)."""
+    sandbox: SandboxConfig = SandboxConfig()
+    """How execute tools run."""
+    acp_approval_timeout: Seconds = 0.0
+    """Seconds to wait for the client's permission answer; 0 waits indefinitely."""
+    audit: AuditConfig = AuditConfig()
+    """Where decisions are logged."""
+    case_insensitive_paths: StrictBool | None = None
+    """Fold case before matching; None detects it per volume."""
+    replace_default_denied_paths: StrictBool = False
+    """Use `denied_paths` as given instead of extending the built-in list."""
+    replace_default_protected_paths: StrictBool = False
+    """Use `protected_paths` as given instead of extending the built-in list."""
+    replace_default_command_rules: StrictBool = False
+    """Use `command_rules` as given instead of extending the built-in rules."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _extend_defaults(cls, data: Any) -> Any:
+        # Defaults are a floor: user lists add to them unless the opt-out is set.
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        pairs = (
+            ("denied_paths", "replace_default_denied_paths", DEFAULT_DENIED_PATHS),
+            ("protected_paths", "replace_default_protected_paths", DEFAULT_PROTECTED_PATHS),
+            ("command_rules", "replace_default_command_rules", DEFAULT_COMMAND_RULES),
+        )
+        for field, flag, defaults in pairs:
+            user = data.get(field)
+            if data.get(flag) is True or not isinstance(user, list | tuple):
+                continue
+            data[field] = _merge(defaults, user)
+        if "command_rules" not in data and data.get("replace_default_command_rules") is not True:
+            data["command_rules"] = DEFAULT_COMMAND_RULES
+        return data
+
+    # -- modes and options ------------------------------------------------------------
+
+    @property
+    def flags(self) -> Flags:
+        """The three safety flags that modes and options change."""
+        return Flags(
+            self.read_only, self.require_approval_for_writes, self.require_approval_for_execute
+        )
+
+    @property
+    def mode(self) -> Mode:
+        """The derived mode: read_only wins; hybrids report review."""
+        return derive_mode(self.flags)
+
+    def option_values(self) -> dict[str, bool]:
+        """The three config-option values (`auto_approve_writes`, `auto_approve_execute`, `read_only`)."""
+        return option_values_for(self.flags)
+
+    def with_flags(self, flags: Flags) -> Self:
+        """Return a re-validated copy with the three safety flags replaced."""
+        return self.replace(**flags._asdict())
+
+    def with_mode(self, mode: Mode | str) -> Self:
+        """Return a copy with all three flags set atomically for the mode."""
+        try:
+            parsed = Mode(mode)
+        except ValueError:
+            valid = ", ".join(f"`{m.value}`" for m in Mode)
+            raise ValueError(f"unknown mode `{mode}`: expected one of {valid}") from None
+        return self.with_flags(flags_for_mode(parsed))
+
+    def with_option(self, name: str, value: bool) -> Self:
+        """Return a copy with one option changed; unknown names and non-bools raise ValueError."""
+        if name not in OPTION_NAMES:
+            valid = ", ".join(f"`{n}`" for n in OPTION_NAMES)
+            raise ValueError(f"unknown option `{name}`: expected one of {valid}")
+        if not isinstance(value, bool):
+            raise ValueError(f"option `{name}` takes true or false, got {value!r}")
+        if name == "auto_approve_writes":
+            return self.replace(require_approval_for_writes=not value)
+        if name == "auto_approve_execute":
+            return self.replace(require_approval_for_execute=not value)
+        return self.replace(read_only=value)
+
+    def replace(self, **changes: Any) -> Self:
+        """Return a copy with fields changed, validated like a new config."""
+        data = self.model_dump(mode="python", round_trip=True)
+        data.update(changes)
+        return type(self).model_validate(data)
+
+    # -- files -------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path) -> Self:
+        """Read a TOML or JSON config file; errors are `ConfigError` naming file, line and field.
+
+        The file itself is added to `protected_paths`, so an agent cannot loosen its own policy.
+        """
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"{p}: no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{p}: cannot read: {exc}") from None
+        data = _parse(p, text)
+        if not isinstance(data, dict):
+            raise ConfigError(f"{p}: the top level must be a table/object of config fields")
+        protected = data.get("protected_paths", [])
+        if isinstance(protected, list):
+            own = _escape_glob(str(p.resolve()))
+            data["protected_paths"] = [*protected, own]
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(format_validation_error(exc, source=p, text=text)) from exc
+
+
+def _parse(p: Path, text: str) -> Any:
+    suffix = p.suffix.lower()
+    if suffix == ".json":
+        try:
+            return json.loads(text, parse_constant=_reject_constant)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"{p}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"
+            ) from None
+        except ValueError as exc:
+            raise ConfigError(f"{p}: invalid JSON: {exc}") from None
+    if suffix in (".toml", ""):
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{p}: invalid TOML: {exc}") from None
+    raise ConfigError(f"{p}: unknown config format `{suffix}` (use .toml or .json)")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"`{name}` is not a valid number here")
+
+
+def _escape_glob(path: str) -> str:
+    return re.sub(r"([\[\]*?!#\\])", r"\\\1", path)
+
+
+def _line_of(key: str, text: str) -> int | None:
+    pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*[=:]", re.MULTILINE)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def format_validation_error(
+    exc: ValidationError, *, source: Path | None = None, text: str | None = None
+) -> str:
+    """Render a pydantic error as one line: `file: line N: field: what is wrong`."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(x) for x in err["loc"] if not str(x).startswith("function-after"))
+        msg = err["msg"]
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, ") :]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field (not a SafetyConfig setting; check the spelling)"
+        elif "input" in err and err["type"] not in ("missing", "value_error"):
+            msg = f"{msg} (got {err['input']!r})"
+        where = ""
+        if text is not None:
+            keys = [str(x) for x in err["loc"] if isinstance(x, str)]
+            line = _line_of(keys[-1], text) if keys else None
+            if line is not None:
+                where = f"line {line}: "
+        parts.append(f"{where}`{loc or '<root>'}`: {msg}")
+    prefix = f"{source}: " if source is not None else ""
+    return prefix + "; ".join(parts)
+
+
+# Filled in by the shell-analysis rules; kept here so the default config is one object.
+DEFAULT_COMMAND_RULES: tuple[CommandRule, ...] = ()

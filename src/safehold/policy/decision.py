@@ -1,0 +1,64 @@
+"""Verdicts, reasons and decisions: every verdict carries the rules that produced it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = ["Decision", "Reason", "Verdict", "strictest"]
+
+
+class Verdict(StrEnum):
+    """The answer to a tool call. Strictness: DENY > ASK > ALLOW."""
+
+    ALLOW = "allow"
+    ASK = "ask"
+    DENY = "deny"
+
+    @property
+    def strictness(self) -> int:
+        """0 for allow, 1 for ask, 2 for deny."""
+        return _STRICTNESS[self]
+
+
+_STRICTNESS = {Verdict.ALLOW: 0, Verdict.ASK: 1, Verdict.DENY: 2}
+
+
+def strictest(*verdicts: Verdict) -> Verdict:
+    """Return the strictest of the verdicts (ALLOW for none)."""
+    return max(verdicts, key=_STRICTNESS.__getitem__, default=Verdict.ALLOW)
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why a verdict was reached: a kebab-case code, the rule that fired, and a message."""
+
+    code: str
+    rule: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        """Return the reason as a JSON-ready dict."""
+        return {"code": self.code, "rule": self.rule, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The verdict for one tool call, the reasons for it, and the key an "always" would record."""
+
+    verdict: Verdict
+    reasons: tuple[Reason, ...] = ()
+    grant_key: str | None = None
+
+    @property
+    def allowed(self) -> bool:
+        """True only for ALLOW."""
+        return self.verdict is Verdict.ALLOW
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the decision as a JSON-ready dict."""
+        return {
+            "verdict": self.verdict.value,
+            "reasons": [r.to_dict() for r in self.reasons],
+            "grant_key": self.grant_key,
+        }

@@ -1,0 +1,197 @@
+"""`SessionPolicies`: per-session overrides and grants over one base config, in memory.
+
+The store is the only mutable state in the policy package. Sessions change only the three
+safety flags (modes and options), so a session holds its flags, its workspace and its
+grants; the effective config for a set of flags is built once and shared.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from safehold.errors import PolicyError, UnknownSessionError
+from safehold.policy.config import SafetyConfig
+from safehold.policy.grants import GrantEffect
+from safehold.policy.modes import Flags, Mode, derive_mode, flags_meet_floor
+
+__all__ = ["SessionInfo", "SessionPolicies"]
+
+_FLOOR_NEEDS = {
+    Mode.REVIEW: "requires approval for writes and for execute",
+    Mode.READ_ONLY: "keeps the session read-only",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """A listing row: the session, its workspace and its current mode."""
+
+    session_id: str
+    cwd: str
+    mode: Mode
+
+
+@dataclass(slots=True)
+class _Session:
+    cwd: str
+    flags: Flags
+    grants: dict[str, GrantEffect] = field(default_factory=dict)
+
+
+class SessionPolicies:
+    """Per-session safety state over a base config; safe from threads and asyncio tasks.
+
+    `floor`, when given, is the most permissive mode any session may reach: a change
+    beyond it raises `PolicyError` and changes nothing.
+    """
+
+    def __init__(self, base: SafetyConfig | None = None, *, floor: Mode | None = None) -> None:
+        self._base = base if base is not None else SafetyConfig()
+        self._floor = Mode(floor) if floor is not None else None
+        if not flags_meet_floor(self._base.flags, self._floor):
+            raise PolicyError(
+                f"base config is in mode `{self._base.mode}`, more permissive than the "
+                f"floor `{self._floor}`"
+            )
+        self._lock = threading.RLock()
+        self._sessions: dict[str, _Session] = {}
+        self._configs: dict[Flags, SafetyConfig] = {self._base.flags: self._base}
+
+    @property
+    def base(self) -> SafetyConfig:
+        """The base config every session starts from; never changed by the store."""
+        return self._base
+
+    @property
+    def floor(self) -> Mode | None:
+        """The most permissive mode a session may reach, or None."""
+        return self._floor
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def open(self, session_id: str, cwd: str) -> SafetyConfig:
+        """Start a session at the base config with `cwd` as its workspace."""
+        with self._lock:
+            if session_id in self._sessions:
+                raise PolicyError(f"session `{session_id}` is already open")
+            self._sessions[session_id] = _Session(cwd=cwd, flags=self._base.flags)
+            return self._base
+
+    def load(self, session_id: str, cwd: str) -> SafetyConfig:
+        """(Re)start a session from the base defaults: earlier toggles and grants are gone."""
+        with self._lock:
+            self._sessions[session_id] = _Session(cwd=cwd, flags=self._base.flags)
+            return self._base
+
+    def fork(self, src: str, dst: str, cwd: str | None = None) -> SafetyConfig:
+        """Start `dst` as a copy of `src` (flags and grants); the two diverge from then on."""
+        with self._lock:
+            parent = self._get(src)
+            if dst in self._sessions:
+                raise PolicyError(f"session `{dst}` is already open")
+            self._sessions[dst] = _Session(
+                cwd=cwd if cwd is not None else parent.cwd,
+                flags=parent.flags,
+                grants=dict(parent.grants),
+            )
+            return self._config_for(parent.flags)
+
+    def close(self, session_id: str) -> bool:
+        """Forget everything about the session; False if it was not open."""
+        with self._lock:
+            return self._sessions.pop(session_id, None) is not None
+
+    # -- reading -------------------------------------------------------------------------
+
+    def config(self, session_id: str) -> SafetyConfig:
+        """The effective config of a session; the base for unknown or closed sessions."""
+        with self._lock:
+            state = self._sessions.get(session_id)
+            return self._base if state is None else self._config_for(state.flags)
+
+    def workspace(self, session_id: str) -> str:
+        """The session's working directory (ACP `cwd`)."""
+        with self._lock:
+            return self._get(session_id).cwd
+
+    def is_open(self, session_id: str) -> bool:
+        """True while the session is open."""
+        with self._lock:
+            return session_id in self._sessions
+
+    def sessions(self) -> tuple[SessionInfo, ...]:
+        """Every open session with its workspace and mode, in opening order."""
+        with self._lock:
+            return tuple(
+                SessionInfo(sid, s.cwd, derive_mode(s.flags)) for sid, s in self._sessions.items()
+            )
+
+    # -- changing ------------------------------------------------------------------------
+
+    def set_mode(self, session_id: str, mode: Mode | str) -> SafetyConfig:
+        """Set the session's three flags atomically for `mode`."""
+        with self._lock:
+            state = self._get(session_id)
+            new = self._config_for(state.flags).with_mode(mode)
+            return self._apply(session_id, state, new, f"mode `{Mode(mode)}`")
+
+    def set_option(self, session_id: str, name: str, value: bool) -> SafetyConfig:
+        """Change one of the three options (`auto_approve_writes`, `auto_approve_execute`, `read_only`)."""
+        with self._lock:
+            state = self._get(session_id)
+            new = self._config_for(state.flags).with_option(name, value)
+            return self._apply(session_id, state, new, f"`{name}={str(value).lower()}`")
+
+    # -- grants --------------------------------------------------------------------------
+
+    def grants(self, session_id: str) -> Mapping[str, GrantEffect]:
+        """A read-only snapshot of the session's grants (empty for unknown sessions)."""
+        with self._lock:
+            state = self._sessions.get(session_id)
+            return MappingProxyType({} if state is None else dict(state.grants))
+
+    def grant(self, session_id: str, key: str, effect: GrantEffect) -> None:
+        """Record an "always" answer for the session under `key`."""
+        with self._lock:
+            self._get(session_id).grants[key] = GrantEffect(effect)
+
+    def revoke(self, session_id: str, key: str) -> bool:
+        """Drop one grant; False if there was none."""
+        with self._lock:
+            return self._get(session_id).grants.pop(key, None) is not None
+
+    def revoke_all(self, session_id: str) -> int:
+        """Drop every grant of the session; return how many there were."""
+        with self._lock:
+            state = self._get(session_id)
+            count = len(state.grants)
+            state.grants.clear()
+            return count
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _get(self, session_id: str) -> _Session:
+        state = self._sessions.get(session_id)
+        if state is None:
+            raise UnknownSessionError(session_id)
+        return state
+
+    def _config_for(self, flags: Flags) -> SafetyConfig:
+        config = self._configs.get(flags)
+        if config is None:
+            config = self._configs[flags] = self._base.with_flags(flags)
+        return config
+
+    def _apply(self, session_id: str, state: _Session, new: SafetyConfig, what: str) -> SafetyConfig:
+        if not flags_meet_floor(new.flags, self._floor):
+            needs = _FLOOR_NEEDS.get(self._floor, "")
+            raise PolicyError(
+                f"{what} refused for session `{session_id}`: the operator floor is "
+                f"`{self._floor}`, which {needs}"
+            )
+        state.flags = new.flags
+        self._configs.setdefault(new.flags, new)
+        return self._configs[new.flags]
