@@ -1,0 +1,65 @@
+"""The `safehold` command: check, run, acp, demo, config.
+
+Each subcommand lives in its own module with `register(subparsers)` and `run(args) -> int`.
+User errors print `error: ...` (and maybe `hint: ...`) on stderr and exit non-zero; no
+traceback is ever shown for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn, Protocol
+
+from safehold.errors import SafeholdError
+
+__all__ = ["main"]
+
+_COMMANDS = ("check", "run", "acp", "demo", "config")
+
+
+class _Command(Protocol):
+    def register(self, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one `error:` line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"error: {message}\nhint: run `{self.prog} --help`\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the full argument parser with every available subcommand."""
+    from safehold import __version__
+
+    parser = _Parser(prog="safehold", description="Safety and permission policy engine for AI agents.")
+    parser.add_argument("--version", action="version", version=f"safehold {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in _COMMANDS:
+        module: _Command = importlib.import_module(f"safehold.cli.{name}_cmd")  # type: ignore[assignment]
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `safehold` command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.handler(args)
+        return code
+    except SafeholdError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1

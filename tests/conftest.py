@@ -1,0 +1,20 @@
+"""Shared test setup: hypothesis profiles (`dev`, `ci`, `deep`, `fuzz`) registered once.
+
+Pick one with `HYPOTHESIS_PROFILE=deep python -m pytest`; CI sets `ci`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("dev", max_examples=60, deadline=None)
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("deep", max_examples=2000, deadline=None)
+settings.register_profile(
+    "fuzz", max_examples=20000, deadline=None, suppress_health_check=list(HealthCheck)
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
