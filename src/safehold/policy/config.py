@@ -362,7 +362,7 @@ def _escape_glob(path: str) -> str:
 
 
 def _line_of(key: str, text: str) -> int | None:
-    pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*[=:]", re.MULTILINE)
+    pattern = re.compile(rf"^[ \t]*\"?{re.escape(key)}\"?[ \t]*[=:]", re.MULTILINE)
     match = pattern.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else None
 
