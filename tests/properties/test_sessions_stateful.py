@@ -82,7 +82,7 @@ class SessionRules(RuleBasedStateMachine):
             except PolicyError:
                 return
             raise AssertionError("set_mode on a closed session must fail")
-        cwd, flags, grants = self.model[sid]
+        cwd, _, grants = self.model[sid]
         new = flags_for_mode(mode)
         if flags_meet_floor(new, self.floor):
             self.store.set_mode(sid, mode)

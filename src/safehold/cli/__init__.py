@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import NoReturn, Protocol
+from typing import Any, NoReturn, Protocol, cast
 
 from safehold.errors import SafeholdError
 
@@ -21,7 +21,7 @@ _COMMANDS = ("check", "run", "acp", "demo", "config")
 
 
 class _Command(Protocol):
-    def register(self, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None: ...
+    def register(self, sub: Any) -> None: ...
 
     def run(self, args: argparse.Namespace) -> int: ...
 
@@ -38,12 +38,14 @@ def build_parser() -> argparse.ArgumentParser:
     """Build the full argument parser with every available subcommand."""
     from safehold import __version__
 
-    parser = _Parser(prog="safehold", description="Safety and permission policy engine for AI agents.")
+    parser = _Parser(
+        prog="safehold", description="Safety and permission policy engine for AI agents."
+    )
     parser.add_argument("--version", action="version", version=f"safehold {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in _COMMANDS:
-        module: _Command = importlib.import_module(f"safehold.cli.{name}_cmd")  # type: ignore[assignment]
+        module = cast(_Command, importlib.import_module(f"safehold.cli.{name}_cmd"))
         module.register(sub)
     return parser
 

@@ -187,7 +187,7 @@ class SessionPolicies:
 
     def _apply(self, session_id: str, state: _Session, new: SafetyConfig, what: str) -> SafetyConfig:
         if not flags_meet_floor(new.flags, self._floor):
-            needs = _FLOOR_NEEDS.get(self._floor, "")
+            needs = _FLOOR_NEEDS[self._floor] if self._floor is not None else ""
             raise PolicyError(
                 f"{what} refused for session `{session_id}`: the operator floor is "
                 f"`{self._floor}`, which {needs}"
