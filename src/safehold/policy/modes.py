@@ -16,7 +16,9 @@ __all__ = [
     "derive_mode",
     "flags_for_mode",
     "flags_meet_floor",
+    "flags_with_option",
     "option_values_for",
+    "parse_mode",
 ]
 
 
@@ -54,9 +56,32 @@ def derive_mode(flags: Flags) -> Mode:
     return Mode.REVIEW
 
 
-def flags_for_mode(mode: Mode) -> Flags:
+def parse_mode(mode: Mode | str) -> Mode:
+    """Return the `Mode` for a mode id; an unknown id raises ValueError listing the valid ones."""
+    try:
+        return Mode(mode)
+    except ValueError:
+        valid = ", ".join(f"`{m.value}`" for m in Mode)
+        raise ValueError(f"unknown mode `{mode}`: expected one of {valid}") from None
+
+
+def flags_for_mode(mode: Mode | str) -> Flags:
     """Return the three flags a mode sets atomically."""
-    return _MODE_FLAGS[Mode(mode)]
+    return _MODE_FLAGS[parse_mode(mode)]
+
+
+def flags_with_option(flags: Flags, name: str, value: bool) -> Flags:
+    """Return the flags with one option applied; unknown names and non-bools raise ValueError."""
+    if name not in OPTION_NAMES:
+        valid = ", ".join(f"`{n}`" for n in OPTION_NAMES)
+        raise ValueError(f"unknown option `{name}`: expected one of {valid}")
+    if not isinstance(value, bool):
+        raise ValueError(f"option `{name}` takes true or false, got {value!r}")
+    if name == "auto_approve_writes":
+        return flags._replace(require_approval_for_writes=not value)
+    if name == "auto_approve_execute":
+        return flags._replace(require_approval_for_execute=not value)
+    return flags._replace(read_only=value)
 
 
 def option_values_for(flags: Flags) -> dict[str, bool]:

@@ -15,7 +15,14 @@ from types import MappingProxyType
 from safehold.errors import PolicyError, UnknownSessionError
 from safehold.policy.config import SafetyConfig
 from safehold.policy.grants import GrantEffect
-from safehold.policy.modes import Flags, Mode, derive_mode, flags_meet_floor
+from safehold.policy.modes import (
+    Flags,
+    Mode,
+    derive_mode,
+    flags_for_mode,
+    flags_meet_floor,
+    flags_with_option,
+)
 
 __all__ = ["SessionInfo", "SessionPolicies"]
 
@@ -135,14 +142,14 @@ class SessionPolicies:
         """Set the session's three flags atomically for `mode`."""
         with self._lock:
             state = self._get(session_id)
-            new = self._config_for(state.flags).with_mode(mode)
+            new = flags_for_mode(mode)
             return self._apply(session_id, state, new, f"mode `{Mode(mode)}`")
 
     def set_option(self, session_id: str, name: str, value: bool) -> SafetyConfig:
         """Change one of the three options (`auto_approve_writes`, `auto_approve_execute`, `read_only`)."""
         with self._lock:
             state = self._get(session_id)
-            new = self._config_for(state.flags).with_option(name, value)
+            new = flags_with_option(state.flags, name, value)
             return self._apply(session_id, state, new, f"`{name}={str(value).lower()}`")
 
     # -- grants --------------------------------------------------------------------------
@@ -185,13 +192,13 @@ class SessionPolicies:
             config = self._configs[flags] = self._base.with_flags(flags)
         return config
 
-    def _apply(self, session_id: str, state: _Session, new: SafetyConfig, what: str) -> SafetyConfig:
-        if not flags_meet_floor(new.flags, self._floor):
+    def _apply(self, session_id: str, state: _Session, new: Flags, what: str) -> SafetyConfig:
+        if not flags_meet_floor(new, self._floor):
             needs = _FLOOR_NEEDS[self._floor] if self._floor is not None else ""
             raise PolicyError(
                 f"{what} refused for session `{session_id}`: the operator floor is "
                 f"`{self._floor}`, which {needs}"
             )
-        state.flags = new.flags
-        self._configs.setdefault(new.flags, new)
-        return self._configs[new.flags]
+        config = self._config_for(new)  # validates before the session changes
+        state.flags = new
+        return config
