@@ -7,7 +7,14 @@ import threading
 
 import pytest
 
-from safehold import GrantEffect, Mode, PolicyError, SafetyConfig, SessionPolicies, UnknownSessionError
+from safehold import (
+    GrantEffect,
+    Mode,
+    PolicyError,
+    SafetyConfig,
+    SessionPolicies,
+    UnknownSessionError,
+)
 
 
 def test_unknown_session_gets_the_base() -> None:
