@@ -1,0 +1,346 @@
+"""`AcpPolicyBridge`: safehold as the backend of an ACP agent's modes, options and approvals.
+
+An agent hands its whole safety surface to the bridge: the `modes` and `configOptions` of
+its session responses, `session/set_mode`, `session/set_config_option`, and the gate in
+front of every tool call. The bridge only translates; `SessionPolicies` holds the state and
+enforces the operator floor, and the policy decides.
+
+Scope and persistence (the seed's table): changes touch only the three safety flags, per
+session and in memory; fork copies the parent's override and grants; load re-reads the base
+defaults; close wipes the session. Every refused change is a JSON-RPC invalid-params error
+and changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from acp import RequestError
+from acp.schema import (
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
+    SessionModeState,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+)
+
+from safehold.adapters.acp._options import (
+    MODE_OPTION_ID,
+    AgentOption,
+    ConfigOption,
+    build_config_options,
+    build_mode_state,
+    parse_agent_value,
+    parse_flag_value,
+    parse_mode_value,
+)
+from safehold.errors import PolicyError
+from safehold.policy.calls import ToolCall
+from safehold.policy.decision import Decision, Reason, Verdict
+from safehold.policy.modes import OPTION_NAMES
+from safehold.policy.sessions import SessionPolicies
+
+if TYPE_CHECKING:
+    from safehold.policy.approval import Gate
+
+__all__ = ["AcpPolicyBridge", "AgentOption", "OptionChangeHandler", "SessionSetup"]
+
+log = logging.getLogger(__name__)
+
+OptionChangeHandler = Callable[[str, str, "str | bool"], Awaitable[None] | None]
+"""`(session_id, option_id, value)`: called before an agent option changes; a ValueError refuses it."""
+
+INVALID_PARAMS: Final = -32602
+
+# ACP leaves session ids free-form; refuse only what cannot be a sane id (empty, huge,
+# control characters), since ids end up in logs and audit records.
+_SESSION_ID = re.compile(r"[^\x00-\x1f\x7f]{1,256}")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSetup:
+    """What a session/new, load, fork or resume response carries for safehold's part."""
+
+    modes: SessionModeState
+    config_options: list[ConfigOption]
+
+
+def invalid_params(message: str, **data: Any) -> RequestError:
+    """A JSON-RPC invalid-params error whose message says what is wrong."""
+    return RequestError(INVALID_PARAMS, f"Invalid params: {message}", {"message": message, **data})
+
+
+class AcpPolicyBridge:
+    """Backs an ACP agent's session modes, config options and tool-call approvals.
+
+    One bridge per client connection: `boolean_options` follows that client's capability
+    (call `set_client_capabilities` from `initialize`). Several bridges may share one
+    `SessionPolicies`. `options` are the agent's own config options; `on_option_change`
+    hears their changes.
+    """
+
+    def __init__(
+        self,
+        policies: SessionPolicies,
+        *,
+        gate: Gate | None = None,
+        options: Sequence[AgentOption] = (),
+        on_option_change: OptionChangeHandler | None = None,
+        boolean_options: bool = False,
+    ) -> None:
+        ids = [o.id for o in options]
+        if len(set(ids)) != len(ids):
+            raise ValueError("AcpPolicyBridge: agent option ids must be unique")
+        self._policies = policies
+        self._gate = gate
+        self._options = {o.id: o for o in options}
+        self._on_change = on_option_change
+        self._boolean = bool(boolean_options)
+        self._lock = threading.RLock()
+        self._values: dict[str, dict[str, str | bool]] = {}
+
+    @property
+    def policies(self) -> SessionPolicies:
+        """The session store behind the bridge."""
+        return self._policies
+
+    @property
+    def boolean_options(self) -> bool:
+        """True when toggles go out as `boolean` options, False for two-value selects."""
+        return self._boolean
+
+    def set_client_capabilities(self, client_capabilities: Any) -> None:
+        """Follow the client's `initialize` capabilities (boolean config options or not)."""
+        self._boolean = client_supports_boolean_options(client_capabilities)
+
+    # -- session lifecycle ---------------------------------------------------------------
+
+    def new_session(self, session_id: str, cwd: str) -> SessionSetup:
+        """Open a session at the base config; return its modes and options."""
+        _check_session_id(session_id)
+        _check_cwd(cwd)
+        with self._lock:
+            self._call(self._policies.open, session_id, cwd)
+            self._values[session_id] = {}
+            return self.setup(session_id)
+
+    def load_session(self, session_id: str, cwd: str) -> SessionSetup:
+        """(Re)open a session from the base defaults: earlier toggles and grants are gone."""
+        _check_session_id(session_id)
+        _check_cwd(cwd)
+        with self._lock:
+            self._call(self._policies.load, session_id, cwd)
+            self._values[session_id] = {}
+            return self.setup(session_id)
+
+    def fork_session(self, session_id: str, new_session_id: str, cwd: str) -> SessionSetup:
+        """Open `new_session_id` with a copy of the parent's override, options and grants."""
+        _check_session_id(new_session_id)
+        _check_cwd(cwd)
+        with self._lock:
+            self._call(self._policies.fork, session_id, new_session_id, cwd)
+            self._values[new_session_id] = dict(self._values.get(session_id, {}))
+            return self.setup(new_session_id)
+
+    def resume_session(self, session_id: str, cwd: str) -> SessionSetup:
+        """Continue an open session as it is; one this process never saw starts from base."""
+        _check_session_id(session_id)
+        _check_cwd(cwd)
+        with self._lock:
+            if not self._policies.is_open(session_id):
+                self._call(self._policies.open, session_id, cwd)
+                self._values[session_id] = {}
+            return self.setup(session_id)
+
+    def close_session(self, session_id: str) -> None:
+        """Forget the session: its override, options and grants."""
+        with self._lock:
+            self._values.pop(session_id, None)
+            if not self._policies.close(session_id):
+                raise invalid_params(f"unknown session `{session_id}`", sessionId=session_id)
+
+    # -- views ---------------------------------------------------------------------------
+
+    def setup(self, session_id: str) -> SessionSetup:
+        """The session's current modes and complete option list."""
+        return SessionSetup(self.modes(session_id), self.config_options(session_id))
+
+    def modes(self, session_id: str) -> SessionModeState:
+        """The session's `SessionModeState` (offered modes, derived current mode)."""
+        self._require_open(session_id)
+        return build_mode_state(self._policies.config(session_id), self._policies.floor)
+
+    def config_options(self, session_id: str) -> list[ConfigOption]:
+        """The session's complete config-option list with current values."""
+        self._require_open(session_id)
+        with self._lock:
+            values = dict(self._values.get(session_id, {}))
+        return build_config_options(
+            self._policies.config(session_id),
+            self._policies.floor,
+            boolean=self._boolean,
+            extras=tuple(self._options.values()),
+            extra_values=values,
+        )
+
+    def option_value(self, session_id: str, option_id: str) -> str | bool:
+        """The current value of one of the agent's own options in a session."""
+        self._require_open(session_id)
+        option = self._options.get(option_id)
+        if option is None:
+            raise KeyError(option_id)
+        with self._lock:
+            return self._values.get(session_id, {}).get(option_id, option.default)
+
+    # -- changes -------------------------------------------------------------------------
+
+    async def set_session_mode(
+        self, conn: Any, session_id: str, mode_id: str
+    ) -> SetSessionModeResponse:
+        """Set all three flags for the mode atomically; tell the client's panels."""
+        self._require_open(session_id)
+        mode = self._parse(parse_mode_value, mode_id, self._policies.floor)
+        self._call(self._policies.set_mode, session_id, mode)
+        await self._notify(conn, session_id, mode_changed=True)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, conn: Any, session_id: str, config_id: str, value: str | bool
+    ) -> SetSessionConfigOptionResponse:
+        """Change one option; return the complete list and tell the client's panels."""
+        self._require_open(session_id)
+        before = self._policies.config(session_id).mode
+        if config_id == MODE_OPTION_ID:
+            mode = self._parse(parse_mode_value, value, self._policies.floor)
+            self._call(self._policies.set_mode, session_id, mode)
+        elif config_id in OPTION_NAMES:
+            flag = self._parse(parse_flag_value, config_id, value, boolean=self._boolean)
+            self._call(self._policies.set_option, session_id, config_id, flag)
+        elif config_id in self._options:
+            await self._set_agent_option(session_id, self._options[config_id], value)
+        else:
+            known = ", ".join(f"`{i}`" for i in (MODE_OPTION_ID, *OPTION_NAMES, *self._options))
+            raise invalid_params(
+                f"unknown config option `{config_id}`: expected one of {known}",
+                configId=config_id,
+            )
+        changed = self._policies.config(session_id).mode is not before
+        await self._notify(conn, session_id, mode_changed=changed)
+        return SetSessionConfigOptionResponse(config_options=self.config_options(session_id))
+
+    # -- gating --------------------------------------------------------------------------
+
+    async def gate_tool_call(self, conn: Any, session_id: str, call: ToolCall) -> Decision:
+        """Decide a tool call for the session, asking the client over ACP when the policy asks.
+
+        An unknown session is a DENY (there is no workspace to judge paths against).
+        """
+        if not self._policies.is_open(session_id):
+            return Decision(
+                Verdict.DENY,
+                (
+                    Reason(
+                        "unknown-session",
+                        "session",
+                        f"session `{session_id}` is not open: tool calls need an open session",
+                    ),
+                ),
+            )
+        from safehold.adapters.acp.permission import make_acp_approval_callback
+
+        timeout = self._policies.config(session_id).acp_approval_timeout
+        callback = make_acp_approval_callback(conn, session_id, timeout=timeout)
+        return await self._ensure_gate().check(session_id, call, callback, timeout=timeout)
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _ensure_gate(self) -> Gate:
+        if self._gate is None:
+            from safehold.policy.approval import Gate
+
+            self._gate = Gate(self._policies)
+        return self._gate
+
+    def _require_open(self, session_id: str) -> None:
+        if not isinstance(session_id, str) or not self._policies.is_open(session_id):
+            raise invalid_params(f"unknown session `{session_id}`", sessionId=str(session_id))
+
+    @staticmethod
+    def _parse(parser: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        try:
+            return parser(*args, **kwargs)
+        except ValueError as exc:
+            raise invalid_params(str(exc)) from None
+
+    @staticmethod
+    def _call(method: Callable[..., Any], *args: Any) -> Any:
+        # The store refuses (unknown session, floor, duplicate id) before changing anything.
+        try:
+            return method(*args)
+        except (PolicyError, ValueError) as exc:
+            raise invalid_params(str(exc)) from None
+
+    async def _set_agent_option(self, session_id: str, option: AgentOption, value: object) -> None:
+        parsed = self._parse(parse_agent_value, option, value, boolean=self._boolean)
+        if self._on_change is not None:
+            try:
+                result = self._on_change(session_id, option.id, parsed)
+                if result is not None:
+                    await result
+            except ValueError as exc:
+                raise invalid_params(str(exc), configId=option.id) from None
+        with self._lock:
+            if self._policies.is_open(session_id):
+                self._values.setdefault(session_id, {})[option.id] = parsed
+
+    async def _notify(self, conn: Any, session_id: str, *, mode_changed: bool) -> None:
+        # The change is already in effect; a client that cannot hear about it is logged, not
+        # rolled back (the response to the request carries the same state).
+        if conn is None:
+            return
+        try:
+            if mode_changed:
+                mode = self._policies.config(session_id).mode.value
+                await conn.session_update(
+                    session_id=session_id,
+                    update=CurrentModeUpdate(
+                        session_update="current_mode_update", current_mode_id=mode
+                    ),
+                )
+            await conn.session_update(
+                session_id=session_id,
+                update=ConfigOptionUpdate(
+                    session_update="config_option_update",
+                    config_options=self.config_options(session_id),
+                ),
+            )
+        except (ConnectionError, RequestError) as exc:
+            log.warning("could not notify session %s of an option change: %s", session_id, exc)
+
+
+def client_supports_boolean_options(client_capabilities: Any) -> bool:
+    """True when the client advertised `session.configOptions.boolean` (ACP 0.11+)."""
+    session = getattr(client_capabilities, "session", None)
+    config_options = getattr(session, "config_options", None)
+    return getattr(config_options, "boolean", None) is not None
+
+
+def _check_session_id(session_id: object) -> None:
+    if not isinstance(session_id, str) or not _SESSION_ID.fullmatch(session_id):
+        raise invalid_params(
+            f"session id {session_id!r} must be 1-256 characters without control characters"
+        )
+
+
+def _check_cwd(cwd: object) -> None:
+    if not isinstance(cwd, str) or not cwd.startswith("/") or _has_control(cwd):
+        raise invalid_params(f"cwd {cwd!r} must be an absolute path", cwd=str(cwd))
+
+
+def _has_control(text: str) -> bool:
+    return any(ord(c) < 0x20 or ord(c) == 0x7F for c in text)
