@@ -16,9 +16,9 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from acp import RequestError
 from acp.schema import (
@@ -39,14 +39,13 @@ from safehold.adapters.acp._options import (
     parse_flag_value,
     parse_mode_value,
 )
+from safehold.adapters.acp.permission import make_acp_approval_callback
 from safehold.errors import PolicyError
+from safehold.policy.approval import FileDiff, Gate
 from safehold.policy.calls import ToolCall
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.modes import OPTION_NAMES
 from safehold.policy.sessions import SessionPolicies
-
-if TYPE_CHECKING:
-    from safehold.policy.approval import Gate
 
 __all__ = ["AcpPolicyBridge", "AgentOption", "OptionChangeHandler", "SessionSetup"]
 
@@ -96,8 +95,11 @@ class AcpPolicyBridge:
         ids = [o.id for o in options]
         if len(set(ids)) != len(ids):
             raise ValueError("AcpPolicyBridge: agent option ids must be unique")
+        if gate is not None and gate.policies is not policies:
+            # Grants would be recorded in one store and read from another.
+            raise ValueError("AcpPolicyBridge: the gate must use the same SessionPolicies")
         self._policies = policies
-        self._gate = gate
+        self._gate = gate if gate is not None else Gate(policies)
         self._options = {o.id: o for o in options}
         self._on_change = on_option_change
         self._boolean = bool(boolean_options)
@@ -235,9 +237,18 @@ class AcpPolicyBridge:
 
     # -- gating --------------------------------------------------------------------------
 
-    async def gate_tool_call(self, conn: Any, session_id: str, call: ToolCall) -> Decision:
+    @property
+    def gate(self) -> Gate:
+        """The approval gate (shared by every session, so identical concurrent asks share a dialog)."""
+        return self._gate
+
+    async def gate_tool_call(
+        self, conn: Any, session_id: str, call: ToolCall, *, diffs: Iterable[FileDiff] = ()
+    ) -> Decision:
         """Decide a tool call for the session, asking the client over ACP when the policy asks.
 
+        The wait for the person's answer is the session config's `acp_approval_timeout`
+        (0: indefinitely); a timeout, a dismissed dialog or a lost connection is a DENY.
         An unknown session is a DENY (there is no workspace to judge paths against).
         """
         if not self._policies.is_open(session_id):
@@ -251,20 +262,11 @@ class AcpPolicyBridge:
                     ),
                 ),
             )
-        from safehold.adapters.acp.permission import make_acp_approval_callback
-
         timeout = self._policies.config(session_id).acp_approval_timeout
         callback = make_acp_approval_callback(conn, session_id, timeout=timeout)
-        return await self._ensure_gate().check(session_id, call, callback, timeout=timeout)
+        return await self._gate.check(session_id, call, callback, timeout=timeout, diffs=diffs)
 
     # -- internals -----------------------------------------------------------------------
-
-    def _ensure_gate(self) -> Gate:
-        if self._gate is None:
-            from safehold.policy.approval import Gate
-
-            self._gate = Gate(self._policies)
-        return self._gate
 
     def _require_open(self, session_id: str) -> None:
         if not isinstance(session_id, str) or not self._policies.is_open(session_id):
