@@ -16,8 +16,10 @@ from safehold.errors import (
 from safehold.policy.calls import Side, ToolCall, ToolKind
 from safehold.policy.config import AuditConfig, CommandRule, SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
+from safehold.policy.engine import evaluate
 from safehold.policy.grants import GrantEffect
 from safehold.policy.modes import Mode
+from safehold.policy.paths import CompiledPolicy, PathCheck, compile_policy
 from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.sessions import SessionInfo, SessionPolicies
 from safehold.policy.timeouts import validate_timeout
@@ -27,10 +29,12 @@ __version__ = "0.1.0"
 __all__ = [
     "AuditConfig",
     "CommandRule",
+    "CompiledPolicy",
     "ConfigError",
     "Decision",
     "GrantEffect",
     "Mode",
+    "PathCheck",
     "PolicyError",
     "Reason",
     "SafeholdError",
@@ -45,5 +49,7 @@ __all__ = [
     "ToolKind",
     "UnknownSessionError",
     "Verdict",
+    "compile_policy",
+    "evaluate",
     "validate_timeout",
 ]

@@ -1,0 +1,124 @@
+"""Which arguments of a tool call are paths: declared names, common names, ACP locations.
+
+A value under a path name may be a string, a list of them, or a mapping/list holding more
+path-named keys (a multi-edit tool's ``edits: [{"file_path": ...}]``). Mappings and lists
+under other names are searched for path-named keys too. Anything under a path name that is
+not a path (a number, a list holding a number) is reported as invalid, which is a DENY:
+a tool could still turn it into a path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from safehold.policy.calls import ToolCall
+from safehold.policy.decision import Reason
+
+__all__ = ["COMMON_PATH_ARGUMENTS", "PathArgument", "find_path_arguments"]
+
+COMMON_PATH_ARGUMENTS: Final = frozenset(
+    {
+        "path",
+        "paths",
+        "file",
+        "files",
+        "file_path",
+        "file_paths",
+        "filepath",
+        "filename",
+        "filenames",
+        "abs_path",
+        "absolute_path",
+        "relative_path",
+        "notebook_path",
+        "src",
+        "dst",
+        "source",
+        "sources",
+        "destination",
+        "dest",
+        "target",
+        "targets",
+        "old_path",
+        "new_path",
+        "from_path",
+        "to_path",
+        "cwd",
+        "dir",
+        "dirs",
+        "directory",
+        "directories",
+        "root",
+        "workdir",
+        "working_directory",
+        "output_path",
+        "input_path",
+    }
+)
+
+_MAX_DEPTH: Final = 8
+_MAX_PATHS: Final = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class PathArgument:
+    """One path found in a call: where it was (``edits[0].file_path``) and its raw value."""
+
+    where: str
+    raw: str | bytes
+
+
+class _Finder:
+    def __init__(self, declared: frozenset[str]) -> None:
+        self.declared = declared
+        self.found: list[PathArgument] = []
+        self.invalid: list[Reason] = []
+
+    def bad(self, where: str, message: str) -> None:
+        self.invalid.append(Reason("path-argument-invalid", where, f"argument `{where}` {message}"))
+
+    def search(self, value: object, where: str, depth: int) -> None:
+        """Look for path-named keys inside a value that is not itself a path."""
+        if depth > _MAX_DEPTH:
+            self.bad(where, f"is nested deeper than {_MAX_DEPTH} levels")
+        elif isinstance(value, Mapping):
+            for key in sorted(value, key=str):
+                sub = f"{where}.{key}" if where else str(key)
+                if key in COMMON_PATH_ARGUMENTS or key in self.declared:
+                    self.take(value[key], sub, depth + 1, declared=key in self.declared)
+                else:
+                    self.search(value[key], sub, depth + 1)
+        elif isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
+            for i, item in enumerate(value):
+                self.search(item, f"{where}[{i}]", depth + 1)
+
+    def take(self, value: object, where: str, depth: int, *, declared: bool) -> None:
+        """Collect the paths in a value found under a path name."""
+        if len(self.found) >= _MAX_PATHS:
+            self.bad(where, f"brings the call over {_MAX_PATHS} paths")
+        elif depth > _MAX_DEPTH:
+            self.bad(where, f"is nested deeper than {_MAX_DEPTH} levels")
+        elif value is None:
+            return
+        elif isinstance(value, str | bytes):
+            self.found.append(PathArgument(where, value))
+        elif isinstance(value, Mapping):
+            self.search(value, where, depth)
+        elif isinstance(value, Sequence) and not isinstance(value, bytearray):
+            for i, item in enumerate(value):
+                self.take(item, f"{where}[{i}]", depth + 1, declared=True)
+        elif declared:
+            self.bad(where, f"should be a path but is a {type(value).__name__}")
+        # A number or bool under a common name (`target: 3`) is not a path; ignore it.
+
+
+def find_path_arguments(call: ToolCall) -> tuple[tuple[PathArgument, ...], tuple[Reason, ...]]:
+    """Every path in the call, in a stable order, and a reason for each invalid one."""
+    finder = _Finder(frozenset(call.path_args))
+    finder.search(call.arguments, "", 0)
+    for i, location in enumerate(call.locations):
+        path = getattr(location, "path", location)
+        finder.take(path, f"locations[{i}]", 1, declared=True)
+    return tuple(finder.found), tuple(finder.invalid)

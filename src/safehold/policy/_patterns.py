@@ -1,0 +1,159 @@
+"""Path patterns compiled once per config and workspace: gitignore syntax on absolute paths.
+
+A config pattern is expanded (``{workspace}`` with glob metacharacters escaped, a leading
+``~``), anchored (a pattern that does not start with ``/`` matches at any depth, as if it
+began with ``**/``), NFC-normalised, case-folded when the volume folds case, and compiled by
+pathspec's ``gitignore`` factory. Matching keeps the source pattern of every hit so a reason
+can name the exact rule. This module does no I/O: the caller passes resolved roots in.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import pathspec
+
+from safehold.errors import PolicyError
+
+__all__ = [
+    "PatternEntry",
+    "PatternSet",
+    "RootSet",
+    "compile_patterns",
+    "compile_roots",
+    "escape_glob",
+    "is_plain",
+]
+
+_GLOB_SPECIALS = re.compile(r"([\\*?\[\] !#])")
+_GLOB_CHARS = re.compile(r"[\\*?\[\]]")
+
+
+def escape_glob(path: str) -> str:
+    """Escape every character gitignore syntax would read as a wildcard, escape or comment."""
+    return _GLOB_SPECIALS.sub(r"\\\1", path)
+
+
+def is_plain(pattern: str) -> bool:
+    """True when the pattern (placeholders aside) names one path, with no wildcard."""
+    return not _GLOB_CHARS.search(pattern.replace("{workspace}", ""))
+
+
+def _fold(text: str, casefold: bool) -> str:
+    text = unicodedata.normalize("NFC", text)
+    return text.casefold() if casefold else text
+
+
+def _expand(source: str, workspaces: Sequence[str], homes: Sequence[str]) -> list[str]:
+    """Every spelling of a pattern: one per workspace form and home form."""
+    variants = [source]
+    if "{workspace}" in source:
+        variants = [v.replace("{workspace}", escape_glob(w)) for v in variants for w in workspaces]
+    if source == "~" or source.startswith("~/"):
+        variants = [escape_glob(h) + v[1:] for v in variants for h in homes]
+    # Relative patterns float: `.ssh/`, `.kube/config` and `*.pem` mean "at any depth", the
+    # only reading that makes sense for a list matched against absolute paths.
+    return [v if v.startswith("/") else "**/" + v for v in variants]
+
+
+@dataclass(frozen=True, slots=True)
+class PatternEntry:
+    """One compiled spelling of a config pattern, and the pattern as the config wrote it."""
+
+    source: str
+    expanded: str
+    regex: re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
+class PatternSet:
+    """Compiled patterns, matched as a set: order and duplicates never matter."""
+
+    entries: tuple[PatternEntry, ...]
+    any_regex: re.Pattern[str] | None
+
+    def match(self, forms: Iterable[str]) -> tuple[PatternEntry, ...]:
+        """Every entry that matches one of the absolute paths, as a file or as a directory."""
+        # pathspec matches paths with the leading `/` stripped; trying `p/` too lets a
+        # directory pattern (`.ssh/`) cover the bare directory (`/home/u/.ssh`).
+        subjects = []
+        for form in forms:
+            stripped = form[1:]
+            subjects.append(stripped)
+            subjects.append(stripped + "/")
+        if self.any_regex is not None and not any(self.any_regex.match(s) for s in subjects):
+            return ()
+        return tuple(e for e in self.entries if any(e.regex.match(s) for s in subjects))
+
+
+def compile_patterns(
+    sources: Iterable[str],
+    *,
+    workspaces: Sequence[str],
+    homes: Sequence[str],
+    casefold: bool,
+) -> PatternSet:
+    """Compile config patterns for one workspace; a pattern pathspec would drop is an error."""
+    entries: dict[tuple[str, str], PatternEntry] = {}
+    for source in sorted(set(sources)):
+        for expanded in _expand(source, workspaces, homes):
+            text = _fold(expanded, casefold)
+            if (source, text) in entries:
+                continue
+            try:
+                spec = pathspec.PathSpec.from_lines("gitignore", [text])
+            except Exception as exc:  # pathspec raises several types for bad patterns
+                raise PolicyError(f"path pattern `{source}` does not compile: {exc}") from None
+            patterns = list(spec.patterns)
+            regex = getattr(patterns[0], "regex", None) if len(patterns) == 1 else None
+            # INVARIANT: every pattern is an include pattern with a regex; a dropped or
+            # negated pattern would silently narrow a deny list (fail open).
+            if patterns[0].include is not True or not isinstance(regex, re.Pattern):
+                raise PolicyError(f"path pattern `{source}` compiles to nothing")
+            entries[(source, text)] = PatternEntry(source, text, regex)
+    ordered = tuple(entries[k] for k in sorted(entries))
+    return PatternSet(ordered, _union(ordered))
+
+
+def _union(entries: Sequence[PatternEntry]) -> re.Pattern[str] | None:
+    """One alternation of every entry, so the common no-match case costs one regex call."""
+    if not entries:
+        return None
+    sources = [e.regex.pattern for e in entries]
+    if any("(?P" in s for s in sources) or any(e.regex.flags & ~re.UNICODE for e in entries):
+        return None  # cannot merge safely; match entry by entry
+    return re.compile("|".join(f"(?:{s})" for s in sources))
+
+
+@dataclass(frozen=True, slots=True)
+class RootSet:
+    """Allowed roots: plain roots compared by path components, and glob patterns."""
+
+    roots: tuple[str, ...]
+    globs: PatternSet
+    sources: tuple[str, ...]
+
+    def contains(self, path: str) -> bool:
+        """True when the path is a root, lies below one (by components), or matches a glob."""
+        for root in self.roots:
+            if path == root or path.startswith(root if root == "/" else root + "/"):
+                return True
+        return bool(self.globs.entries) and bool(self.globs.match((path,)))
+
+
+def compile_roots(
+    plain: Iterable[tuple[str, str]],
+    globs: Iterable[str],
+    *,
+    workspaces: Sequence[str],
+    homes: Sequence[str],
+    casefold: bool,
+    sources: Iterable[str],
+) -> RootSet:
+    """Build the allowed set from already-resolved plain roots `(source, root)` and globs."""
+    roots = sorted({_fold(root, casefold) for _, root in plain})
+    glob_set = compile_patterns(globs, workspaces=workspaces, homes=homes, casefold=casefold)
+    return RootSet(tuple(roots), glob_set, tuple(sorted(set(sources))))

@@ -1,0 +1,435 @@
+"""Path policy: canonicalise a path against the session workspace, then match the lists.
+
+Canonicalisation (SPEC §4): reject control and invisible formatting characters; expand a
+leading ``~``; make the path absolute against the *session workspace* (never the process
+cwd); resolve symlinks the way the kernel will (for a path that does not exist yet, through
+its deepest existing parent, following dangling links); collapse ``.``/``..``/``//``;
+NFC-normalise; case-fold on case-insensitive volumes. Two forms are kept: the *literal*
+(lexically normalised) and the *resolved* one. Deny matches either; allow needs the resolved
+form inside a root; a write matching a protected pattern asks.
+
+The only I/O in the policy package lives here, in `resolve_path` and `volume_folds_case`
+(lstat/readlink and an `O_PATH` open, never a read); tests may replace either.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+import re
+import stat
+import sys
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+from safehold.errors import PolicyError
+from safehold.policy import _patterns
+from safehold.policy._patterns import PatternEntry, PatternSet, RootSet
+from safehold.policy.config import SafetyConfig
+from safehold.policy.decision import Reason, Verdict
+
+__all__ = [
+    "Access",
+    "CanonicalPath",
+    "CompiledPolicy",
+    "PathCheck",
+    "PathRejected",
+    "compile_policy",
+    "resolve_path",
+    "volume_folds_case",
+]
+
+Access = Literal["read", "write"]
+
+MAX_PATH_CHARS = 4096
+_MAX_LINK_HOPS = 40  # the kernel's own limit (MAXSYMLINKS)
+# C0/C1 controls, DEL, surrogates, and invisible characters that can make a path shown to a
+# person differ from the path used (bidi overrides, zero-width, line separators, BOM).
+_BAD_CHARS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
+)
+# Names that are other processes' views of the filesystem, or not files at all for bash.
+_MAGIC = re.compile(
+    r"^/(?:proc/(?:self|thread-self|\d+)|dev/(?:fd|stdin|stdout|stderr|tcp|udp))(?=/|$)"
+)
+# Sinks any tool may touch wherever the allowed roots are.
+_ALWAYS_INSIDE = frozenset({"/dev/null"})
+
+
+class PathRejected(ValueError):
+    """A path that cannot be canonicalised safely; it carries the reason for the DENY."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason.message)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class CanonicalPath:
+    """A path's two matching forms and whether resolving it went through a magic link."""
+
+    literal: str
+    resolved: str
+    via_magic: bool
+
+    @property
+    def canonical(self) -> str:
+        """The resolved form: what a grant for this path is filed under."""
+        return self.resolved
+
+
+@dataclass(frozen=True, slots=True)
+class PathCheck:
+    """The verdict of SPEC §3 step 2 for one path, its reasons and its canonical form."""
+
+    verdict: Verdict
+    reasons: tuple[Reason, ...]
+    canonical: str | None
+
+
+# -- filesystem access (the only I/O in policy/) --------------------------------------------
+
+
+def resolve_path(path: str) -> tuple[str, bool]:
+    """Resolve symlinks in an absolute path; return it and whether a magic link was crossed.
+
+    Fast path: let the kernel resolve it (`O_PATH` open, then read `/proc/self/fd/N`). When
+    that fails, or when symlinks or `..` are involved, walk the components with lstat and
+    readlink, so a hop through `/proc/self/...` is seen and loops are an error.
+    """
+    lexical = _lexical(path)
+    fast = _kernel_resolve(path)
+    if fast is not None and fast == lexical and "/.." not in path:
+        return fast, False
+    return _walk(path)
+
+
+def _kernel_resolve(path: str, depth: int = 0) -> str | None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except FileNotFoundError:
+        head, _, tail = path.rpartition("/")
+        if tail in ("", ".", "..") or depth > 64 or os.path.islink(path):
+            return None  # a dangling link or a lexical step: leave it to the walk
+        parent = _kernel_resolve(head or "/", depth + 1)
+        return None if parent is None else posixpath.join(parent, tail)
+    except (OSError, ValueError, AttributeError):
+        return None
+    try:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if not target.startswith("/") or target.endswith(" (deleted)"):
+        return None
+    return target
+
+
+def _walk(path: str) -> tuple[str, bool]:
+    """Component-by-component realpath that reports magic hops and refuses loops."""
+    pending = path.split("/")
+    pending.reverse()
+    resolved = ""
+    via_magic = False
+    hops = 0
+    while pending:
+        name = pending.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            resolved = resolved.rpartition("/")[0]
+            continue
+        candidate = f"{resolved}/{name}"
+        try:
+            st = os.lstat(candidate)
+        except (OSError, ValueError):
+            resolved = candidate  # does not exist (yet): the rest is taken literally
+            continue
+        if not stat.S_ISLNK(st.st_mode):
+            resolved = candidate
+            continue
+        hops += 1
+        if hops > _MAX_LINK_HOPS:
+            raise OSError(40, "too many levels of symbolic links", path)
+        if _MAGIC.match(candidate):
+            via_magic = True
+        target = os.readlink(candidate)
+        if target.startswith("/"):
+            resolved = ""
+        parts = target.split("/")
+        parts.reverse()
+        pending.extend(parts)
+    return resolved or "/", via_magic
+
+
+def volume_folds_case(root: str) -> bool:
+    """Detect whether the volume holding `root` is case-insensitive (lstat only)."""
+    probe = root
+    while True:
+        head, _, name = probe.rpartition("/")
+        if name and name.swapcase() != name:
+            try:
+                a = os.lstat(probe)
+            except OSError:
+                a = None
+            if a is not None:
+                try:
+                    b = os.lstat(f"{head}/{name.swapcase()}")
+                except OSError:
+                    return False
+                return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+        if not head:
+            return sys.platform in ("darwin", "win32")
+        probe = head
+
+
+# -- canonicalisation ------------------------------------------------------------------------
+
+
+def _lexical(path: str) -> str:
+    out = posixpath.normpath(path)
+    # POSIX keeps exactly two leading slashes; Linux treats them as one.
+    return "/" + out.lstrip("/") if out.startswith("//") else out
+
+
+def _reject(code: str, message: str) -> PathRejected:
+    return PathRejected(Reason(code, "path-canonicalisation", message))
+
+
+def _absolute(raw: object, workspace: str, home: str) -> str:
+    """Validate the raw argument and make it absolute against the workspace."""
+    if isinstance(raw, bytes):
+        raw = os.fsdecode(raw)
+    if not isinstance(raw, str):
+        raise _reject("path-invalid", f"a path must be a string, got {type(raw).__name__}")
+    if not raw:
+        raise _reject("path-invalid", "the path is empty")
+    if len(raw) > MAX_PATH_CHARS:
+        raise _reject("path-invalid", f"the path is longer than {MAX_PATH_CHARS} characters")
+    bad = _BAD_CHARS.search(raw)
+    if bad:
+        raise _reject(
+            "path-invalid",
+            f"path {raw!r} contains the control or invisible character U+{ord(bad.group()):04X}",
+        )
+    if raw.startswith("~"):
+        if raw != "~" and not raw.startswith("~/"):
+            raise _reject(
+                "path-invalid", f"path `{raw}` names another user's home (`~user` is not expanded)"
+            )
+        raw = home + raw[1:]
+    return raw if raw.startswith("/") else f"{workspace}/{raw}"
+
+
+def canonicalize(raw: object, *, workspace: str, home: str, casefold: bool) -> CanonicalPath:
+    """Canonicalise one path argument; raise `PathRejected` (a DENY) when it cannot be."""
+    absolute = _absolute(raw, workspace, home)
+    try:
+        resolved, via_magic = resolve_path(absolute)
+    except OSError as exc:
+        raise _reject(
+            "path-unresolvable", f"path `{raw}` cannot be resolved: {exc.strerror}"
+        ) from None
+    except (ValueError, UnicodeError) as exc:
+        raise _reject("path-unresolvable", f"path `{raw}` cannot be resolved: {exc}") from None
+    if _BAD_CHARS.search(resolved):
+        raise _reject(
+            "path-invalid", f"path `{raw}` resolves through a link to a control character"
+        )
+    literal = _lexical(unicodedata.normalize("NFC", absolute))
+    resolved = unicodedata.normalize("NFC", resolved)
+    if _MAGIC.match(literal) or _MAGIC.match(resolved):
+        via_magic = True
+    if casefold:
+        literal, resolved = literal.casefold(), resolved.casefold()
+    return CanonicalPath(literal, resolved, via_magic)
+
+
+# -- the compiled policy ---------------------------------------------------------------------
+
+
+def _sorted_reasons(reasons: list[Reason]) -> tuple[Reason, ...]:
+    return tuple(sorted(set(reasons), key=lambda r: (r.code, r.rule, r.message)))
+
+
+def _describe(raw: object, entry: PatternEntry, c: CanonicalPath, what: str) -> str:
+    literal_hit = any(entry.regex.match(s) for s in (c.literal[1:], c.literal[1:] + "/"))
+    if literal_hit or c.literal == c.resolved:
+        return f"path `{raw}` matches {what} pattern `{entry.source}`"
+    return f"path `{raw}` resolves to `{c.resolved}`, which matches {what} pattern `{entry.source}`"
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledPolicy:
+    """The path lists of one config compiled for one workspace; `check_path` only matches."""
+
+    config: SafetyConfig
+    workspace: str
+    home: str
+    casefold: bool
+    denied: PatternSet
+    protected: PatternSet
+    allowed: RootSet | None
+
+    def canonicalize(self, raw: object) -> CanonicalPath:
+        """Canonicalise a path against this workspace; `PathRejected` when it cannot be."""
+        return canonicalize(raw, workspace=self.workspace, home=self.home, casefold=self.casefold)
+
+    def check_denied(self, raw: object) -> tuple[Reason, ...]:
+        """Reasons the path is denied (denied_paths, magic aliases, bad input); empty if none."""
+        try:
+            c = self.canonicalize(raw)
+        except PathRejected as exc:
+            return (exc.reason,)
+        return _sorted_reasons(self._deny_reasons(raw, c))
+
+    def check_path(self, raw: object, access: Access) -> PathCheck:
+        """Apply SPEC §3 step 2 to one path: DENY, ASK (protected write) or ALLOW."""
+        try:
+            c = self.canonicalize(raw)
+        except PathRejected as exc:
+            return PathCheck(Verdict.DENY, (exc.reason,), None)
+        deny = self._deny_reasons(raw, c)
+        if self.allowed is not None and not (
+            c.resolved in _ALWAYS_INSIDE or self.allowed.contains(c.resolved)
+        ):
+            deny.append(self._outside_reason(raw, c))
+        if deny:
+            return PathCheck(Verdict.DENY, _sorted_reasons(deny), c.canonical)
+        if access != "read":  # anything but a read is checked as a write
+            hits = self.protected.match((c.literal, c.resolved))
+            if hits:
+                asks = [
+                    Reason(
+                        "path-protected",
+                        e.source,
+                        "writing needs approval: " + _describe(raw, e, c, "protected"),
+                    )
+                    for e in hits
+                ]
+                return PathCheck(Verdict.ASK, _sorted_reasons(asks), c.canonical)
+        return PathCheck(Verdict.ALLOW, (), c.canonical)
+
+    def _outside_reason(self, raw: object, c: CanonicalPath) -> Reason:
+        sources = self.allowed.sources if self.allowed is not None else ()
+        roots = ", ".join(f"`{s}`" for s in sources)
+        if any("{workspace}" in s for s in sources):
+            roots += f"; `{{workspace}}` is `{self.workspace}`"
+        where = (
+            f"path `{raw}`" if raw == c.resolved else f"path `{raw}` resolves to `{c.resolved}`,"
+        )
+        return Reason(
+            "path-outside-allowed", "allowed_paths", f"{where} outside the allowed paths ({roots})"
+        )
+
+    def _deny_reasons(self, raw: object, c: CanonicalPath) -> list[Reason]:
+        reasons = [
+            Reason("path-denied", e.source, _describe(raw, e, c, "denied"))
+            for e in self.denied.match((c.literal, c.resolved))
+        ]
+        if c.via_magic:
+            reasons.append(
+                Reason(
+                    "path-magic-alias",
+                    "/proc/self, /proc/<pid>, /dev/fd",
+                    f"path `{raw}` goes through a process-relative alias (`/proc/self/...`, "
+                    f"`/proc/<pid>/...`, `/dev/fd/...`) that names a different file for "
+                    f"each process",
+                )
+            )
+        return reasons
+
+
+# -- compiling (cached) ---------------------------------------------------------------------
+
+
+def compile_policy(config: SafetyConfig, workspace: str) -> CompiledPolicy:
+    """Compile the config's path lists for a workspace, once; later calls reuse the result.
+
+    Raises `PolicyError` when the config is not a `SafetyConfig` or the workspace is not an
+    absolute path.
+    """
+    home = os.path.expanduser("~")
+    last = _LAST
+    if last is not None and last[0] is config and last[1] == workspace and last[2] == home:
+        return last[3]
+    if not isinstance(config, SafetyConfig):
+        raise PolicyError(f"expected a SafetyConfig, got {type(config).__name__}")
+    if (
+        not isinstance(workspace, str)
+        or not workspace.startswith("/")
+        or _BAD_CHARS.search(workspace)
+    ):
+        raise PolicyError(f"the session workspace must be an absolute path, got {workspace!r}")
+    compiled = _compile(config, workspace, home)
+    globals()["_LAST"] = (config, workspace, home, compiled)
+    return compiled
+
+
+_LAST: tuple[SafetyConfig, str, str, CompiledPolicy] | None = None
+
+
+@functools.lru_cache(maxsize=128)
+def _compile(config: SafetyConfig, workspace: str, home: str) -> CompiledPolicy:
+    workspace = _lexical(workspace)
+    if not home.startswith("/") or _BAD_CHARS.search(home):
+        home = "/nonexistent-home"  # `~` then matches nothing real rather than the workspace
+    home = _lexical(home)
+    ws_forms = _forms(workspace)
+    home_forms = _forms(home)
+    casefold = config.case_insensitive_paths
+    if casefold is None:
+        casefold = _folds_case_cached(ws_forms[-1])
+    denied = _patterns.compile_patterns(
+        config.denied_paths, workspaces=ws_forms, homes=home_forms, casefold=casefold
+    )
+    protected = _patterns.compile_patterns(
+        config.protected_paths, workspaces=ws_forms, homes=home_forms, casefold=casefold
+    )
+    allowed = _compile_allowed(config.allowed_paths, ws_forms, home_forms, casefold)
+    return CompiledPolicy(config, workspace, home, casefold, denied, protected, allowed)
+
+
+def _forms(path: str) -> tuple[str, ...]:
+    """The path as given and as resolved now (they differ under a symlinked checkout)."""
+    try:
+        real = resolve_path(path)[0]
+    except (OSError, ValueError):
+        return (path,)
+    return (path,) if real == path else (path, real)
+
+
+@functools.lru_cache(maxsize=256)
+def _folds_case_cached(root: str) -> bool:
+    return volume_folds_case(root)
+
+
+def _spell(source: str, workspaces: tuple[str, ...], homes: tuple[str, ...]) -> list[str]:
+    """A plain (wildcard-free) pattern with `{workspace}` and `~` substituted, unescaped."""
+    spelled = [source.replace("{workspace}", ws) for ws in workspaces]
+    if source == "~" or source.startswith("~/"):
+        spelled = [h + s[1:] for s in spelled for h in homes]
+    return spelled
+
+
+def _compile_allowed(
+    sources: tuple[str, ...], workspaces: tuple[str, ...], homes: tuple[str, ...], casefold: bool
+) -> RootSet | None:
+    if not sources:
+        return None
+    plain: list[tuple[str, str]] = []
+    globs: list[str] = []
+    for source in sources:
+        anchored = source.startswith(("/", "{workspace}", "~/")) or source == "~"
+        if not (anchored and _patterns.is_plain(source)):
+            globs.append(source)
+            continue
+        for spelled in _spell(source, workspaces, homes):
+            for form in _forms(_lexical(spelled)):
+                plain.append((source, unicodedata.normalize("NFC", form)))
+    return _patterns.compile_roots(
+        plain, globs, workspaces=workspaces, homes=homes, casefold=casefold, sources=sources
+    )
