@@ -1,0 +1,11 @@
+"""ACP (Agent Client Protocol) adapter: approvals over `session/request_permission`, and the bridge.
+
+Supported SDK: `agent-client-protocol>=0.10.0,<2`.
+"""
+
+from safehold.adapters.acp.permission import OPTION_IDS, make_acp_approval_callback
+
+__all__ = [
+    "OPTION_IDS",
+    "make_acp_approval_callback",
+]

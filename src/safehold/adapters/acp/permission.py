@@ -1,0 +1,268 @@
+"""`make_acp_approval_callback`: ask the person through the editor with `session/request_permission`.
+
+The callback offers four options with stable ids and maps the reply fail-closed: only an
+offered option id counts; `cancelled`, an unknown id, a malformed reply, a client error, a
+closed connection, a missing connection and the timeout are all non-allow outcomes. On
+timeout the request is abandoned: the SDK drops the pending entry (so a late answer changes
+nothing) and, from agent-client-protocol 1.0.0rc3 on, sends `$/cancel_request` so the
+editor can close its dialog. Task cancellation propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import shlex
+import unicodedata
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from acp.schema import (
+    AllowedOutcome,
+    ContentToolCallContent,
+    DeniedOutcome,
+    FileEditToolCallContent,
+    RequestPermissionResponse,
+    ToolCallLocation,
+    ToolCallUpdate,
+)
+
+from safehold.adapters.acp._compat import (
+    PermissionKind,
+    RequestError,
+    diff_content,
+    location,
+    permission_option,
+    text_content,
+    tool_call_update,
+)
+from safehold.policy.approval import ApprovalCallback, ApprovalOutcome, ApprovalRequest
+from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.timeouts import validate_timeout
+
+__all__ = [
+    "OPTION_IDS",
+    "build_permission_tool_call",
+    "make_acp_approval_callback",
+    "outcome_of_response",
+    "permission_options",
+]
+
+logger = logging.getLogger("safehold.adapters.acp")
+
+# (option id, label, ACP kind, outcome). The ids are stable so clients and tests can rely
+# on them; the kind is what an editor uses to style the button.
+_OPTIONS: tuple[tuple[str, str, PermissionKind, ApprovalOutcome], ...] = (
+    ("allow-once", "Allow once", "allow_once", ApprovalOutcome.ALLOW_ONCE),
+    ("allow-always", "Always allow", "allow_always", ApprovalOutcome.ALLOW_ALWAYS),
+    ("reject-once", "Reject", "reject_once", ApprovalOutcome.REJECT_ONCE),
+    ("reject-always", "Always reject", "reject_always", ApprovalOutcome.REJECT_ALWAYS),
+)
+_OUTCOME_OF_ID = {option_id: outcome for option_id, _, _, outcome in _OPTIONS}
+
+OPTION_IDS: Mapping[ApprovalOutcome, str] = {outcome: oid for oid, _, _, outcome in _OPTIONS}
+"""The option id offered for each of the four answers (`allow-once`, `allow-always`, ...)."""
+
+# Argument names that hold paths, shown to the person as locations (display only: the
+# engine has its own, authoritative extraction).
+_PATH_ARGS = (
+    "path",
+    "file_path",
+    "filepath",
+    "paths",
+    "file",
+    "files",
+    "src",
+    "dst",
+    "source",
+    "destination",
+    "target",
+    "cwd",
+    "directory",
+    "dir",
+)
+
+
+def permission_options() -> list[Any]:
+    """The four `PermissionOption`s every request offers, in a fixed order."""
+    return [permission_option(oid, name, kind) for oid, name, kind, _ in _OPTIONS]
+
+
+def make_acp_approval_callback(
+    conn: Any, session_id: str, timeout: float = 0.0
+) -> ApprovalCallback:
+    """Build an `ApprovalCallback` that asks over ACP `session/request_permission`.
+
+    `conn` is the agent's `AgentSideConnection` (or None: every request is then answered
+    `failed` without touching the network). `timeout` is in seconds, 0 waits indefinitely;
+    it is validated here, so a bad value fails when the agent is wired, not mid-turn.
+    """
+    wait = validate_timeout(timeout)
+    if not isinstance(session_id, str) or not session_id:
+        raise ValueError(f"session_id must be a non-empty string, got {session_id!r}")
+    if conn is None:
+
+        async def no_connection(request: ApprovalRequest) -> ApprovalOutcome:
+            logger.warning(
+                "permission for %s in session %s refused: no ACP connection",
+                request.call.name,
+                session_id,
+            )
+            return ApprovalOutcome.FAILED
+
+        return no_connection
+    if not callable(getattr(conn, "request_permission", None)):
+        raise TypeError(
+            f"conn must be an ACP AgentSideConnection (with request_permission), "
+            f"got {type(conn).__name__}"
+        )
+
+    async def ask(request: ApprovalRequest) -> ApprovalOutcome:
+        if request.session_id != session_id:
+            # The person looking at session A must never approve a call of session B.
+            logger.error(
+                "permission refused: callback for session %s asked about session %s",
+                session_id,
+                request.session_id,
+            )
+            return ApprovalOutcome.FAILED
+        try:
+            tool_call = build_permission_tool_call(request)
+        except Exception as exc:  # e.g. arguments that cannot be shown: never ask blind
+            logger.warning("permission refused: cannot describe the call: %s", exc)
+            return ApprovalOutcome.FAILED
+        try:
+            response = await asyncio.wait_for(
+                conn.request_permission(
+                    session_id=session_id, tool_call=tool_call, options=permission_options()
+                ),
+                wait or None,
+            )
+        except TimeoutError:
+            logger.warning(
+                "permission for %s in session %s timed out after %ss",
+                tool_call.tool_call_id,
+                session_id,
+                wait,
+            )
+            return ApprovalOutcome.TIMED_OUT
+        except RequestError as exc:
+            logger.warning(
+                "permission for %s refused: client error %s %s %s",
+                tool_call.tool_call_id,
+                exc.code,
+                exc,
+                exc.data,
+            )
+            return ApprovalOutcome.FAILED
+        except Exception as exc:  # ConnectionError, pydantic.ValidationError, anything else
+            logger.warning(
+                "permission for %s refused: %s: %s", tool_call.tool_call_id, type(exc).__name__, exc
+            )
+            return ApprovalOutcome.FAILED
+        return outcome_of_response(response, tool_call.tool_call_id)
+
+    return ask
+
+
+def outcome_of_response(response: object, tool_call_id: str = "?") -> ApprovalOutcome:
+    """Map a `RequestPermissionResponse` to an outcome; anything but an offered option fails."""
+    if not isinstance(response, RequestPermissionResponse):
+        logger.warning("permission for %s refused: malformed reply %r", tool_call_id, response)
+        return ApprovalOutcome.FAILED
+    outcome = response.outcome
+    if isinstance(outcome, DeniedOutcome) or getattr(outcome, "outcome", None) == "cancelled":
+        return ApprovalOutcome.CANCELLED
+    option_id = getattr(outcome, "option_id", None)
+    if not isinstance(outcome, AllowedOutcome) or getattr(outcome, "outcome", None) != "selected":
+        logger.warning("permission for %s refused: malformed outcome %r", tool_call_id, outcome)
+        return ApprovalOutcome.FAILED
+    chosen = _OUTCOME_OF_ID.get(option_id) if isinstance(option_id, str) else None
+    if chosen is None:
+        # The SDK does not check that the id was offered; we do (ACP schema v2 requires it).
+        logger.warning(
+            "permission for %s refused: option %r was not offered", tool_call_id, option_id
+        )
+        return ApprovalOutcome.FAILED
+    return chosen
+
+
+# -- what the person sees --------------------------------------------------------------
+
+
+def build_permission_tool_call(request: ApprovalRequest) -> ToolCallUpdate:
+    """The `ToolCallUpdate` of a permission request: full command/path, kind, locations, input."""
+    call = request.call
+    content: list[ContentToolCallContent | FileEditToolCallContent] = []
+    command = _command_text(call)
+    if command is not None:
+        content.append(text_content(command))
+    why = "; ".join(r.message for r in request.decision.reasons)
+    if why:
+        content.append(text_content(f"safehold asks because: {why}"))
+    content.extend(diff_content(d.path, d.new_text, d.old_text) for d in request.diffs)
+    return tool_call_update(
+        call.tool_call_id or f"safehold-{uuid.uuid4().hex}",
+        title=_title(call, command),
+        name=call.name,
+        kind=call.kind.value,
+        status="pending",
+        locations=_locations(call, request) or None,
+        raw_input=_json_safe(dict(call.arguments)),
+        content=content,
+    )
+
+
+def _command_text(call: ToolCall) -> str | None:
+    if call.kind is not ToolKind.EXECUTE:
+        return None
+    command = call.arguments.get("command")
+    if isinstance(command, str):
+        return command
+    if isinstance(command, Sequence) and all(isinstance(a, str) for a in command):
+        return shlex.join(command)
+    return None if command is None else repr(command)
+
+
+def _title(call: ToolCall, command: str | None) -> str:
+    # Shown in full, never shortened; control and bidi characters are made visible so a
+    # second line or a right-to-left override cannot hide part of the command.
+    if command is not None:
+        return _visible(command)
+    paths = _argument_paths(call)
+    if paths:
+        return _visible(f"{call.name} {' '.join(paths)}")
+    return _visible(call.name)
+
+
+def _visible(text: str) -> str:
+    return "".join(
+        ch.encode("unicode_escape").decode("ascii")
+        if unicodedata.category(ch) in {"Cc", "Cf", "Zl", "Zp"}
+        else ch
+        for ch in text
+    )
+
+
+def _argument_paths(call: ToolCall) -> list[str]:
+    found: list[str] = []
+    for name in (*call.path_args, *_PATH_ARGS):
+        value = call.arguments.get(name)
+        values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        found.extend(v for v in values if isinstance(v, str) and v and v not in found)
+    return found
+
+
+def _locations(call: ToolCall, request: ApprovalRequest) -> list[ToolCallLocation]:
+    paths: list[str] = []
+    for p in (*call.locations, *_argument_paths(call), *(d.path for d in request.diffs)):
+        if p not in paths:
+            paths.append(p)
+    return [location(p) for p in paths]
+
+
+def _json_safe(value: Any) -> Any:
+    # raw_input must serialise; anything JSON cannot carry is shown as its repr.
+    return json.loads(json.dumps(value, default=repr, ensure_ascii=False))

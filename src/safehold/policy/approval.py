@@ -1,0 +1,465 @@
+"""The approval flow: decide, ask a person when the policy says ASK, remember "always" answers.
+
+Semantics (SPEC §6), in the order `Gate.check` applies them:
+
+- `evaluate` says ALLOW or DENY → that is the answer; nobody is asked.
+- ASK → the callback is asked. allow_once / allow_always → ALLOW; reject_once /
+  reject_always → DENY. The two "always" answers record a grant under the decision's grant
+  key in the session (nothing is recorded when the key is None), and `evaluate` reads it
+  next time: grants never lift a policy DENY nor a protected-path ASK.
+- Every failure is a DENY with its own reason code: no callback, timeout, an exception, a
+  `cancelled` / `timed_out` / `failed` answer, an answer that is not an `ApprovalOutcome`,
+  a session closed while the person was deciding, a policy that turned to DENY meanwhile,
+  an audit sink that cannot record an ALLOW.
+- Cancelling the caller's task (`asyncio.CancelledError`) propagates.
+- Concurrent ASKs with the same (session, grant key) share one dialog: one callback call,
+  every waiter gets the answer. A waiter that is cancelled leaves the dialog running for
+  the others; the dialog is cancelled only when its last waiter leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+from safehold.errors import UnknownSessionError
+from safehold.policy.calls import ToolCall
+from safehold.policy.decision import Decision, Reason, Verdict
+from safehold.policy.grants import GrantEffect
+from safehold.policy.redact import redact
+from safehold.policy.sessions import SessionPolicies
+from safehold.policy.timeouts import validate_timeout
+
+__all__ = [
+    "ApprovalCallback",
+    "ApprovalOutcome",
+    "ApprovalRequest",
+    "AuditSink",
+    "FileDiff",
+    "Gate",
+    "gate",
+]
+
+
+class ApprovalOutcome(StrEnum):
+    """What the person (or the channel to them) answered."""
+
+    ALLOW_ONCE = "allow_once"
+    ALLOW_ALWAYS = "allow_always"
+    REJECT_ONCE = "reject_once"
+    REJECT_ALWAYS = "reject_always"
+    CANCELLED = "cancelled"
+    TIMED_OUT = "timed_out"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class FileDiff:
+    """A proposed file change to show the person: the path, the new text and the old one."""
+
+    path: str
+    new_text: str
+    old_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """What the callback is asked about: the session, the call and the ASK decision."""
+
+    session_id: str
+    call: ToolCall
+    decision: Decision
+    diffs: tuple[FileDiff, ...] = ()
+
+
+ApprovalCallback = Callable[[ApprovalRequest], Awaitable[ApprovalOutcome]]
+"""An async callable that asks a person and returns their `ApprovalOutcome`."""
+
+
+@runtime_checkable
+class AuditSink(Protocol):
+    """Receives one JSON-ready record per decision; raising makes an ALLOW a DENY."""
+
+    def record(self, entry: Mapping[str, Any]) -> None:
+        """Store or emit one decision record."""
+
+
+_APPROVAL = "approval"
+
+# Answer → (verdict, reason code, message). The message is completed with the grant note.
+_ANSWERS: dict[ApprovalOutcome, tuple[Verdict, str, str]] = {
+    ApprovalOutcome.ALLOW_ONCE: (
+        Verdict.ALLOW,
+        "approved-once",
+        "the person allowed this call once",
+    ),
+    ApprovalOutcome.ALLOW_ALWAYS: (
+        Verdict.ALLOW,
+        "approved-always",
+        "the person allowed this call always",
+    ),
+    ApprovalOutcome.REJECT_ONCE: (Verdict.DENY, "rejected-once", "the person rejected this call"),
+    ApprovalOutcome.REJECT_ALWAYS: (
+        Verdict.DENY,
+        "rejected-always",
+        "the person rejected this call always",
+    ),
+    ApprovalOutcome.CANCELLED: (
+        Verdict.DENY,
+        "approval-cancelled",
+        "the approval request was cancelled or dismissed without an answer",
+    ),
+    ApprovalOutcome.TIMED_OUT: (
+        Verdict.DENY,
+        "approval-timed-out",
+        "no answer arrived before the approval timeout",
+    ),
+    ApprovalOutcome.FAILED: (
+        Verdict.DENY,
+        "approval-failed",
+        "the approval channel failed (no connection, client error or malformed reply)",
+    ),
+}
+_GRANT_EFFECT = {
+    ApprovalOutcome.ALLOW_ALWAYS: GrantEffect.ALLOW,
+    ApprovalOutcome.REJECT_ALWAYS: GrantEffect.REJECT,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """The result of one dialog: an outcome, or a failure reason when there is none."""
+
+    outcome: ApprovalOutcome | None
+    failure: Reason | None = None
+    latency: float | None = None
+    grant_note: str = ""
+
+
+@dataclass(slots=True)
+class _Dialog:
+    task: asyncio.Task[_Answer]
+    waiters: int = 0
+
+
+_DialogKey = tuple[asyncio.AbstractEventLoop, str, str]
+
+
+@dataclass(slots=True)
+class _Asked:
+    answer: _Answer
+    shared: bool = False
+
+
+class Gate:
+    """Runs evaluate → ask → grant → final decision for the sessions of one `SessionPolicies`.
+
+    One `Gate` per agent (not per call) so that concurrent identical ASKs share a dialog.
+    `audit`, when given, receives one record per decision.
+    """
+
+    def __init__(self, policies: SessionPolicies, *, audit: AuditSink | None = None) -> None:
+        if not isinstance(policies, SessionPolicies):
+            raise TypeError(f"policies must be a SessionPolicies, got {type(policies).__name__}")
+        self._policies = policies
+        self._audit = audit
+        self._lock = threading.Lock()
+        self._dialogs: dict[_DialogKey, _Dialog] = {}
+
+    @property
+    def policies(self) -> SessionPolicies:
+        """The session store whose configs and grants this gate reads and writes."""
+        return self._policies
+
+    async def check(
+        self,
+        session_id: str,
+        call: ToolCall,
+        callback: ApprovalCallback | None,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 (the contract's name; validated)
+        diffs: Iterable[FileDiff] = (),
+    ) -> Decision:
+        """Decide `call` for the session, asking through `callback` when the policy says ASK.
+
+        `timeout` (seconds, 0 = wait indefinitely) defaults to the session config's
+        `acp_approval_timeout`; a bad value raises ValueError before anything is decided.
+        """
+        wait = None if timeout is None else validate_timeout(timeout)
+        decision = self._evaluate(session_id, call)
+        if decision.verdict is not Verdict.ASK:
+            return self._finish(session_id, call, decision, None)
+        if callback is None:
+            reason = Reason(
+                "approval-unavailable",
+                _APPROVAL,
+                "the policy asks for approval but no approval callback is connected",
+            )
+            return self._finish(session_id, call, _deny(decision, reason), None)
+        if wait is None:
+            wait = self._policies.config(session_id).acp_approval_timeout
+        request = ApprovalRequest(session_id, call, decision, tuple(diffs))
+        try:
+            asked = await self._ask(request, callback, wait)
+        except asyncio.CancelledError:
+            reason = Reason(
+                "task-cancelled", _APPROVAL, "the task waiting for approval was cancelled"
+            )
+            self._record(session_id, call, _deny(decision, reason), None, best_effort=True)
+            raise
+        final = self._conclude(request, asked.answer)
+        return self._finish(session_id, call, final, asked)
+
+    # -- deciding ------------------------------------------------------------------------
+
+    def _evaluate(self, session_id: str, call: ToolCall) -> Decision:
+        if not isinstance(call, ToolCall):
+            reason = Reason("bad-call", "gate", f"expected a ToolCall, got `{type(call).__name__}`")
+            return Decision(Verdict.DENY, (reason,))
+        try:
+            config = self._policies.config(session_id)
+            workspace = self._policies.workspace(session_id)
+            grants = self._policies.grants(session_id)
+        except UnknownSessionError:
+            reason = Reason(
+                "session-unknown",
+                "session",
+                f"session `{session_id}` is not open (never opened, or closed)",
+            )
+            return Decision(Verdict.DENY, (reason,))
+        try:
+            from safehold.policy.engine import evaluate  # TEMP until engine lands
+
+            return evaluate(config, call, workspace=workspace, grants=grants)
+        except Exception as exc:  # fail closed: a bug in a decision function never allows
+            reason = Reason(
+                "evaluate-error", "engine", f"the policy engine failed: {type(exc).__name__}: {exc}"
+            )
+            return Decision(Verdict.DENY, (reason,))
+
+    def _conclude(self, request: ApprovalRequest, answer: _Answer) -> Decision:
+        decision = request.decision
+        if answer.outcome is None:
+            assert answer.failure is not None
+            return _deny(decision, answer.failure)
+        verdict, code, message = _ANSWERS[answer.outcome]
+        reason = Reason(code, _APPROVAL, message + answer.grant_note)
+        if verdict is Verdict.DENY:
+            return _deny(decision, reason)
+        # The answer was given for the policy as it stood when we asked; if the session
+        # turned read-only, closed or gained a reject grant meanwhile, that wins.
+        again = self._evaluate(request.session_id, request.call)
+        if again.verdict is Verdict.DENY:
+            changed = Reason(
+                "policy-changed",
+                _APPROVAL,
+                "the person allowed the call, but the policy denies it now",
+            )
+            return Decision(Verdict.DENY, (changed, *again.reasons), decision.grant_key)
+        return Decision(Verdict.ALLOW, (reason, *decision.reasons), decision.grant_key)
+
+    # -- asking --------------------------------------------------------------------------
+
+    async def _ask(
+        self, request: ApprovalRequest, callback: ApprovalCallback, wait: float
+    ) -> _Asked:
+        loop = asyncio.get_running_loop()
+        grant_key = request.decision.grant_key
+        key = None if grant_key is None else (loop, request.session_id, grant_key)
+        with self._lock:
+            dialog = self._dialogs.get(key) if key is not None else None
+            shared = dialog is not None and not dialog.task.done()
+            if dialog is None or not shared:
+                task = loop.create_task(self._run_dialog(key, request, callback, wait))
+                dialog = _Dialog(task)
+                if key is not None:
+                    self._dialogs[key] = dialog
+            dialog.waiters += 1
+        try:
+            return _Asked(await asyncio.shield(dialog.task), shared)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # our caller is being cancelled: leave, the others keep the dialog
+            failure = Reason("approval-cancelled", _APPROVAL, "the approval dialog was cancelled")
+            return _Asked(_Answer(None, failure), shared)
+        finally:
+            with self._lock:
+                dialog.waiters -= 1
+                if dialog.waiters == 0 and not dialog.task.done():
+                    dialog.task.cancel()
+
+    async def _run_dialog(
+        self,
+        key: _DialogKey | None,
+        request: ApprovalRequest,
+        callback: ApprovalCallback,
+        wait: float,
+    ) -> _Answer:
+        started = time.monotonic()
+        try:
+            try:
+                outcome = await asyncio.wait_for(callback(request), wait or None)
+            except TimeoutError:
+                return _Answer(ApprovalOutcome.TIMED_OUT, latency=time.monotonic() - started)
+            except Exception as exc:
+                failure = Reason(
+                    "approval-error",
+                    _APPROVAL,
+                    f"the approval callback raised {type(exc).__name__}: {exc}",
+                )
+                return _Answer(None, failure, time.monotonic() - started)
+            latency = time.monotonic() - started
+            if not isinstance(outcome, ApprovalOutcome):
+                failure = Reason(
+                    "approval-unknown-outcome",
+                    _APPROVAL,
+                    f"the approval callback returned `{outcome!r}`, not an ApprovalOutcome",
+                )
+                return _Answer(None, failure, latency)
+            return self._remember(request, outcome, latency)
+        finally:
+            # INVARIANT: the grant is recorded and the dialog forgotten in one step with no
+            # await between, so a later ASK either sees the grant or opens a new dialog; it
+            # never joins a finished one and inherits an answer meant for another call.
+            if key is not None:
+                with self._lock:
+                    dialog = self._dialogs.get(key)
+                    if dialog is not None and dialog.task is asyncio.current_task():
+                        del self._dialogs[key]
+
+    def _remember(
+        self, request: ApprovalRequest, outcome: ApprovalOutcome, latency: float
+    ) -> _Answer:
+        effect = _GRANT_EFFECT.get(outcome)
+        if effect is None:
+            return _Answer(outcome, latency=latency)
+        key = request.decision.grant_key
+        if key is None:
+            return _Answer(
+                outcome,
+                latency=latency,
+                grant_note=" (no grant recorded: the call has no narrow key)",
+            )
+        try:
+            self._policies.grant(request.session_id, key, effect)
+        except UnknownSessionError:
+            failure = Reason(
+                "session-closed",
+                "session",
+                f"session `{request.session_id}` closed while the person was deciding",
+            )
+            return _Answer(None, failure, latency)
+        return _Answer(outcome, latency=latency, grant_note=f"; recorded grant `{key}`")
+
+    # -- auditing ------------------------------------------------------------------------
+
+    def _finish(
+        self, session_id: str, call: ToolCall, decision: Decision, asked: _Asked | None
+    ) -> Decision:
+        try:
+            self._record(session_id, call, decision, asked)
+        except Exception as exc:
+            if decision.verdict is Verdict.DENY:
+                return decision
+            reason = Reason(
+                "audit-failed",
+                "audit",
+                f"the decision could not be audited: {type(exc).__name__}: {exc}",
+            )
+            return _deny(decision, reason)
+        return decision
+
+    def _record(
+        self,
+        session_id: str,
+        call: ToolCall,
+        decision: Decision,
+        asked: _Asked | None,
+        *,
+        best_effort: bool = False,
+    ) -> None:
+        if self._audit is None:
+            return
+        try:
+            config = self._policies.config(session_id)
+            entry = _audit_entry(
+                session_id, call, decision, asked, redact_secrets=config.audit.redact
+            )
+            self._audit.record(entry)
+        except Exception:
+            if not best_effort:
+                raise
+
+
+def _audit_entry(
+    session_id: str,
+    call: object,
+    decision: Decision,
+    asked: _Asked | None,
+    *,
+    redact_secrets: bool = True,
+) -> dict[str, Any]:
+    """Build the JSON-ready audit record of one decision (secrets redacted unless told not to)."""
+    clean: Callable[[Any], Any] = redact if redact_secrets else _plain
+    answer = asked.answer if asked is not None else None
+    tc = call if isinstance(call, ToolCall) else None
+    return {
+        "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "session": session_id,
+        "tool": tc.name if tc else None,
+        "kind": tc.kind.value if tc else None,
+        "tool_call_id": tc.tool_call_id if tc else None,
+        "arguments": clean(dict(tc.arguments)) if tc else None,
+        "locations": clean(list(tc.locations)) if tc else [],
+        "verdict": decision.verdict.value,
+        "reasons": [
+            {"code": r.code, "rule": clean(r.rule), "message": clean(r.message)}
+            for r in decision.reasons
+        ],
+        "grant_key": clean(decision.grant_key),
+        "asked": asked is not None,
+        "outcome": answer.outcome.value if answer is not None and answer.outcome else None,
+        "latency_ms": (
+            round(answer.latency * 1000, 3)
+            if answer is not None and answer.latency is not None
+            else None
+        ),
+        "shared_dialog": asked.shared if asked is not None else False,
+        "redacted": redact_secrets,
+    }
+
+
+def _plain(value: Any) -> Any:
+    # Without redaction the record must still be JSON-ready: tuples become lists.
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _deny(decision: Decision, reason: Reason) -> Decision:
+    return Decision(Verdict.DENY, (reason, *decision.reasons), decision.grant_key)
+
+
+async def gate(
+    policies: SessionPolicies,
+    session_id: str,
+    call: ToolCall,
+    callback: ApprovalCallback | None,
+    *,
+    audit: AuditSink | None = None,
+    timeout: float | None = None,  # noqa: ASYNC109 (the contract's name; validated)
+    diffs: Iterable[FileDiff] = (),
+) -> Decision:
+    """One-shot `Gate.check`: decide one call (no dialog sharing across separate calls)."""
+    return await Gate(policies, audit=audit).check(
+        session_id, call, callback, timeout=timeout, diffs=diffs
+    )
