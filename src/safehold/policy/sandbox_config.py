@@ -75,3 +75,5 @@ class SandboxConfig(BaseModel):
     """Cap on captured stdout and on stderr (each); the rest is drained and dropped."""
     tmp_size_mb: Annotated[StrictInt, Field(gt=0, le=65536)] = 256
     """Size bound of the private /tmp tmpfs."""
+    scan_max_entries: Annotated[StrictInt, Field(gt=0)] = 100_000
+    """Most directory entries walked per run to find denied/protected paths; more is an error."""

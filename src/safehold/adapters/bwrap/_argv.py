@@ -1,0 +1,99 @@
+"""Build the bwrap argument list: fixed flags first, then mounts in the one safe order.
+
+bwrap applies filesystem options in the order given and later mounts shadow earlier ones,
+so the order is part of the security argument (see docs/sandbox.md, "flag table"):
+
+1. `--die-with-parent --new-session --unshare-all --unshare-user --cap-drop ALL`
+   [`--disable-userns`] [`--share-net`] `--clearenv --setenv ...`
+2. `--ro-bind / /`, then `--dev /dev` and `--proc /proc` (after `/`, or the host's /proc
+   shows through), then `[--size N] --tmpfs /tmp`
+3. writable roots, pins of their sub-directories, protected paths read-only (after the roots
+   they sit in), then the deny masks last so nothing re-exposes them
+4. `--seccomp FD --json-status-fd FD --chdir CWD -- COMMAND...`
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from safehold.adapters.bwrap._locate import Bwrap
+from safehold.adapters.bwrap._plan import MountPlan
+from safehold.errors import SandboxError
+
+__all__ = ["MAX_ARGS", "SandboxSpec", "build_argv"]
+
+MAX_ARGS: Final = 8500
+"""bwrap refuses more than 9000 arguments; keep a margin for the command itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxSpec:
+    """Everything the argument list depends on, besides the mounts."""
+
+    network: bool
+    env: Mapping[str, str]
+    tmp_size_bytes: int
+    seccomp_fd: int | None
+    status_fd: int
+    command: Sequence[str]
+
+
+def _base(bwrap: Bwrap, spec: SandboxSpec) -> list[str]:
+    argv = [
+        bwrap.path,
+        "--die-with-parent",  # the sandbox dies with the runner; teardown kills `cmd &` jobs
+        "--new-session",  # setsid(): no controlling tty, no TIOCSTI into the user's shell
+        "--unshare-all",  # pid, ipc, uts, net, cgroup namespaces
+        "--unshare-user",  # required, not "-try": fail closed where userns is unavailable
+        "--cap-drop",  # a root caller would otherwise keep every capability inside
+        "ALL",
+    ]
+    if bwrap.has_disable_userns:
+        argv.append("--disable-userns")  # no nested user namespaces (kernel attack surface)
+    if spec.network:
+        argv.append("--share-net")
+    if bwrap.has_clearenv:
+        argv.append("--clearenv")  # older bwrap: the runner passes the same clean env to Popen
+        for name, value in spec.env.items():
+            argv += ["--setenv", name, value]
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    if bwrap.has_size:
+        argv += ["--size", str(spec.tmp_size_bytes)]
+    argv += ["--tmpfs", "/tmp"]
+    return argv
+
+
+def _mounts(bwrap: Bwrap, plan: MountPlan) -> list[str]:
+    argv: list[str] = []
+    for path in plan.readonly_binds:
+        argv += ["--ro-bind", path, path]
+    for path in plan.writable:
+        argv += ["--bind", path, path]
+    for path in plan.pins:
+        argv += ["--bind", path, path]
+    for path in plan.protected:
+        argv += ["--ro-bind", path, path]
+    for path in plan.masked_dirs:
+        if bwrap.has_clearenv:  # --perms arrived with --clearenv in 0.5
+            argv += ["--perms", "0000"]
+        argv += ["--tmpfs", path, "--remount-ro", path]
+    for path in plan.masked_files:
+        # Bind mounts are nodev, so reading this /dev/null fails with EACCES, as wanted.
+        argv += ["--ro-bind", "/dev/null", path]
+    return argv
+
+
+def build_argv(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> list[str]:
+    """Return the full bwrap argv for `spec` run with `plan`'s mounts."""
+    argv = _base(bwrap, spec) + _mounts(bwrap, plan)
+    if spec.seccomp_fd is not None:
+        argv += ["--seccomp", str(spec.seccomp_fd)]
+    argv += ["--json-status-fd", str(spec.status_fd), "--chdir", plan.cwd, "--"]
+    if len(argv) + len(spec.command) > MAX_ARGS:
+        raise SandboxError(
+            f"too many denied and protected paths to mount ({len(argv)} bwrap arguments, "
+            f"limit {MAX_ARGS}); narrow `denied_paths`/`protected_paths` or the working directory"
+        )
+    return argv + list(spec.command)

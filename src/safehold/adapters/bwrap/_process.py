@@ -1,0 +1,220 @@
+"""Spawn one process, drain its output under a cap, and kill its whole tree on timeout.
+
+One `selectors` loop reads stdout, stderr, bwrap's JSON status pipe and a cancel pipe, so a
+full pipe never blocks the child while the runner waits on another. Past the cap the bytes are
+still read and dropped: the command behaves the same whether or not anyone is listening (no
+SIGPIPE, no blocked writes).
+
+Killing a sandbox: SIGKILL to the sandbox's pid 1 (host pid from the status pipe, verified to
+be bwrap's child through a pidfd) and to bwrap's process group. When a pid namespace's init
+dies the kernel kills every process in it — forks ignoring SIGTERM, `setsid` daemons and
+`nohup` jobs included — and `--die-with-parent` covers the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+__all__ = ["RawOutcome", "spawn_and_collect"]
+
+_CHUNK: Final = 65536
+_DRAIN_GRACE: Final = 5.0
+"""Seconds to wait for the pipes to close after a kill before giving up on them."""
+
+
+@dataclass(slots=True)
+class RawOutcome:
+    """What happened to one process, before interpretation."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    truncated: bool
+    timed_out: bool
+    cancelled: bool
+    status: dict[str, Any] = field(default_factory=dict)
+
+
+class _Capped:
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.data = bytearray()
+        self.dropped = False
+
+    def add(self, chunk: bytes) -> None:
+        room = self.cap - len(self.data)
+        if len(chunk) > room:
+            self.dropped = True
+            chunk = chunk[: max(room, 0)]
+        self.data += chunk
+
+
+def _parse_status(raw: bytes) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for line in raw.decode("utf-8", "replace").splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            merged.update(item)
+    return merged
+
+
+def _kill_child(pid: object, parent: int) -> None:
+    """SIGKILL the sandbox's pid 1, but only while it is still bwrap's child (no pid reuse)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 1:
+        return
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            ppid = next((int(ln.split()[1]) for ln in fh if ln.startswith("PPid:")), -1)
+        if ppid == parent:
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(pidfd)
+
+
+def _kill_tree(proc: subprocess.Popen[bytes], status: bytes) -> None:
+    _kill_child(_parse_status(status).get("child-pid"), proc.pid)
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)  # start_new_session: pgid == pid
+    with contextlib.suppress(OSError):
+        proc.kill()
+
+
+def spawn_and_collect(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    pass_fds: Sequence[int],
+    status_fd: int | None,
+    timeout: float | None,
+    cap: int,
+    cancel_fd: int | None = None,
+    cwd: str | None = None,
+) -> RawOutcome:
+    """Run `argv` with stdin from /dev/null, collecting capped output; kill on timeout/cancel.
+
+    Takes ownership of `pass_fds`: they are closed in this process once the child has them
+    (the status pipe only reaches EOF when no copy of its write end is left open here).
+    """
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env),
+            pass_fds=tuple(pass_fds),
+            close_fds=True,  # bwrap hands every inherited fd on to the command
+            start_new_session=True,
+            cwd=cwd,
+        )
+    finally:
+        for fd in pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = _Capped(cap), _Capped(cap)
+    status = bytearray()
+    timed_out = cancelled = killed = False
+    deadline = None if timeout is None else time.monotonic() + timeout
+    sel = selectors.DefaultSelector()
+    try:
+        sinks: dict[int, _Capped | bytearray] = {
+            proc.stdout.fileno(): out,
+            proc.stderr.fileno(): err,
+        }
+        if status_fd is not None:
+            sinks[status_fd] = status
+        for fd in sinks:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        if cancel_fd is not None:
+            sel.register(cancel_fd, selectors.EVENT_READ)
+        open_fds = set(sinks)
+        while open_fds:
+            wait = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            events = sel.select(wait)
+            if not events and deadline is not None and time.monotonic() >= deadline:
+                if killed:
+                    break  # the pipes stayed open past the grace period: stop reading
+                timed_out = killed = True
+                _kill_tree(proc, bytes(status))
+                deadline = time.monotonic() + _DRAIN_GRACE
+                continue
+            for key, _ in events:
+                fd = key.fd
+                if fd == cancel_fd:
+                    sel.unregister(fd)
+                    if not killed:
+                        cancelled = killed = True
+                        _kill_tree(proc, bytes(status))
+                        deadline = time.monotonic() + _DRAIN_GRACE
+                    continue
+                try:
+                    chunk = os.read(fd, _CHUNK)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(fd)
+                    open_fds.discard(fd)
+                    continue
+                sink = sinks[fd]
+                if isinstance(sink, _Capped):
+                    sink.add(chunk)
+                elif len(sink) < _CHUNK:
+                    sink += chunk
+        if not killed:
+            # The pipes closed but the process may live on (`exec >&- 2>&-; sleep 99`).
+            while proc.poll() is None:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    timed_out = killed = True
+                    _kill_tree(proc, bytes(status))
+                    break
+                if sel.select(0.05 if left is None else min(0.05, left)):
+                    cancelled = killed = True
+                    _kill_tree(proc, bytes(status))
+                    break
+    except BaseException:
+        # KeyboardInterrupt or any bug: never leave a sandbox running behind us.
+        _kill_tree(proc, bytes(status))
+        raise
+    finally:
+        sel.close()
+        returncode = _reap(proc, bytes(status))
+        proc.stdout.close()
+        proc.stderr.close()
+    return RawOutcome(
+        returncode=returncode,
+        stdout=bytes(out.data),
+        stderr=bytes(err.data),
+        truncated=out.dropped or err.dropped,
+        timed_out=timed_out,
+        cancelled=cancelled,
+        status=_parse_status(bytes(status)),
+    )
+
+
+def _reap(proc: subprocess.Popen[bytes], status: bytes) -> int:
+    try:
+        return proc.wait(timeout=_DRAIN_GRACE)
+    except subprocess.TimeoutExpired:
+        _kill_tree(proc, status)
+        return proc.wait()

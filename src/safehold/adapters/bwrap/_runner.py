@@ -1,0 +1,357 @@
+"""`run_sandboxed` / `run_sandboxed_sync`: run one shell command inside bubblewrap.
+
+The policy decides whether a command may run; this decides what it can touch when it does.
+There is no silent fallback: a missing bwrap, blocked user namespaces or an unknown CPU
+architecture raise `SandboxUnavailable`; only `SandboxConfig(mode="none")` runs commands
+unsandboxed, and then every run logs a warning and reports `sandboxed=False`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from safehold.adapters.bwrap._argv import SandboxSpec, build_argv
+from safehold.adapters.bwrap._locate import Bwrap, classify_start_failure, find_bwrap, read_version
+from safehold.adapters.bwrap._plan import MountPlan, Watch, plan_mounts
+from safehold.adapters.bwrap._process import RawOutcome, spawn_and_collect
+from safehold.adapters.bwrap._result import CommandResult
+from safehold.adapters.bwrap._seccomp import build_filter, native_arch
+from safehold.errors import SandboxUnavailable
+from safehold.policy.config import SafetyConfig
+from safehold.policy.sandbox_config import SandboxConfig
+from safehold.policy.timeouts import validate_timeout
+
+__all__ = ["run_sandboxed", "run_sandboxed_sync"]
+
+log = logging.getLogger("safehold.sandbox")
+
+SHELL: Final = "/bin/bash"
+DEFAULT_PATH: Final = "/usr/local/bin:/usr/bin:/bin"
+
+_probed: set[str] = set()
+_probe_lock = threading.Lock()
+
+
+def _argv_of(command: object) -> list[str]:
+    if isinstance(command, str):
+        if not command.strip() or "\x00" in command:
+            raise ValueError("`command` must be a non-empty string without NUL bytes")
+        return [SHELL, "-c", command]
+    if isinstance(command, bytes) or not isinstance(command, Sequence):
+        raise TypeError(
+            f"`command` must be a str or a sequence of str, not {type(command).__name__}"
+        )
+    argv = list(command)
+    if not argv or not all(isinstance(a, str) and "\x00" not in a for a in argv) or not argv[0]:
+        raise ValueError("`command` argv must be a non-empty list of strings without NUL bytes")
+    return argv
+
+
+def _env_of(sandbox: SandboxConfig, extra: Mapping[str, str] | None) -> dict[str, str]:
+    env = {k: os.environ[k] for k in sandbox.env_allowlist if k in os.environ}
+    env.setdefault("PATH", DEFAULT_PATH)
+    env.setdefault("LANG", "C.UTF-8")
+    env["TMPDIR"] = "/tmp"  # the private tmpfs
+    for name, value in (extra or {}).items():
+        if not isinstance(name, str) or not name or "=" in name or "\x00" in name:
+            raise ValueError(f"`env` has an invalid variable name {name!r}")
+        if not isinstance(value, str) or "\x00" in value:
+            raise ValueError(f"`env[{name!r}]` must be a string without NUL bytes")
+        env[name] = value
+    return env
+
+
+def _limits(
+    sandbox: SandboxConfig, timeout: float | None, max_output_bytes: int | None
+) -> tuple[float | None, int]:
+    seconds = sandbox.timeout if timeout is None else validate_timeout(timeout)
+    cap = sandbox.max_output_bytes if max_output_bytes is None else max_output_bytes
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap <= 0:
+        raise ValueError(f"`max_output_bytes` must be a positive int, got {cap!r}")
+    return (seconds or None), cap
+
+
+def _exit_code(raw: RawOutcome) -> int | None:
+    if raw.timed_out or raw.cancelled:
+        return None
+    code = raw.status.get("exit-code")
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code
+    return 128 - raw.returncode if raw.returncode < 0 else raw.returncode
+
+
+def _spawn_bwrap(
+    bwrap: Bwrap,
+    plan: MountPlan,
+    *,
+    argv: list[str],
+    env: dict[str, str],
+    sandbox: SandboxConfig,
+    network: bool,
+    timeout: float | None,
+    cap: int,
+    cancel_fd: int | None,
+) -> RawOutcome:
+    program = build_filter(native_arch(), block_unix_sockets=not sandbox.allow_unix_sockets)
+    seccomp_r, seccomp_w = os.pipe()
+    try:
+        # The program is a few hundred bytes: it fits in the pipe buffer before bwrap starts.
+        os.write(seccomp_w, program)
+    finally:
+        os.close(seccomp_w)
+    try:
+        status_r, status_w = os.pipe()
+    except OSError:
+        os.close(seccomp_r)
+        raise
+    try:
+        spec = SandboxSpec(
+            network=network,
+            env=env,
+            tmp_size_bytes=sandbox.tmp_size_mb * 1024 * 1024,
+            seccomp_fd=seccomp_r,
+            status_fd=status_w,
+            command=argv,
+        )
+        try:
+            full = build_argv(bwrap, plan, spec)
+        except BaseException:
+            os.close(seccomp_r)
+            os.close(status_w)
+            raise
+        # spawn_and_collect owns and closes seccomp_r and status_w.
+        return spawn_and_collect(
+            full,
+            env=env,
+            pass_fds=(seccomp_r, status_w),
+            status_fd=status_r,
+            timeout=timeout,
+            cap=cap,
+            cancel_fd=cancel_fd,
+        )
+    finally:
+        os.close(status_r)
+
+
+def _close(fd: int) -> None:
+    if fd >= 0:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _probe(bwrap: Bwrap, sandbox: SandboxConfig) -> None:
+    """Run `true` in a real sandbox once per binary: `--version` proves nothing about userns."""
+    with _probe_lock:
+        if bwrap.path in _probed:
+            return
+    plan = MountPlan("/", (), (), (), (), (), (), ())
+    raw = _spawn_bwrap(
+        bwrap,
+        plan,
+        argv=["true"],
+        env={"PATH": DEFAULT_PATH},
+        sandbox=sandbox,
+        network=False,
+        timeout=30.0,
+        cap=65536,
+        cancel_fd=None,
+    )
+    if raw.status.get("exit-code") != 0:
+        error = classify_start_failure(raw.stderr, bwrap.path)
+        if not isinstance(error, SandboxUnavailable):
+            error = SandboxUnavailable(f"the sandbox self-test failed: {error}")
+        raise error
+    with _probe_lock:
+        _probed.add(bwrap.path)
+
+
+def _audit(watch: tuple[Watch, ...]) -> tuple[str, ...]:
+    findings = []
+    for item in watch:
+        if item.link is None and os.path.lexists(item.path):
+            findings.append(f"protected path `{item.path}` was created by the command")
+        elif item.link is not None:
+            now = os.readlink(item.path) if os.path.islink(item.path) else None
+            if now != item.link:
+                findings.append(f"protected symlink `{item.path}` was replaced by the command")
+    for text in findings:
+        log.warning("sandbox audit: %s; review it before trusting it", text)
+    return tuple(findings)
+
+
+def _run(
+    command: object,
+    *,
+    cwd: str,
+    config: SafetyConfig,
+    timeout: float | None,
+    max_output_bytes: int | None,
+    env: Mapping[str, str] | None,
+    cancel_fd: int | None,
+) -> CommandResult:
+    if not isinstance(config, SafetyConfig):
+        raise TypeError(f"`config` must be a SafetyConfig, not {type(config).__name__}")
+    if not isinstance(cwd, str) or not cwd or "\x00" in cwd:
+        raise ValueError("`cwd` must be a non-empty path string")
+    sandbox = config.sandbox
+    argv = _argv_of(command)
+    seconds, cap = _limits(sandbox, timeout, max_output_bytes)
+    full_env = _env_of(sandbox, env)
+    started = time.monotonic()
+    if sandbox.mode == "none":
+        log.warning("sandbox.mode is `none`: running %r WITHOUT a sandbox", argv)
+        raw = spawn_and_collect(
+            argv,
+            env=full_env,
+            pass_fds=(),
+            status_fd=None,
+            timeout=seconds,
+            cap=cap,
+            cancel_fd=cancel_fd,
+            cwd=os.path.realpath(cwd),
+        )
+        return CommandResult(
+            exit_code=_exit_code(raw),
+            stdout=raw.stdout,
+            stderr=raw.stderr,
+            timed_out=raw.timed_out,
+            truncated=raw.truncated,
+            duration=time.monotonic() - started,
+            sandboxed=False,
+        )
+    native_arch()  # unknown architecture: SandboxUnavailable before anything runs
+    bwrap = read_version(find_bwrap(sandbox.bwrap_path, cwd=cwd))
+    _probe(bwrap, sandbox)
+    plan = plan_mounts(config, cwd)
+    started = time.monotonic()
+    raw = _spawn_bwrap(
+        bwrap,
+        plan,
+        argv=argv,
+        env=full_env,
+        sandbox=sandbox,
+        network=sandbox.network,
+        timeout=seconds,
+        cap=cap,
+        cancel_fd=cancel_fd,
+    )
+    duration = time.monotonic() - started
+    ran = "exit-code" in raw.status
+    if not ran and not raw.timed_out and not raw.cancelled:
+        text = raw.stderr.decode("utf-8", "replace")
+        if "bwrap: execvp" in text:
+            # The sandbox started but the program does not exist: report it like a shell.
+            return CommandResult(127, b"", raw.stderr, False, False, duration, True)
+        raise classify_start_failure(raw.stderr, bwrap.path)
+    return CommandResult(
+        exit_code=_exit_code(raw),
+        stdout=raw.stdout,
+        stderr=raw.stderr,
+        timed_out=raw.timed_out,
+        truncated=raw.truncated,
+        duration=duration,
+        sandboxed=True,
+        findings=_audit(plan.watch),
+    )
+
+
+def run_sandboxed_sync(
+    command: str | Sequence[str],
+    *,
+    cwd: str,
+    config: SafetyConfig,
+    timeout: float | None = None,
+    max_output_bytes: int | None = None,
+    env: Mapping[str, str] | None = None,
+) -> CommandResult:
+    """Run `command` (a `/bin/bash -c` string, or an argv) in the sandbox and wait for it.
+
+    `cwd` is the session's workspace and the working directory. `timeout` (seconds, 0 = none)
+    and `max_output_bytes` default to the config's sandbox settings; `env` adds variables to
+    the cleared, allow-listed environment. Raises `SandboxUnavailable` when bwrap cannot run
+    here, `SandboxError` when the sandbox fails to start for this command.
+    """
+    return _run(
+        command,
+        cwd=cwd,
+        config=config,
+        timeout=timeout,
+        max_output_bytes=max_output_bytes,
+        env=env,
+        cancel_fd=None,
+    )
+
+
+async def run_sandboxed(
+    command: str | Sequence[str],
+    *,
+    cwd: str,
+    config: SafetyConfig,
+    timeout: float | None = None,  # noqa: ASYNC109 - the contract's signature
+    max_output_bytes: int | None = None,
+    env: Mapping[str, str] | None = None,
+) -> CommandResult:
+    """Async form of `run_sandboxed_sync`; cancelling the task kills the whole sandbox.
+
+    The sandbox is spawned and reaped by one dedicated thread that outlives it, because
+    `--die-with-parent` follows the spawning *thread* (a short-lived one would kill it).
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[CommandResult] = loop.create_future()
+    cancel_r, cancel_w = os.pipe()
+
+    def deliver(result: CommandResult | None, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)  # type: ignore[arg-type]
+
+    def work() -> None:
+        result: CommandResult | None = None
+        error: BaseException | None = None
+        try:
+            result = _run(
+                command,
+                cwd=cwd,
+                config=config,
+                timeout=timeout,
+                max_output_bytes=max_output_bytes,
+                env=env,
+                cancel_fd=cancel_r,
+            )
+        except BaseException as exc:
+            error = exc
+        finally:
+            os.close(cancel_r)
+        with contextlib.suppress(RuntimeError):  # the loop may be closed already
+            loop.call_soon_threadsafe(deliver, result, error)
+
+    thread = threading.Thread(target=work, name="safehold-sandbox", daemon=True)
+    try:
+        thread.start()
+    except BaseException:
+        os.close(cancel_r)
+        os.close(cancel_w)
+        raise
+    try:
+        return await asyncio.shield(done)
+    except asyncio.CancelledError:
+        with contextlib.suppress(OSError):
+            os.write(cancel_w, b"x")
+        while not done.done():  # wait until the sandbox is killed and reaped
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.shield(done)
+        if not done.cancelled():
+            done.exception()  # mark it retrieved; the cancellation is what we report
+        raise
+    finally:
+        os.close(cancel_w)

@@ -1,0 +1,157 @@
+"""A classic-BPF seccomp filter, assembled in Python, for bwrap's `--seccomp FD`.
+
+No libseccomp: the program is a few instructions over `struct seccomp_data`
+(`nr` at offset 0, `arch` at 4, `args[i]` at 16 + 8*i, little-endian). It blocks:
+
+- every syscall from a non-native ABI (i386 `socketcall` would bypass a `socket()` rule)
+  and, on x86_64, the x32 ABI;
+- `ioctl(fd, TIOCSTI | TIOCLINUX, ...)`, comparing the low 32 bits only (CVE-2019-10063:
+  `TIOCSTI | 1 << 32` must be blocked too) — terminal input injection (CVE-2017-5226);
+- `socket(AF_UNIX, ...)` unless unix sockets are allowed — `--unshare-net` does not stop
+  connects to host socket files (docker.sock, ssh-agent, D-Bus); `socketpair()` stays allowed;
+- `io_uring_*` (its SOCKET opcode creates sockets without the `socket()` syscall) and the
+  keyring calls (`add_key`, `request_key`, `keyctl`), which are not namespaced.
+
+Blocked calls fail with EPERM rather than killing the process, so tools report a clear error.
+"""
+
+from __future__ import annotations
+
+import errno
+import platform
+import struct
+from dataclasses import dataclass
+from typing import Final
+
+from safehold.errors import SandboxUnavailable
+
+__all__ = ["SUPPORTED_ARCHES", "Arch", "build_filter", "native_arch"]
+
+# Classic BPF opcodes (linux/bpf_common.h).
+_LD_W_ABS: Final = 0x20
+_JEQ_K: Final = 0x15
+_JGE_K: Final = 0x35
+_RET_K: Final = 0x06
+
+_RET_ALLOW: Final = 0x7FFF0000
+_RET_EPERM: Final = 0x00050000 | errno.EPERM
+
+_OFF_NR: Final = 0
+_OFF_ARCH: Final = 4
+_OFF_ARG0_LO: Final = 16
+_OFF_ARG1_LO: Final = 24
+
+TIOCSTI: Final = 0x5412
+TIOCLINUX: Final = 0x541C
+AF_UNIX: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Arch:
+    """Syscall numbers and audit tag of one CPU architecture."""
+
+    name: str
+    audit_arch: int
+    ioctl: int
+    socket: int
+    blocked: tuple[int, ...]
+    """Syscalls denied outright: io_uring_setup/enter/register, add_key, request_key, keyctl."""
+    x32_bit: int | None = None
+    """Syscall numbers at or above this are the x32 ABI (x86_64 only)."""
+
+
+# io_uring_* are 425-427 on every architecture (unified numbering since 5.1).
+SUPPORTED_ARCHES: Final[dict[str, Arch]] = {
+    "x86_64": Arch(
+        name="x86_64",
+        audit_arch=0xC000003E,
+        ioctl=16,
+        socket=41,
+        blocked=(425, 426, 427, 248, 249, 250),
+        x32_bit=0x40000000,
+    ),
+    "aarch64": Arch(
+        name="aarch64",
+        audit_arch=0xC00000B7,
+        ioctl=29,
+        socket=198,
+        blocked=(425, 426, 427, 217, 218, 219),
+    ),
+}
+_ALIASES: Final = {"amd64": "x86_64", "arm64": "aarch64"}
+
+
+def native_arch(machine: str | None = None) -> Arch:
+    """Return the syscall table for this machine; unknown ones raise `SandboxUnavailable`."""
+    raw = platform.machine() if machine is None else machine
+    name = _ALIASES.get(raw.lower(), raw.lower())
+    try:
+        return SUPPORTED_ARCHES[name]
+    except KeyError:
+        supported = ", ".join(f"`{a}`" for a in SUPPORTED_ARCHES)
+        raise SandboxUnavailable(
+            f"no seccomp filter for CPU architecture `{raw}` (supported: {supported}); "
+            "the sandbox will not run without one: use a supported machine, or set "
+            '`sandbox.mode = "none"` to run commands unsandboxed (explicit opt-out)'
+        ) from None
+
+
+def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("<HBBI", code, jt, jf, k)
+
+
+def build_filter(arch: Arch, *, block_unix_sockets: bool = True) -> bytes:
+    """Assemble the filter for `arch` as raw `struct sock_filter[]` bytes."""
+    # Layout (jumps are relative to the next instruction; EPERM and ALLOW are the last two):
+    #   ld arch; jne native -> EPERM; ld nr; [jge x32 -> EPERM]
+    #   jeq each blocked nr -> EPERM
+    #   jeq ioctl -> IOCTL; [jeq socket -> SOCKET]; ret ALLOW
+    #   IOCTL: ld arg1.lo; jeq TIOCSTI -> EPERM; jeq TIOCLINUX -> EPERM; ret ALLOW
+    #   [SOCKET: ld arg0.lo; jeq AF_UNIX -> EPERM; ret ALLOW]
+    #   EPERM: ret EPERM
+    prog: list[tuple[int, int, str | None, str | None]] = []  # (code, k, jt label, jf label)
+    labels: dict[str, int] = {}
+
+    def emit(code: int, k: int, jt: str | None = None, jf: str | None = None) -> None:
+        prog.append((code, k, jt, jf))
+
+    def label(name: str) -> None:
+        labels[name] = len(prog)
+
+    emit(_LD_W_ABS, _OFF_ARCH)
+    emit(_JEQ_K, arch.audit_arch, None, "eperm")
+    emit(_LD_W_ABS, _OFF_NR)
+    if arch.x32_bit is not None:
+        emit(_JGE_K, arch.x32_bit, "eperm", None)
+    for nr in arch.blocked:
+        emit(_JEQ_K, nr, "eperm", None)
+    emit(_JEQ_K, arch.ioctl, "ioctl", None)
+    if block_unix_sockets:
+        emit(_JEQ_K, arch.socket, "socket", None)
+    emit(_RET_K, _RET_ALLOW)
+    label("ioctl")
+    emit(_LD_W_ABS, _OFF_ARG1_LO)
+    emit(_JEQ_K, TIOCSTI, "eperm", None)
+    emit(_JEQ_K, TIOCLINUX, "eperm", None)
+    emit(_RET_K, _RET_ALLOW)
+    if block_unix_sockets:
+        label("socket")
+        emit(_LD_W_ABS, _OFF_ARG0_LO)
+        emit(_JEQ_K, AF_UNIX, "eperm", None)
+        emit(_RET_K, _RET_ALLOW)
+    label("eperm")
+    emit(_RET_K, _RET_EPERM)
+
+    out = bytearray()
+    for index, (code, k, jt, jf) in enumerate(prog):
+        out += _insn(code, k, _offset(labels, index, jt), _offset(labels, index, jf))
+    return bytes(out)
+
+
+def _offset(labels: dict[str, int], index: int, target: str | None) -> int:
+    if target is None:
+        return 0
+    delta = labels[target] - index - 1
+    # INVARIANT: conditional jumps are forward and fit in a u8 (the program is tiny).
+    assert 0 <= delta < 256, (target, delta)
+    return delta

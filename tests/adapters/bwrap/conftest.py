@@ -1,0 +1,75 @@
+"""Fixtures for the sandbox suite: a real workspace tree and a real bwrap (never skipped).
+
+If bwrap cannot run here these tests fail: CI must prove the sandbox, not skip it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from safehold import SafetyConfig, SandboxConfig
+from safehold.adapters.bwrap import CommandResult, run_sandboxed_sync
+
+Runner = Callable[..., CommandResult]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """A workspace directory (under /tmp, which the sandbox replaces by a private tmpfs)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "README.md").write_text("hello\n")
+    return root
+
+
+def make_config(**sandbox: Any) -> SafetyConfig:
+    """A default SafetyConfig with sandbox settings overridden."""
+    return SafetyConfig(sandbox=SandboxConfig(**sandbox))
+
+
+@pytest.fixture
+def run(ws: Path) -> Runner:
+    """Run a command in the sandbox with `ws` as the workspace; kwargs go to SandboxConfig."""
+
+    def _run(
+        command: str | list[str],
+        *,
+        cwd: Path | None = None,
+        config: SafetyConfig | None = None,
+        timeout: float | None = 20.0,
+        max_output_bytes: int | None = None,
+        env: dict[str, str] | None = None,
+        **sandbox: Any,
+    ) -> CommandResult:
+        cfg = config if config is not None else make_config(**sandbox)
+        return run_sandboxed_sync(
+            command,
+            cwd=os.fspath(cwd or ws),
+            config=cfg,
+            timeout=timeout,
+            max_output_bytes=max_output_bytes,
+            env=env,
+        )
+
+    return _run
+
+
+def pids_with_marker(marker: str) -> list[int]:
+    """Host pids whose command line contains `marker` (scans /proc, not the sandbox's)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+        except OSError:
+            continue
+        if marker.encode() in cmdline:
+            found.append(int(name))
+    return found

@@ -1,0 +1,159 @@
+"""The runner's contract: exit codes, output capture and caps, timeouts, env, async, mode none."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from safehold.adapters.bwrap import run_sandboxed, run_sandboxed_sync
+from tests.adapters.bwrap.conftest import Runner, make_config, pids_with_marker
+
+
+@pytest.mark.parametrize("code", [0, 1, 42, 255])
+def test_exit_codes_come_back(run: Runner, code: int) -> None:
+    result = run(f"exit {code}")
+    assert result.exit_code == code
+    assert result.sandboxed
+    assert not result.timed_out
+
+
+@pytest.mark.parametrize(("sig", "expected"), [(9, 137), (15, 143)])
+def test_signal_death_is_128_plus_n(run: Runner, sig: int, expected: int) -> None:
+    assert run(f"kill -{sig} $$").exit_code == expected
+
+
+def test_stdout_and_stderr_are_separate_bytes(run: Runner) -> None:
+    result = run("printf 'out\\377'; printf err >&2")
+    assert result.stdout == b"out\xff"
+    assert result.stderr == b"err"
+    assert result.stdout_text == "out\ufffd"
+
+
+def test_argv_form_is_not_shell_parsed(run: Runner) -> None:
+    result = run(["/bin/echo", "a;b", "$HOME", "'q'"])
+    assert result.stdout == b"a;b $HOME 'q'\n"
+
+
+def test_missing_program_is_exit_127_not_a_sandbox_error(run: Runner) -> None:
+    result = run(["definitely-not-a-program-xyz"])
+    assert result.exit_code == 127
+    assert b"definitely-not-a-program-xyz" in result.stderr
+
+
+def test_stdin_is_dev_null(run: Runner) -> None:
+    result = run("cat; echo rc=$?")
+    assert result.stdout == b"rc=0\n"
+
+
+def test_cwd_is_the_workspace(run: Runner, ws: Path) -> None:
+    sub = ws / "sub dir"
+    sub.mkdir()
+    assert run("pwd", cwd=sub).stdout.decode().strip() == os.path.realpath(sub)
+
+
+def test_output_is_capped_while_draining(run: Runner) -> None:
+    # 50 MB on each stream with a 1 MiB cap: no deadlock, both truncated, the command
+    # still finishes normally (no SIGPIPE: it exits 0 after writing everything).
+    started = time.monotonic()
+    result = run(
+        "head -c 50000000 /dev/zero; head -c 50000000 /dev/zero >&2; echo done >&2; exit 7",
+        max_output_bytes=1 << 20,
+    )
+    assert result.exit_code == 7
+    assert result.truncated
+    assert len(result.stdout) == 1 << 20
+    assert len(result.stderr) == 1 << 20
+    assert time.monotonic() - started < 15  # generous: a deadlock would hit the timeout
+
+
+def test_concurrent_output_on_both_streams_does_not_deadlock(run: Runner) -> None:
+    cmd = "head -c 5000000 /dev/zero >&2 & head -c 5000000 /dev/zero; wait"
+    result = run(cmd, max_output_bytes=10_000_000)
+    assert (len(result.stdout), len(result.stderr)) == (5_000_000, 5_000_000)
+    assert not result.truncated
+
+
+def test_timeout_kills_and_reports_none(run: Runner) -> None:
+    result = run("echo started; sleep 30", timeout=0.5)
+    assert result.timed_out
+    assert result.exit_code is None
+    assert result.stdout == b"started\n"
+
+
+def test_infinite_output_with_timeout(run: Runner) -> None:
+    result = run("yes", timeout=0.5, max_output_bytes=4096)
+    assert result.timed_out and result.truncated
+    assert len(result.stdout) == 4096
+
+
+def test_parent_secret_is_absent_and_allowlist_present(
+    run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SAFEHOLD_TEST_SECRET", "sk-live-123")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    result = run("env", env={"EXTRA_VAR": "given"})
+    lines = set(result.stdout.decode().splitlines())
+    assert not any("sk-live-123" in line for line in lines)
+    assert "LANG=C.UTF-8" in lines
+    assert "EXTRA_VAR=given" in lines
+    assert "TMPDIR=/tmp" in lines
+
+
+def test_bad_arguments_raise_value_errors(ws: Path) -> None:
+    cfg = make_config()
+    with pytest.raises(ValueError, match="command"):
+        run_sandboxed_sync("", cwd=str(ws), config=cfg)
+    with pytest.raises(ValueError, match="timeout"):
+        run_sandboxed_sync("true", cwd=str(ws), config=cfg, timeout=-1)
+    with pytest.raises(ValueError, match="max_output_bytes"):
+        run_sandboxed_sync("true", cwd=str(ws), config=cfg, max_output_bytes=0)
+    with pytest.raises(TypeError, match="command"):
+        run_sandboxed_sync(42, cwd=str(ws), config=cfg)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="env"):
+        run_sandboxed_sync("true", cwd=str(ws), config=cfg, env={"A=B": "x"})
+
+
+async def test_async_runner_returns_the_same_result(ws: Path) -> None:
+    result = await run_sandboxed("echo async; exit 3", cwd=str(ws), config=make_config())
+    assert (result.exit_code, result.stdout, result.sandboxed) == (3, b"async\n", True)
+
+
+async def test_async_runs_concurrently(ws: Path) -> None:
+    cfg = make_config()
+    results = await asyncio.gather(
+        *(run_sandboxed(f"sleep 0.2; echo {i}", cwd=str(ws), config=cfg) for i in range(4))
+    )
+    assert [r.stdout for r in results] == [f"{i}\n".encode() for i in range(4)]
+
+
+async def test_cancelling_the_task_kills_the_sandbox(ws: Path) -> None:
+    marker = f"cancel-{uuid.uuid4().hex}"
+    task = asyncio.create_task(
+        run_sandboxed(f"sleep 60; : {marker}", cwd=str(ws), config=make_config(), timeout=0)
+    )
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if pids_with_marker(marker):
+            break
+    assert pids_with_marker(marker), "the sandboxed command never started"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert pids_with_marker(marker) == []
+
+
+def test_mode_none_runs_unsandboxed_and_says_so(
+    run: Runner, ws: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (ws / "out.txt").write_text("x")
+    with caplog.at_level("WARNING", logger="safehold.sandbox"):
+        result = run("cat /proc/self/status | grep ^Seccomp:; pwd", mode="none")
+    assert not result.sandboxed
+    assert result.stdout.split()[1] == b"0"  # no seccomp filter: really unsandboxed
+    assert result.stdout.split()[2] == os.fsencode(os.path.realpath(ws))
+    assert "WITHOUT a sandbox" in caplog.text
