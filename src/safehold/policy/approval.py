@@ -31,6 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 from safehold.errors import UnknownSessionError
 from safehold.policy.calls import ToolCall
 from safehold.policy.decision import Decision, Reason, Verdict
+from safehold.policy.engine import evaluate
 from safehold.policy.grants import GrantEffect
 from safehold.policy.redact import redact
 from safehold.policy.sessions import SessionPolicies
@@ -234,8 +235,6 @@ class Gate:
             )
             return Decision(Verdict.DENY, (reason,))
         try:
-            from safehold.policy.engine import evaluate  # TEMP until engine lands
-
             return evaluate(config, call, workspace=workspace, grants=grants)
         except Exception as exc:  # fail closed: a bug in a decision function never allows
             reason = Reason(

@@ -38,6 +38,7 @@ from safehold.adapters.acp._compat import (
     text_content,
     tool_call_update,
 )
+from safehold.policy._arguments import find_path_arguments
 from safehold.policy.approval import ApprovalCallback, ApprovalOutcome, ApprovalRequest
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.timeouts import validate_timeout
@@ -64,25 +65,6 @@ _OUTCOME_OF_ID = {option_id: outcome for option_id, _, _, outcome in _OPTIONS}
 
 OPTION_IDS: Mapping[ApprovalOutcome, str] = {outcome: oid for oid, _, _, outcome in _OPTIONS}
 """The option id offered for each of the four answers (`allow-once`, `allow-always`, ...)."""
-
-# Argument names that hold paths, shown to the person as locations (display only: the
-# engine has its own, authoritative extraction).
-_PATH_ARGS = (
-    "path",
-    "file_path",
-    "filepath",
-    "paths",
-    "file",
-    "files",
-    "src",
-    "dst",
-    "source",
-    "destination",
-    "target",
-    "cwd",
-    "directory",
-    "dir",
-)
 
 
 def permission_options() -> list[Any]:
@@ -209,7 +191,7 @@ def build_permission_tool_call(request: ApprovalRequest) -> ToolCallUpdate:
         name=call.name,
         kind=call.kind.value,
         status="pending",
-        locations=_locations(call, request) or None,
+        locations=_locations(request) or None,
         raw_input=_json_safe(dict(call.arguments)),
         content=content,
     )
@@ -247,19 +229,19 @@ def _visible(text: str) -> str:
 
 
 def _argument_paths(call: ToolCall) -> list[str]:
+    # The same extraction the engine decides on, so the person sees every path it checked
+    # (including ACP locations).
     found: list[str] = []
-    for name in (*call.path_args, *_PATH_ARGS):
-        value = call.arguments.get(name)
-        values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-        found.extend(v for v in values if isinstance(v, str) and v and v not in found)
+    for arg in find_path_arguments(call)[0]:
+        raw = arg.raw if isinstance(arg.raw, str) else arg.raw.decode("utf-8", "replace")
+        if raw and raw not in found:
+            found.append(raw)
     return found
 
 
-def _locations(call: ToolCall, request: ApprovalRequest) -> list[ToolCallLocation]:
-    paths: list[str] = []
-    for p in (*call.locations, *_argument_paths(call), *(d.path for d in request.diffs)):
-        if p not in paths:
-            paths.append(p)
+def _locations(request: ApprovalRequest) -> list[ToolCallLocation]:
+    paths = _argument_paths(request.call)
+    paths.extend(d.path for d in request.diffs if d.path not in paths)
     return [location(p) for p in paths]
 
 
