@@ -1,18 +1,96 @@
-"""`safehold acp` (not built yet: says so and exits 2)."""
+"""`safehold acp [--config F]`: the reference ACP agent over stdio (for Zed and other editors).
+
+stdout is the protocol channel: before serving, the protocol gets its own copy of fd 1 and
+fd 1 itself is pointed at stderr, so a stray print (ours or a library's) cannot corrupt
+the JSON-RPC stream. Logs go to stderr or to `--log-file`.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
+import os
 import sys
+from typing import Any
+
+_LEVELS = ("debug", "info", "warning", "error")
+_STREAM_LIMIT = 16 * 1024 * 1024  # a prompt is one JSON line; allow large pasted blocks
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `acp` subcommand."""
-    p = sub.add_parser("acp", help="(not available yet)")
+    p = sub.add_parser(
+        "acp",
+        help="run the reference ACP agent over stdio (each prompt line is a gated shell command)",
+        description=(
+            "Serve the Agent Client Protocol on stdin/stdout. Each prompt line is a shell "
+            "command: safehold decides, asks through the editor when it must, and runs it "
+            "in the sandbox. Logs go to stderr (or --log-file), never stdout."
+        ),
+    )
+    p.add_argument("--config", metavar="F", help="policy file (.toml or .json); default: built-in")
+    p.add_argument(
+        "--floor",
+        choices=("review", "read-only"),
+        help="the most permissive mode an editor may switch a session to",
+    )
+    p.add_argument("--log-file", metavar="F", help="append logs to this file instead of stderr")
+    p.add_argument("--log-level", choices=_LEVELS, default="warning", help="default: warning")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Report that the command is not available in this build."""
-    print("error: `safehold acp` is not available in this build", file=sys.stderr)
-    return 2
+    """Serve the agent until the client closes stdin."""
+    from safehold.adapters.acp.agent import SafeholdAgent
+    from safehold.cli.config_cmd import load_config
+    from safehold.policy.modes import Mode
+
+    config = load_config(args.config)  # ConfigError: one `error:` line, exit 2
+    floor = Mode(args.floor) if args.floor else None
+    agent = SafeholdAgent(config, floor=floor)
+    _configure_logging(args.log_file, args.log_level)
+    asyncio.run(_serve(agent))
+    return 0
+
+
+def _configure_logging(log_file: str | None, level: str) -> None:
+    handler: logging.Handler
+    if log_file:
+        try:
+            handler = logging.FileHandler(log_file, encoding="utf-8")
+        except OSError as exc:
+            from safehold.errors import ConfigError
+
+            raise ConfigError(f"--log-file `{log_file}`: cannot open: {exc}") from None
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+
+
+async def _serve(agent: Any) -> None:
+    import acp
+
+    reader, writer = await _protocol_streams()
+    try:
+        await acp.run_agent(agent, writer, reader, use_unstable_protocol=True)
+    finally:
+        writer.close()
+
+
+async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """stdin/stdout as asyncio streams, with fd 1 moved out of everyone else's reach."""
+    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_STREAM_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, protocol_out
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, reader, loop)

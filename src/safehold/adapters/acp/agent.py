@@ -1,0 +1,393 @@
+"""The reference ACP agent behind `safehold acp`: every prompt line is a shell command.
+
+Each command becomes a `tool_call` (pending), goes through the policy (asking the person
+with `session/request_permission` when the verdict is ASK), runs in the bubblewrap sandbox,
+and ends as a `tool_call_update` (completed or failed, with the output or the reasons it was
+denied). It uses only safehold's public API, so it doubles as an example of wiring
+`AcpPolicyBridge` into an agent. It never writes to stdout (the protocol channel).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import acp
+from acp import RequestError
+from acp.schema import (
+    AgentCapabilities,
+    AgentMessageChunk,
+    CloseSessionResponse,
+    ContentToolCallContent,
+    ForkSessionResponse,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+)
+from acp.schema import SessionInfo as AcpSessionInfo
+
+from safehold import Decision, Mode, SafetyConfig, SandboxError, SessionPolicies, ToolCall, ToolKind
+from safehold.adapters.acp.bridge import AcpPolicyBridge
+from safehold.adapters.bwrap import CommandResult, run_sandboxed
+
+__all__ = ["SafeholdAgent", "serve_stdio"]
+
+log = logging.getLogger("safehold.acp.agent")
+
+_HELP = (
+    "Send shell commands, one per line. safehold checks each one against the policy, asks "
+    "you when it must, and runs it in the sandbox."
+)
+
+
+@dataclass(slots=True)
+class _Turn:
+    """One prompt turn of a session: cancelled by `session/cancel`, one step at a time."""
+
+    cancelled: bool = False
+    step: asyncio.Future[None] | None = None
+
+
+class SafeholdAgent:
+    """An ACP agent that runs each prompt line as a gated, sandboxed shell command."""
+
+    def __init__(
+        self,
+        config: SafetyConfig | None = None,
+        *,
+        policies: SessionPolicies | None = None,
+        floor: Mode | None = None,
+    ) -> None:
+        self.policies = policies if policies is not None else SessionPolicies(config, floor=floor)
+        self.bridge = AcpPolicyBridge(self.policies)
+        self.conn: Any = None
+        self._turns: dict[str, _Turn] = {}
+        self._titles: dict[str, str] = {}
+        self._calls = 0
+
+    def on_connect(self, conn: Any) -> None:
+        """Keep the connection to the client (for updates and permission requests)."""
+        self.conn = conn
+
+    # -- setup ---------------------------------------------------------------------------
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: Any = None,
+        client_info: Any = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        """Advertise load, and list / fork / resume / close where this SDK has them."""
+        from safehold import __version__
+
+        self.bridge.set_client_capabilities(client_capabilities)
+        session_caps = _session_capabilities()
+        return InitializeResponse(
+            protocol_version=min(int(protocol_version), acp.PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True, session_capabilities=session_caps
+            ),
+            agent_info=Implementation(name="safehold", title="safehold", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        """No authentication: the agent runs as the local user."""
+        return None
+
+    # -- sessions ------------------------------------------------------------------------
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        """Open a session in `cwd` (its workspace) at the configured defaults."""
+        _require_directory(cwd)
+        session_id = uuid.uuid4().hex
+        setup = self.bridge.new_session(session_id, cwd)
+        return NewSessionResponse(
+            session_id=session_id, modes=setup.modes, config_options=setup.config_options
+        )
+
+    async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse:
+        """Reopen a session from the configured defaults (earlier toggles and grants are gone)."""
+        _require_directory(cwd)
+        setup = self.bridge.load_session(session_id, cwd)
+        return LoadSessionResponse(modes=setup.modes, config_options=setup.config_options)
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """Every open session (optionally only those in `cwd`) with its working directory."""
+        rows = [
+            AcpSessionInfo(session_id=s.session_id, cwd=s.cwd, title=self._titles.get(s.session_id))
+            for s in self.policies.sessions()
+            if cwd is None or s.cwd == cwd
+        ]
+        return ListSessionsResponse(sessions=rows)
+
+    async def fork_session(self, session_id: str, cwd: str, **kwargs: Any) -> ForkSessionResponse:
+        """A new session that starts with the parent's mode, toggles and grants."""
+        _require_directory(cwd)
+        new_id = uuid.uuid4().hex
+        setup = self.bridge.fork_session(session_id, new_id, cwd)
+        if session_id in self._titles:
+            self._titles[new_id] = self._titles[session_id]
+        return ForkSessionResponse(
+            session_id=new_id, modes=setup.modes, config_options=setup.config_options
+        )
+
+    async def resume_session(
+        self, session_id: str, cwd: str, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        """Continue a session as it is (one this process never saw starts from defaults)."""
+        _require_directory(cwd)
+        setup = self.bridge.resume_session(session_id, cwd)
+        return ResumeSessionResponse(modes=setup.modes, config_options=setup.config_options)
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """Stop the session's turn and forget everything about it."""
+        await self.cancel(session_id)
+        self.bridge.close_session(session_id)
+        self._titles.pop(session_id, None)
+        return CloseSessionResponse()
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> Any:
+        """`session/set_mode`: all three safety flags at once."""
+        return await self.bridge.set_session_mode(self.conn, session_id, mode_id)
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> Any:
+        """`session/set_config_option`: one flag (or the mode); returns every option."""
+        return await self.bridge.set_config_option(self.conn, session_id, config_id, value)
+
+    # -- prompt turns --------------------------------------------------------------------
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        """Run the prompt's lines as commands, one after another, until done or cancelled."""
+        if not self.policies.is_open(session_id):
+            raise RequestError.invalid_params(
+                {"message": f"unknown session `{session_id}`", "sessionId": session_id}
+            )
+        lines = _command_lines(prompt)
+        if not lines:
+            await self._say(session_id, _HELP)
+            return PromptResponse(stop_reason="end_turn")
+        self._titles.setdefault(session_id, lines[0])
+        turn = self._turns[session_id] = _Turn()
+        outcomes: list[str] = []
+        try:
+            for line in lines:
+                if turn.cancelled:
+                    break
+                self._calls += 1
+                call_id = f"call-{self._calls}"
+                step = asyncio.ensure_future(self._run_line(session_id, call_id, line, outcomes))
+                turn.step = step
+                try:
+                    await step
+                except asyncio.CancelledError:
+                    task = asyncio.current_task()
+                    if not turn.cancelled or (task is not None and task.cancelling()):
+                        raise
+                    outcomes.append("cancelled")
+                    await self._finish(session_id, call_id, "failed", "cancelled by the client")
+        finally:
+            if self._turns.get(session_id) is turn:
+                del self._turns[session_id]
+        await self._say(session_id, _summary(outcomes))
+        return PromptResponse(stop_reason="cancelled" if turn.cancelled else "end_turn")
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        """`session/cancel`: stop the running command or permission wait of the session."""
+        turn = self._turns.get(session_id)
+        if turn is not None:
+            turn.cancelled = True
+            if turn.step is not None and not turn.step.done():
+                turn.step.cancel()
+
+    async def _run_line(
+        self, session_id: str, call_id: str, line: str, outcomes: list[str]
+    ) -> None:
+        await self._send(
+            session_id,
+            ToolCallStart(
+                session_update="tool_call",
+                tool_call_id=call_id,
+                title=line,
+                kind="execute",
+                status="pending",
+                raw_input={"command": line},
+            ),
+        )
+        call = ToolCall(
+            name="bash", arguments={"command": line}, kind=ToolKind.EXECUTE, tool_call_id=call_id
+        )
+        decision = await self.bridge.gate_tool_call(self.conn, session_id, call)
+        log.info("session %s: %s -> %s", session_id, line, decision.verdict.value)
+        if not decision.allowed:
+            outcomes.append("denied")
+            await self._finish(
+                session_id, call_id, "failed", _denial_text(decision), decision.to_dict()
+            )
+            return
+        await self._send(
+            session_id,
+            ToolCallProgress(
+                session_update="tool_call_update", tool_call_id=call_id, status="in_progress"
+            ),
+        )
+        try:
+            result = await run_sandboxed(
+                line,
+                cwd=self.policies.workspace(session_id),
+                config=self.policies.config(session_id),
+            )
+        except (SandboxError, ValueError, TypeError, OSError) as exc:
+            # Fail closed: the command did not run, and never runs outside the sandbox.
+            outcomes.append("sandbox error")
+            text = f"not run: the sandbox could not run it: {exc}"
+            await self._finish(session_id, call_id, "failed", text, {"error": str(exc)})
+            return
+        ok = result.exit_code == 0
+        outcomes.append("ran" if ok else "failed")
+        await self._finish(
+            session_id,
+            call_id,
+            "completed" if ok else "failed",
+            _output_text(result),
+            {
+                "exit_code": result.exit_code,
+                "timed_out": result.timed_out,
+                "truncated": result.truncated,
+                "sandboxed": result.sandboxed,
+                "decision": decision.to_dict(),
+            },
+        )
+
+    # -- sending -------------------------------------------------------------------------
+
+    async def _finish(
+        self,
+        session_id: str,
+        call_id: str,
+        status: str,
+        text: str,
+        raw_output: Any = None,
+    ) -> None:
+        await self._send(
+            session_id,
+            ToolCallProgress(
+                session_update="tool_call_update",
+                tool_call_id=call_id,
+                status=status,  # type: ignore[arg-type]
+                content=[
+                    ContentToolCallContent(
+                        type="content", content=TextContentBlock(type="text", text=text)
+                    )
+                ],
+                raw_output=raw_output,
+            ),
+        )
+
+    async def _say(self, session_id: str, text: str) -> None:
+        await self._send(
+            session_id,
+            AgentMessageChunk(
+                session_update="agent_message_chunk",
+                content=TextContentBlock(type="text", text=text),
+            ),
+        )
+
+    async def _send(self, session_id: str, update: Any) -> None:
+        if self.conn is not None:
+            await self.conn.session_update(session_id=session_id, update=update)
+
+
+async def serve_stdio(agent: SafeholdAgent) -> None:
+    """Serve `agent` over stdin/stdout until the client closes the connection."""
+    runnable: Any = agent  # duck-typed: the SDK's Agent protocol differs by version
+    await acp.run_agent(runnable, use_unstable_protocol=True)
+
+
+def _session_capabilities() -> SessionCapabilities:
+    # Each capability object exists only in the SDK versions that route its method.
+    fields: dict[str, Any] = {}
+    for name in ("list", "fork", "resume", "close"):
+        cls = getattr(acp.schema, f"Session{name.capitalize()}Capabilities", None)
+        if name in SessionCapabilities.model_fields and cls is not None:
+            fields[name] = cls()
+    return SessionCapabilities(**fields)
+
+
+def _require_directory(cwd: object) -> None:
+    if not isinstance(cwd, str) or not os.path.isabs(cwd) or not os.path.isdir(cwd):
+        raise RequestError.invalid_params(
+            {"message": f"cwd `{cwd}` must be an existing absolute directory", "cwd": str(cwd)}
+        )
+
+
+def _command_lines(prompt: list[Any]) -> list[str]:
+    lines: list[str] = []
+    for block in prompt:
+        text = getattr(block, "text", None)
+        if getattr(block, "type", None) != "text" or not isinstance(text, str):
+            continue
+        for raw in text.splitlines():
+            line = raw.strip()
+            if line and not line.startswith("#"):
+                lines.append(line)
+    return lines
+
+
+def _denial_text(decision: Decision) -> str:
+    word = "denied" if decision.verdict.value == "deny" else "not allowed"
+    reasons = "\n".join(f"- {r.message} ({r.code})" for r in decision.reasons)
+    return f"{word} by safehold:\n{reasons}" if reasons else f"{word} by safehold"
+
+
+def _output_text(result: CommandResult) -> str:
+    parts = []
+    if result.stdout:
+        parts.append(result.stdout_text.rstrip("\n"))
+    if result.stderr:
+        parts.append(result.stderr_text.rstrip("\n"))
+    body = "\n".join(parts)
+    fence = "`" * max(3, _longest_backtick_run(body) + 1)
+    status = (
+        "timed out (the sandbox was killed)"
+        if result.timed_out
+        else f"exit code {result.exit_code}"
+    )
+    if result.truncated:
+        status += "; output truncated"
+    return f"{fence}\n{body}\n{fence}\n{status}" if body else status
+
+
+def _longest_backtick_run(text: str) -> int:
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    return longest
+
+
+def _summary(outcomes: list[str]) -> str:
+    if not outcomes:
+        return "Nothing ran."
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o] = counts.get(o, 0) + 1
+    parts = ", ".join(f"{n} {what}" for what, n in counts.items())
+    noun = "command" if len(outcomes) == 1 else "commands"
+    return f"{len(outcomes)} {noun}: {parts}."
