@@ -80,13 +80,19 @@ class PatternSet:
         # pathspec matches paths with the leading `/` stripped; trying `p/` too lets a
         # directory pattern (`.ssh/`) cover the bare directory (`/home/u/.ssh`).
         subjects = []
-        for form in forms:
+        for form in dict.fromkeys(forms):
             stripped = form[1:]
             subjects.append(stripped)
             subjects.append(stripped + "/")
-        if self.any_regex is not None and not any(self.any_regex.match(s) for s in subjects):
-            return ()
-        return tuple(e for e in self.entries if any(e.regex.match(s) for s in subjects))
+        if self.any_regex is not None:
+            # The union matches a superset of every entry: a subject it misses, no entry hits.
+            subjects = [s for s in subjects if self.any_regex.search(s)]
+            if not subjects:
+                return ()
+        if len(subjects) == 1:
+            only = subjects[0]
+            return tuple(e for e in self.entries if e.regex.match(only))
+        return tuple(e for e in self.entries if any(map(e.regex.match, subjects)))
 
 
 def compile_patterns(
@@ -118,14 +124,36 @@ def compile_patterns(
     return PatternSet(ordered, _union(ordered))
 
 
+_FLOATING = "^(?:.+/)?"
+
+
 def _union(entries: Sequence[PatternEntry]) -> re.Pattern[str] | None:
-    """One alternation of every entry, so the common no-match case costs one regex call."""
+    """One regex that matches (searched) whenever some entry matches: a cheap first test.
+
+    Anchored entries (`^etc/shadow...`) join one `^(?:...)` group; floating ones
+    (`^(?:.+/)?\\.env...`) are searched after any `/` instead of backtracking over every
+    prefix. That second form matches a superset, so a miss is always a true miss.
+    """
     if not entries:
         return None
-    sources = [e.regex.pattern for e in entries]
-    if any("(?P" in s for s in sources) or any(e.regex.flags & ~re.UNICODE for e in entries):
-        return None  # cannot merge safely; match entry by entry
-    return re.compile("|".join(f"(?:{s})" for s in sources))
+    anchored: list[str] = []
+    floating: list[str] = []
+    for e in entries:
+        source = e.regex.pattern
+        if "(?P" in source or e.regex.flags & ~re.UNICODE:
+            return None  # cannot merge safely; match entry by entry
+        if source.startswith(_FLOATING):
+            floating.append(source[len(_FLOATING) :])
+        elif source.startswith("^"):
+            anchored.append(source[1:])
+        else:
+            return None  # an unanchored shape (`**` compiles to `.`): no shortcut
+    parts = []
+    if anchored:
+        parts.append("^(?:" + "|".join(f"(?:{a})" for a in anchored) + ")")
+    if floating:
+        parts.append("(?:^|/)(?:" + "|".join(f"(?:{f})" for f in floating) + ")")
+    return re.compile("|".join(parts))
 
 
 @dataclass(frozen=True, slots=True)

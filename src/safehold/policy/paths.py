@@ -352,7 +352,7 @@ def compile_policy(config: SafetyConfig, workspace: str) -> CompiledPolicy:
     Raises `PolicyError` when the config is not a `SafetyConfig` or the workspace is not an
     absolute path.
     """
-    home = os.path.expanduser("~")
+    home = os.environ.get("HOME") or _account_home()
     last = _LAST
     if last is not None and last[0] is config and last[1] == workspace and last[2] == home:
         return last[3]
@@ -400,6 +400,11 @@ def _forms(path: str) -> tuple[str, ...]:
     except (OSError, ValueError):
         return (path,)
     return (path,) if real == path else (path, real)
+
+
+@functools.lru_cache(maxsize=1)
+def _account_home() -> str:
+    return os.path.expanduser("~")
 
 
 @functools.lru_cache(maxsize=256)
