@@ -152,11 +152,13 @@ class _Collector:
         """Record masks/protection for one entry; return False when it must not be descended."""
         real = os.path.realpath(path) if is_link else path
         real_dir = os.path.isdir(real) if is_link else is_dir
-        if self.denied(path, is_dir) or (is_link and self.denied(real, real_dir)):
+        # A symlink is matched by its own name as what it points to (`.vscode` -> a directory
+        # must match the directory pattern `.vscode/`) and by its resolved path.
+        if self.denied(path, real_dir) or (is_link and self.denied(real, real_dir)):
             if os.path.exists(real):
                 self.masked.add(real)
             return False
-        if protect and self.protected(path, is_dir):
+        if protect and self.protected(path, real_dir):
             if is_link:
                 self.watch[path] = Watch(path, os.readlink(path))
             if self.in_root(real) and os.path.exists(real):
