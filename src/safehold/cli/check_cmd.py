@@ -1,18 +1,126 @@
-"""`safehold check` (not built yet: says so and exits 2)."""
+"""`safehold check`: print the decision for one tool call and why, without running anything.
+
+Exit status is 0 whatever the verdict (the verdict is the output); 2 with one `error:` line
+when the input is bad (unknown file, invalid JSON, unknown kind or mode).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+from typing import Any
+
+from safehold.cli.config_cmd import load_config
+from safehold.errors import SafeholdError
+from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.decision import Decision
+from safehold.policy.engine import evaluate
+from safehold.policy.modes import Mode
+
+
+class CheckInputError(SafeholdError):
+    """A `safehold check` argument is malformed."""
+
+    exit_code = 2
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `check` subcommand."""
-    p = sub.add_parser("check", help="(not available yet)")
+    p = sub.add_parser(
+        "check",
+        help="print the decision for one tool call and why",
+        description="Decide one tool call and print the verdict and its reasons. "
+        "Exit status 0 whatever the verdict; 2 on bad input.",
+    )
+    p.add_argument("--config", metavar="F", help="a TOML or JSON config file (default: built-in)")
+    p.add_argument(
+        "--mode", choices=[m.value for m in Mode], help="decide as if the session were in this mode"
+    )
+    p.add_argument(
+        "--cwd", metavar="DIR", help="the session workspace (default: the current directory)"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--bash", metavar="CMD", help="a shell command (an execute tool call)")
+    what.add_argument("--read", metavar="P", help="a file read")
+    what.add_argument("--write", metavar="P", help="a file write")
+    what.add_argument("--tool", metavar="NAME", help="any tool, with --args and --kind")
+    p.add_argument("--args", metavar="JSON", help="the tool's arguments, a JSON object")
+    p.add_argument(
+        "--kind",
+        metavar="K",
+        help="the tool's ACP kind (" + ", ".join(k.value for k in ToolKind) + "; default other)",
+    )
     p.set_defaults(handler=run)
 
 
+def _build_call(args: argparse.Namespace) -> ToolCall:
+    if args.tool is None and (args.args is not None or args.kind is not None):
+        raise CheckInputError("`--args` and `--kind` go with `--tool NAME`")
+    if args.bash is not None:
+        return ToolCall("bash", {"command": args.bash}, ToolKind.EXECUTE)
+    if args.read is not None:
+        return ToolCall("read_file", {"path": args.read}, ToolKind.READ)
+    if args.write is not None:
+        return ToolCall("write_file", {"path": args.write}, ToolKind.EDIT)
+    kind = ToolKind.OTHER
+    if args.kind is not None:
+        try:
+            kind = ToolKind(args.kind)
+        except ValueError:
+            valid = ", ".join(f"`{k.value}`" for k in ToolKind)
+            raise CheckInputError(
+                f"`--kind`: unknown kind `{args.kind}` (one of {valid})"
+            ) from None
+    arguments: Any = {}
+    if args.args is not None:
+        try:
+            arguments = json.loads(args.args)
+        except json.JSONDecodeError as exc:
+            raise CheckInputError(
+                f"`--args`: invalid JSON: {exc.msg} at column {exc.colno}"
+            ) from None
+        if not isinstance(arguments, dict):
+            raise CheckInputError(
+                f"`--args`: expected a JSON object, got {type(arguments).__name__}"
+            )
+    return ToolCall(args.tool, arguments, kind)
+
+
+def _workspace(cwd: str | None) -> str:
+    path = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    if not os.path.isdir(path):
+        raise CheckInputError(f"`--cwd`: `{cwd}` is not a directory")
+    return path
+
+
+def _render(decision: Decision, call: ToolCall, mode: Mode, workspace: str) -> str:
+    lines = [f"{decision.verdict.value}: `{call.name}` ({call.kind.value}) in mode `{mode}`"]
+    lines.append(f"  workspace: {workspace}")
+    for reason in decision.reasons:
+        lines.append(f"  - {reason.code} [{reason.rule}]: {reason.message}")
+    if decision.grant_key is not None:
+        lines.append(f"  grant key: {decision.grant_key}")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Report that the command is not available in this build."""
-    print("error: `safehold check` is not available in this build", file=sys.stderr)
-    return 2
+    """Decide the described call and print the verdict with its reasons."""
+    config = load_config(args.config)
+    if args.mode is not None:
+        config = config.with_mode(args.mode)
+    workspace = _workspace(args.cwd)
+    call = _build_call(args)
+    decision = evaluate(config, call, workspace=workspace)
+    if args.json:
+        out = decision.to_dict()
+        out["mode"] = config.mode.value
+        out["workspace"] = workspace
+        out["tool"] = {"name": call.name, "kind": call.kind.value}
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        print(_render(decision, call, config.mode, workspace))
+    sys.stdout.flush()
+    return 0
