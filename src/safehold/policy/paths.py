@@ -319,7 +319,7 @@ class CompiledPolicy:
         if any("{workspace}" in s for s in sources):
             roots += f"; `{{workspace}}` is `{self.workspace}`"
         where = (
-            f"path `{raw}`" if raw == c.resolved else f"path `{raw}` resolves to `{c.resolved}`,"
+            f"path `{raw}` is" if raw == c.resolved else f"path `{raw}` resolves to `{c.resolved}`,"
         )
         return Reason(
             "path-outside-allowed", "allowed_paths", f"{where} outside the allowed paths ({roots})"
