@@ -13,6 +13,15 @@ from safehold.errors import (
     SandboxUnavailable,
     UnknownSessionError,
 )
+from safehold.policy.approval import (
+    ApprovalCallback,
+    ApprovalOutcome,
+    ApprovalRequest,
+    AuditSink,
+    FileDiff,
+    Gate,
+    gate,
+)
 from safehold.policy.calls import Side, ToolCall, ToolKind
 from safehold.policy.config import AuditConfig, CommandRule, SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
@@ -27,11 +36,17 @@ from safehold.policy.timeouts import validate_timeout
 __version__ = "0.1.0"
 
 __all__ = [
+    "ApprovalCallback",
+    "ApprovalOutcome",
+    "ApprovalRequest",
     "AuditConfig",
+    "AuditSink",
     "CommandRule",
     "CompiledPolicy",
     "ConfigError",
     "Decision",
+    "FileDiff",
+    "Gate",
     "GrantEffect",
     "Mode",
     "PathCheck",
@@ -51,5 +66,6 @@ __all__ = [
     "Verdict",
     "compile_policy",
     "evaluate",
+    "gate",
     "validate_timeout",
 ]

@@ -79,8 +79,16 @@ class ApprovalRequest:
     diffs: tuple[FileDiff, ...] = ()
 
 
-ApprovalCallback = Callable[[ApprovalRequest], Awaitable[ApprovalOutcome]]
-"""An async callable that asks a person and returns their `ApprovalOutcome`."""
+class ApprovalCallback(Protocol):
+    """An async callable that asks a person about a request and returns their `ApprovalOutcome`.
+
+    Structurally ``Callable[[ApprovalRequest], Awaitable[ApprovalOutcome]]``: any
+    ``async def ask(request)`` fits.
+    """
+
+    def __call__(self, request: ApprovalRequest, /) -> Awaitable[ApprovalOutcome]:
+        """Ask about `request`."""
+        ...
 
 
 @runtime_checkable
