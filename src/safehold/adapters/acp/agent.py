@@ -238,7 +238,11 @@ class SafeholdAgent:
         if not decision.allowed:
             outcomes.append("denied")
             await self._finish(
-                session_id, call_id, "failed", _denial_text(decision), decision.to_dict()
+                session_id,
+                call_id,
+                "failed",
+                _denial_text(decision),
+                {"decision": decision.to_dict()},
             )
             return
         await self._send(
@@ -257,7 +261,8 @@ class SafeholdAgent:
             # Fail closed: the command did not run, and never runs outside the sandbox.
             outcomes.append("sandbox error")
             text = f"not run: the sandbox could not run it: {exc}"
-            await self._finish(session_id, call_id, "failed", text, {"error": str(exc)})
+            raw = {"error": str(exc), "decision": decision.to_dict()}
+            await self._finish(session_id, call_id, "failed", text, raw)
             return
         ok = result.exit_code == 0
         outcomes.append("ran" if ok else "failed")
