@@ -6,7 +6,9 @@ If bwrap cannot run here these tests fail: CI must prove the sandbox, not skip i
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,17 @@ from safehold import SafetyConfig, SandboxConfig
 from safehold.adapters.bwrap import CommandResult, run_sandboxed_sync
 
 Runner = Callable[..., CommandResult]
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A host directory outside every writable root and outside /tmp (the sandbox's is private)."""
+    path = Path("/var/tmp") / f"safehold-escape-{uuid.uuid4().hex}"
+    path.mkdir()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

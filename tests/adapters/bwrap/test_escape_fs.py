@@ -7,10 +7,8 @@ write under /tmp "succeed" into a tmpfs and prove nothing.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,17 +16,6 @@ import pytest
 from safehold import SafetyConfig, SandboxConfig
 from safehold.errors import SandboxError
 from tests.adapters.bwrap.conftest import Runner, make_config
-
-
-@pytest.fixture
-def outside() -> Iterator[Path]:
-    """A host directory outside every writable root and outside /tmp."""
-    path = Path("/var/tmp") / f"safehold-escape-{uuid.uuid4().hex}"
-    path.mkdir()
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def test_write_outside_the_writable_roots_fails_and_host_is_unchanged(

@@ -1,0 +1,117 @@
+"""Mount order is part of the security argument: later mounts shadow earlier ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from safehold.adapters.bwrap._argv import SandboxSpec, build_argv
+from safehold.adapters.bwrap._locate import Bwrap
+from safehold.adapters.bwrap._plan import plan_mounts
+from safehold.policy.config import SafetyConfig
+from tests.adapters.bwrap.conftest import make_config
+
+SPEC = SandboxSpec(
+    network=False,
+    env={"PATH": "/bin"},
+    tmp_size_bytes=1 << 20,
+    seccomp_fd=3,
+    status_fd=4,
+    command=["/bin/bash", "-c", "true"],
+)
+
+
+def _index(argv: list[str], *seq: str) -> int:
+    for i in range(len(argv) - len(seq) + 1):
+        if tuple(argv[i : i + len(seq)]) == seq:
+            return i
+    raise AssertionError(f"{seq} not in argv")
+
+
+def _tree(ws: Path) -> None:
+    (ws / ".git").mkdir()
+    (ws / ".env").write_text("x")
+    (ws / "sub").mkdir()
+    (ws / "sub" / "id_rsa").write_text("x")
+
+
+def test_mounts_come_in_the_safe_order(ws: Path) -> None:
+    _tree(ws)
+    plan = plan_mounts(make_config(), str(ws), home=str(ws.parent))
+    argv = build_argv(Bwrap("/usr/bin/bwrap", (0, 11, 0)), plan, SPEC)
+    w = str(ws)
+    root = _index(argv, "--ro-bind", "/", "/")
+    dev = _index(argv, "--dev", "/dev")
+    proc = _index(argv, "--proc", "/proc")
+    tmp = _index(argv, "--tmpfs", "/tmp")
+    bind = _index(argv, "--bind", w, w)
+    pin = _index(argv, "--bind", f"{w}/sub", f"{w}/sub")
+    git = _index(argv, "--ro-bind", f"{w}/.git", f"{w}/.git")
+    env = _index(argv, "--ro-bind", "/dev/null", f"{w}/.env")
+    key = _index(argv, "--ro-bind", "/dev/null", f"{w}/sub/id_rsa")
+    assert root < dev < proc < tmp < bind < pin < git < min(env, key)
+    assert argv[argv.index("--") + 1 :] == ["/bin/bash", "-c", "true"]
+    for flag in (
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--clearenv",
+    ):
+        assert argv.index(flag) < root
+    assert argv[argv.index("--cap-drop") + 1] == "ALL"
+    assert "--share-net" not in argv
+    assert argv[argv.index("--size") + 2 : argv.index("--size") + 4] == ["--tmpfs", "/tmp"]
+
+
+def test_old_bwrap_drops_optional_flags_only(ws: Path) -> None:
+    plan = plan_mounts(make_config(), str(ws), home=str(ws.parent))
+    argv = build_argv(Bwrap("/b", (0, 4, 0)), plan, SPEC)
+    for flag in ("--disable-userns", "--size", "--clearenv", "--perms"):
+        assert flag not in argv
+    for flag in ("--unshare-user", "--cap-drop", "--json-status-fd", "--seccomp", "--proc"):
+        assert flag in argv
+
+
+def test_denied_directory_gets_a_mode_0000_read_only_tmpfs(ws: Path) -> None:
+    (ws / ".aws").mkdir()
+    plan = plan_mounts(make_config(), str(ws), home=str(ws.parent))
+    argv = build_argv(Bwrap("/b", (0, 11, 0)), plan, SPEC)
+    d = str(ws / ".aws")
+    i = _index(argv, "--perms", "0000", "--tmpfs", d, "--remount-ro", d)
+    assert i > _index(argv, "--bind", str(ws), str(ws))
+
+
+def test_read_only_profile_binds_a_tmp_workspace_read_only(ws: Path) -> None:
+    plan = plan_mounts(make_config(profile="read-only"), str(ws), home=str(ws.parent))
+    assert plan.writable == ()
+    assert plan.readonly_binds == (str(ws),)
+
+
+def test_home_secret_locations_are_masked(ws: Path, outside: Path) -> None:
+    home = outside / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".config").mkdir()
+    (home / ".config" / "token.pem").write_text("x")
+    (home / ".netrc").write_text("x")
+    plan = plan_mounts(SafetyConfig(), str(ws), home=str(home))
+    assert str(home / ".ssh") in plan.masked_dirs
+    assert str(home / ".netrc") in plan.masked_files
+    assert str(home / ".config" / "token.pem") in plan.masked_files
+
+
+def test_tilde_and_workspace_patterns_expand(ws: Path, outside: Path) -> None:
+    home = outside / "home"
+    (home / "vault").mkdir(parents=True)
+    (ws / "private").mkdir()
+    cfg = SafetyConfig(denied_paths=("~/vault/", "{workspace}/private/"))
+    plan = plan_mounts(cfg, str(ws), home=str(home))
+    assert str(home / "vault") in plan.masked_dirs
+    assert str(ws / "private") in plan.masked_dirs
+
+
+def test_host_tmp_paths_are_not_masked_they_are_hidden_anyway(ws: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    plan = plan_mounts(SafetyConfig(), str(ws), home=str(home))
+    assert str(home / ".ssh") not in plan.masked_dirs  # under the private /tmp: invisible
