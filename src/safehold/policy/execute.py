@@ -1,23 +1,44 @@
 """Step 3 of the evaluation order: what the command of an execute call amounts to.
 
-This is the conservative assessment used until shell analysis lands: no command is
-understood, so every well-formed command is *opaque* (ASK, no grant key) and anything that
-is not a command at all is DENY. It never says ALLOW and never skips approval.
+`assess_command` combines the shell analysis (`shell.analyze`), the command rules, the
+built-in hazards and the path policy into one verdict:
+
+- DENY: a deny rule matches any simple command or wrapper layer, a built-in hazard
+  (pipe-to-shell, fork bomb, block-device or `/dev/tcp` redirection), a redirection target
+  the path policy denies, a static path argument matching `denied_paths`, or no command.
+- ASK: anything opaque; an ask rule; a deny rule that a computed word could complete; a
+  redirection into a protected path; the two parsers disagreeing on a command that would
+  otherwise run without a person.
+- ALLOW: no objection. `skip_approval` is set only when every simple command matched an
+  allow rule; allow rules never override a DENY or an ASK.
+
+A compound command is as strict as its strictest part. Nothing here raises: an internal
+failure is a DENY naming the error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from safehold.policy._bash_crosscheck import disagreement
+from safehold.policy._command_hazards import hazards
+from safehold.policy.command_rules import compile_rules
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Reason, Verdict
+from safehold.policy.grants import command_grant_key
+from safehold.policy.shell import ShellAnalysis, SimpleCommand, Word, analyze
 
 if TYPE_CHECKING:
     from safehold.policy.paths import CompiledPolicy
 
 __all__ = ["CommandAssessment", "assess_command"]
+
+# Not commands at all: DENY rather than ASK (there is nothing for a person to approve).
+_INVALID = frozenset({"invalid-command", "empty-command"})
+_CD = frozenset({"cd", "pushd"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,49 +51,228 @@ class CommandAssessment:
     skip_approval: bool
 
 
-def _describe(command: object) -> str | None:
-    """The command as one line of text, or None when it is not a command."""
-    if isinstance(command, str):
-        return command if command.strip() else None
-    if (
-        isinstance(command, Sequence)
-        and not isinstance(command, bytes | bytearray)
-        and command
-        and all(isinstance(a, str) for a in command)
-        and command[0]
-    ):
-        return " ".join(str(a) for a in command)
-    return None
-
-
 def assess_command(
     command: object, *, config: SafetyConfig, policy: CompiledPolicy
 ) -> CommandAssessment:
-    """Assess an execute call's command: opaque (ASK) if it is one, DENY if it is not."""
-    text = _describe(command)
-    if text is None:
+    """Assess an execute call's command against rules, hazards and the path policy."""
+    try:
+        return _assess(command, config, policy)
+    except Exception as exc:  # INVARIANT: no error path allows
         return CommandAssessment(
             Verdict.DENY,
             (
                 Reason(
-                    "command-invalid",
-                    "command",
-                    "the execute call has no command to run (expected a non-empty string "
-                    f"or a list of strings, got {type(command).__name__})",
+                    "command-analysis-error",
+                    "shell-analysis",
+                    f"the command could not be assessed ({type(exc).__name__}: {exc})",
                 ),
             ),
             None,
             False,
         )
-    return CommandAssessment(
-        Verdict.ASK,
-        (
-            Reason(
-                "command-opaque",
-                "shell-analysis",
-                f"command `{text}` is not analysed, so it cannot be known to be safe",
-            ),
-        ),
-        None,
-        False,
-    )
+
+
+@dataclass(slots=True)
+class _Findings:
+    deny: list[Reason]
+    ask: list[Reason]
+    grantable: bool = True
+
+    def add(self, bucket: list[Reason], reason: Reason) -> None:
+        if reason not in bucket:
+            bucket.append(reason)
+
+
+def _assess(command: object, config: SafetyConfig, policy: CompiledPolicy) -> CommandAssessment:
+    analysis = analyze(command)  # type: ignore[arg-type]  # analyze accepts any object
+    found = _Findings([], [])
+    for reason in analysis.opaque:
+        found.add(found.deny if reason.code in _INVALID else found.ask, reason)
+    if analysis.opaque:
+        found.grantable = False
+    for reason in hazards(analysis):
+        found.add(found.deny, reason)
+    allow_reasons = _apply_rules(analysis, config, found)
+    _check_paths(analysis, policy, found)
+    key = command_grant_key(analysis.grant_argvs) if found.grantable else None
+    if found.deny:
+        return CommandAssessment(Verdict.DENY, _sorted(found.deny), key, False)
+    if found.ask:
+        return CommandAssessment(Verdict.ASK, _sorted(found.ask), key, False)
+    skip = allow_reasons is not None
+    if skip or not config.require_approval_for_execute:
+        # Nobody will look at this command: demand a second parser's agreement first.
+        for script in analysis.scripts:
+            problem = disagreement(script)
+            if problem is not None:
+                reason = Reason(
+                    "parser-disagreement",
+                    "second-parser",
+                    f"the command cannot be read with certainty: {problem}",
+                )
+                return CommandAssessment(Verdict.ASK, (reason,), None, False)
+    return CommandAssessment(Verdict.ALLOW, _sorted(allow_reasons or []), key, skip)
+
+
+def _sorted(reasons: list[Reason]) -> tuple[Reason, ...]:
+    return tuple(sorted(set(reasons), key=lambda r: (r.code, r.rule, r.message)))
+
+
+def _show(cmd: SimpleCommand | tuple[Word, ...]) -> str:
+    words = cmd.words if isinstance(cmd, SimpleCommand) else cmd
+    text = " ".join(w.text for w in words).replace("`", "'")
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _apply_rules(
+    analysis: ShellAnalysis, config: SafetyConfig, found: _Findings
+) -> list[Reason] | None:
+    """Add deny/ask rule hits; return allow reasons when every command is allowed."""
+    rules = compile_rules(config.command_rules)
+    allows: list[Reason] | None = [] if analysis.commands else None
+    for cmd in analysis.commands:
+        for layer in (*cmd.wrapper_words, cmd.words):
+            for m in rules.strict_matches(layer):
+                why = f" ({m.rule.reason})" if m.rule.reason else ""
+                if m.rule.decision is Verdict.DENY and m.certain:
+                    found.add(
+                        found.deny,
+                        Reason(
+                            "command-denied",
+                            m.rule.pattern,
+                            f"`{_show(layer)}` matches deny rule `{m.rule.pattern}`{why}",
+                        ),
+                    )
+                elif m.rule.decision is Verdict.DENY:
+                    found.add(
+                        found.ask,
+                        Reason(
+                            "command-may-be-denied",
+                            m.rule.pattern,
+                            f"`{_show(layer)}` has computed words that could make it match "
+                            f"deny rule `{m.rule.pattern}`{why}",
+                        ),
+                    )
+                else:
+                    found.add(
+                        found.ask,
+                        Reason(
+                            "command-ask-rule",
+                            m.rule.pattern,
+                            f"`{_show(layer)}` matches ask rule `{m.rule.pattern}`{why}",
+                        ),
+                    )
+        if allows is None:
+            continue
+        rule = rules.allow_match(cmd.words) if cmd.words and not cmd.assignments else None
+        if rule is None:
+            allows = None
+        else:
+            allows.append(
+                Reason(
+                    "command-allowed",
+                    rule.pattern,
+                    f"`{_show(cmd)}` matches allow rule `{rule.pattern}`",
+                )
+            )
+    return allows
+
+
+def _cd_dirs(analysis: ShellAnalysis) -> tuple[list[str], bool]:
+    """Directories a `cd` in the command may move to; True when one is computed."""
+    dirs: list[str] = []
+    unknown = False
+    for cmd in analysis.commands:
+        if cmd.program in _CD:
+            args = [w for w in cmd.words[1:] if not (w.static and w.text.startswith("-"))]
+            if not args:
+                dirs.append("~")
+            elif not args[0].static:
+                unknown = True
+            else:
+                dirs.append(args[0].text)
+    return dirs, unknown
+
+
+def _spellings(path: str, dirs: list[str]) -> list[str]:
+    if path.startswith(("/", "~")):
+        return [path]
+    return [path, *(posixpath.join(d, path) for d in dirs)]
+
+
+def _check_paths(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings) -> None:
+    dirs, unknown_cd = _cd_dirs(analysis)
+    for r in analysis.redirects:
+        if unknown_cd and not r.target.startswith(("/", "~")):
+            found.add(
+                found.ask,
+                Reason(
+                    "redirect-after-cd",
+                    f"{r.op} {r.target}",
+                    f"the redirection target `{r.target}` is relative to a directory "
+                    "computed at run time",
+                ),
+            )
+            found.grantable = False
+        for spelling in _spellings(r.target, dirs):
+            check = policy.check_path(spelling, r.access)
+            if check.verdict is Verdict.DENY:
+                for reason in check.reasons:
+                    found.add(found.deny, _redirect_reason(r.op, reason))
+            elif check.verdict is Verdict.ASK:
+                for reason in check.reasons:
+                    found.add(found.ask, _redirect_reason(r.op, reason))
+                found.grantable = False  # grants never lift a protected-path ASK
+    seen: set[str] = set()
+    for cmd in analysis.commands:
+        for word in cmd.words:
+            candidate = _path_candidate(word)
+            if candidate is None or candidate in seen:
+                continue
+            seen.add(candidate)
+            _check_argument(candidate, dirs, policy, found)
+
+
+def _redirect_reason(op: str, reason: Reason) -> Reason:
+    return Reason(reason.code, reason.rule, f"redirection `{op}`: {reason.message}")
+
+
+def _path_candidate(word: Word) -> str | None:
+    text = word.text
+    if word.static and text.startswith("-"):
+        # `--output=~/.ssh/x`: the value is the path.
+        return text.split("=", 1)[1] if text.startswith("--") and "=" in text else None
+    if not word.static:
+        for home in ("$HOME", "${HOME}"):
+            if text.startswith(home):
+                return "~" + text[len(home) :]
+        # Other computed words: only their literal tail can be judged (`$X/.ssh/id_rsa`).
+        return text if "/" in text else None
+    return text or None
+
+
+def _check_argument(text: str, dirs: list[str], policy: CompiledPolicy, found: _Findings) -> None:
+    path_like = "/" in text or text.startswith(("~", "."))
+    for spelling in _spellings(text, dirs):
+        if not path_like and not _exists(policy, spelling):
+            continue
+        for reason in policy.check_denied(spelling):
+            if reason.code == "path-denied":
+                found.add(
+                    found.deny,
+                    Reason(reason.code, reason.rule, f"command argument: {reason.message}"),
+                )
+            else:
+                found.add(
+                    found.ask,
+                    Reason(reason.code, reason.rule, f"command argument: {reason.message}"),
+                )
+
+
+def _exists(policy: CompiledPolicy, relative: str) -> bool:
+    # A bare word (`credentials`) is a path only if such a file exists; one lstat, no read.
+    base = policy.home if relative.startswith("~") else policy.workspace
+    try:
+        return os.path.lexists(posixpath.join(base, relative.lstrip("~/")))
+    except (OSError, ValueError):
+        return True  # cannot tell: check it as a path

@@ -1,0 +1,403 @@
+"""Walk a tree-sitter-bash tree into the simple commands and redirections bash would run.
+
+The walk visits every node, so commands nested in `$(...)`, backticks, `<(...)`,
+subshells, groups, loop and `if` bodies, functions, `${x:-$(...)}`, arithmetic and
+unquoted heredoc bodies are all found. Anything the walker does not model is reported as
+an opaque reason, never skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass, field
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser
+
+from safehold.policy._bash_words import Word, evaluate_word
+
+__all__ = ["RawCommand", "RawRedirect", "Walk", "parse_tree", "walk_script"]
+
+# Deeper nesting than this is not something a person wrote; stop before Python's stack.
+MAX_DEPTH = 60
+
+_WORD_NODES = frozenset(
+    {
+        "word",
+        "number",
+        "raw_string",
+        "ansi_c_string",
+        "string",
+        "translated_string",
+        "concatenation",
+        "simple_expansion",
+        "expansion",
+        "command_substitution",
+        "process_substitution",
+        "arithmetic_expansion",
+    }
+)
+_REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_STDIN_OPS = frozenset({"<", "<<", "<<-", "<<<", "<>", "<&"})
+_ARITH_NODES = frozenset({"arithmetic_expansion", "c_style_for_statement"})
+# Tokens that change what a command list means; part of the exact command a grant names.
+_OPERATORS = frozenset(
+    {
+        "&&",
+        "||",
+        ";",
+        ";;",
+        ";&",
+        ";;&",
+        "|",
+        "|&",
+        "&",
+        "!",
+        "{",
+        "}",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "in",
+        "select",
+        "function",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RawRedirect:
+    """A redirection as written: operator, target word (None for heredocs), heredoc body."""
+
+    op: str
+    target: Word | None
+    fd: str | None = None
+    heredoc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RawCommand:
+    """A simple command before wrapper stripping."""
+
+    words: tuple[Word, ...]
+    assignments: tuple[tuple[str, Word], ...]
+    redirects: tuple[RawRedirect, ...]
+    stdin_fed: bool
+    pipes: tuple[tuple[int, int], ...]
+    kind: str = "command"
+
+
+@dataclass(slots=True)
+class Walk:
+    """What one walk found."""
+
+    commands: list[RawCommand] = field(default_factory=list)
+    redirects: list[RawRedirect] = field(default_factory=list)
+    opaque: list[tuple[str, str, str]] = field(default_factory=list)
+    functions: dict[str, int] = field(default_factory=dict)
+    bare_assignments: list[tuple[str, Word]] = field(default_factory=list)
+    saw_arithmetic: bool = False
+    saw_quoted_code: bool = False
+    operators: list[str] = field(default_factory=list)
+    _pipeline_ids: int = 0
+
+    def opaque_reason(self, code: str, rule: str, message: str) -> None:
+        """Record that something bash would run is not statically known."""
+        if (code, rule, message) not in self.opaque:
+            self.opaque.append((code, rule, message))
+
+
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    stdin_fed: bool = False
+    pipes: tuple[tuple[int, int], ...] = ()
+    depth: int = 0
+    redirects: tuple[RawRedirect, ...] = ()
+    # Where a redirect puts argument words that follow its target (see `_redirect`).
+    extra: list[Node] | None = None
+    extra_words: tuple[Node, ...] = ()
+
+
+@functools.cache
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+def parse_tree(src: bytes) -> Node:
+    """Parse bash source; the caller checks `has_error`."""
+    return _parser().parse(src).root_node
+
+
+def _text(node: Node, src: bytes) -> str:
+    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def walk_script(root: Node, src: bytes) -> Walk:
+    """Collect every simple command, redirection and opaque construct below `root`."""
+    out = Walk()
+    _walk(root, src, out, _Ctx())
+    return out
+
+
+def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
+    if ctx.depth > MAX_DEPTH:
+        out.opaque_reason(
+            "nesting-too-deep", "max-depth", f"the command nests deeper than {MAX_DEPTH} levels"
+        )
+        return
+    kind = node.type
+    if not node.is_named:
+        if kind in _OPERATORS:
+            out.operators.append(kind)
+        return
+    if node.is_error or node.is_missing:
+        out.opaque_reason("unparseable", "parser", "the command could not be parsed")
+        return
+    if kind in _ARITH_NODES:
+        out.saw_arithmetic = True
+    deeper = _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth + 1, ctx.redirects)
+    if kind == "command":
+        _command(node, src, out, deeper, ctx.extra_words)
+    elif kind in ("declaration_command", "unset_command"):
+        _declaration(node, src, out, deeper)
+    elif kind == "variable_assignment":
+        name, value = _assignment(node, src)
+        out.bare_assignments.append((name, value))
+        _walk_children(node, src, out, deeper)
+    elif kind == "pipeline":
+        _pipeline(node, src, out, deeper)
+    elif kind == "redirected_statement":
+        _redirected(node, src, out, deeper)
+    elif kind in _REDIRECT_NODES:
+        _redirect(node, src, out, deeper)
+    elif kind == "function_definition":
+        name_node = node.child_by_field_name("name")
+        before = len(out.commands)
+        _walk_children(node, src, out, deeper)
+        if name_node is not None:
+            name = evaluate_word(name_node, src).text
+            calls = sum(1 for c in out.commands[before:] if c.words and c.words[0].text == name)
+            out.functions[name] = max(out.functions.get(name, 0), calls)
+    elif kind in ("command_substitution", "process_substitution"):
+        _walk_children(node, src, out, _Ctx(False, (), ctx.depth + 1))
+    elif kind in ("raw_string", "string_content") or (kind == "word" and not node.children):
+        text = _text(node, src)
+        if "$(" in text or "`" in text:
+            out.saw_quoted_code = True
+    elif kind == "compound_statement" and node.children and node.children[0].type == "((":
+        out.saw_arithmetic = True
+        _walk_children(node, src, out, deeper)
+    else:
+        _walk_children(node, src, out, deeper)
+
+
+def _walk_children(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
+    for child in node.children:
+        _walk(child, src, out, ctx)
+
+
+def _walk_value(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
+    # An assignment that belongs to a command: walk its value (for `$(...)`) without
+    # recording it again as a bare shell assignment.
+    if node.type == "variable_assignment":
+        _walk_children(node, src, out, ctx)
+    else:
+        _walk(node, src, out, ctx)
+
+
+def _assignment(node: Node, src: bytes) -> tuple[str, Word]:
+    name_node = node.child_by_field_name("name")
+    value_node = node.child_by_field_name("value")
+    name = _text(name_node, src) if name_node is not None else _text(node, src)
+    if value_node is None:
+        return name, Word("", True)
+    return name, evaluate_word(value_node, src)
+
+
+def _check_gaps(nodes: list[Node], src: bytes, out: Walk) -> None:
+    # Bash needs blank space between two words. Where tree-sitter put two words side by
+    # side (`'r'\m`, `$"x"`), it split one bash word in two: the parse cannot be trusted.
+    for left, right in itertools.pairwise(nodes):
+        gap = src[left.end_byte : right.start_byte]
+        if not gap or gap.strip(b" \t"):
+            out.opaque_reason(
+                "ambiguous-word-boundary",
+                "parser",
+                f"word boundary near `{_text(left, src)}{_text(right, src)}` is ambiguous",
+            )
+
+
+def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[Node, ...]) -> None:
+    words: list[Word] = []
+    word_nodes: list[Node] = []
+    assignments: list[tuple[str, Word]] = []
+    redirects: list[RawRedirect] = list(ctx.redirects)
+    inline: list[Node] = []
+    for child in node.children:
+        kind = child.type
+        if kind == "variable_assignment":
+            assignments.append(_assignment(child, src))
+            word_nodes.append(child)
+        elif kind == "command_name" or kind in _WORD_NODES:
+            words.append(evaluate_word(child, src))
+            word_nodes.append(child)
+        elif kind in _REDIRECT_NODES:
+            before = len(out.redirects)
+            _redirect(child, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), inline))
+            redirects.extend(out.redirects[before:])
+            continue
+        elif kind == "comment":
+            continue
+        elif child.is_named:
+            out.opaque_reason(
+                "unknown-construct", kind, f"`{_text(child, src)}` is not understood here"
+            )
+        else:
+            # An operator token inside a command (`$` before a string, `=~`): bash would
+            # read it differently from a plain word.
+            out.opaque_reason(
+                "unknown-construct", kind, f"`{_text(child, src)}` is not understood here"
+            )
+        _walk_value(child, src, out, ctx)
+    _check_gaps(word_nodes, src, out)
+    for extra in (*inline, *extra_words):
+        words.append(evaluate_word(extra, src))
+    stdin = ctx.stdin_fed or any(r.op in _STDIN_OPS for r in redirects)
+    out.commands.append(
+        RawCommand(tuple(words), tuple(assignments), tuple(redirects), stdin, ctx.pipes)
+    )
+
+
+def _declaration(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
+    # export / declare / local / readonly / typeset / unset: a builtin whose assignments
+    # change the shell's variables (and so what later commands do).
+    words: list[Word] = []
+    nodes: list[Node] = []
+    for child in node.children:
+        if not child.is_named:
+            words.append(Word(_text(child, src), True))
+            nodes.append(child)
+        elif child.type == "variable_assignment":
+            name, value = _assignment(child, src)
+            out.bare_assignments.append((name, value))
+            words.append(Word(f"{name}={value.text}", value.static))
+            nodes.append(child)
+        elif child.type == "variable_name" or child.type in _WORD_NODES:
+            words.append(evaluate_word(child, src))
+            nodes.append(child)
+        elif child.type in _REDIRECT_NODES or child.type == "comment":
+            pass
+        else:
+            out.opaque_reason(
+                "unknown-construct", child.type, f"`{_text(child, src)}` is not understood here"
+            )
+        _walk_value(child, src, out, ctx)
+    _check_gaps(nodes, src, out)
+    out.commands.append(
+        RawCommand(tuple(words), (), ctx.redirects, ctx.stdin_fed, ctx.pipes, "declaration")
+    )
+
+
+def _pipeline(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
+    out._pipeline_ids += 1
+    pid = out._pipeline_ids
+    stage = 0
+    for child in node.children:
+        if child.type in ("|", "|&"):
+            out.operators.append(child.type)
+            stage += 1
+            continue
+        sub = _Ctx(ctx.stdin_fed or stage > 0, (*ctx.pipes, (pid, stage)), ctx.depth, ctx.redirects)
+        _walk(child, src, out, sub)
+
+
+def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
+    redirects: list[RawRedirect] = []
+    body: Node | None = None
+    extra: list[Node] = []
+    for child in node.children:
+        if child.type in _REDIRECT_NODES:
+            before = len(out.redirects)
+            _redirect(child, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), extra))
+            redirects.extend(out.redirects[before:])
+        elif body is None and child.is_named and child.type != "comment":
+            body = child
+        elif child.type != "comment":
+            _walk(child, src, out, ctx)
+    if body is not None:
+        stdin = ctx.stdin_fed or any(r.op in _STDIN_OPS for r in redirects)
+        if extra and body.type != "command":
+            out.opaque_reason(
+                "unknown-construct", "redirect", "words after a redirection are not understood"
+            )
+        sub = _Ctx(stdin, ctx.pipes, ctx.depth, (*ctx.redirects, *redirects), None, tuple(extra))
+        _walk(body, src, out, sub)
+
+
+def _redirect(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
+    kind = node.type
+    op = ""
+    fd: str | None = None
+    target: Word | None = None
+    for child in node.children:
+        if not child.is_named and not op and child.type not in ("heredoc_start",):
+            op = child.type
+    descriptor = node.child_by_field_name("descriptor")
+    if descriptor is not None:
+        fd = _text(descriptor, src)
+    if kind == "heredoc_redirect":
+        _heredoc(node, src, out, ctx, op or "<<")
+        return
+    dest_nodes = node.children_by_field_name("destination")
+    if kind == "herestring_redirect":
+        dest_nodes = [c for c in node.named_children if c.type in _WORD_NODES]
+        op = "<<<"
+    if not dest_nodes:
+        out.opaque_reason(
+            "unknown-construct", "redirect", f"redirection `{_text(node, src)}` is not understood"
+        )
+    else:
+        target = evaluate_word(dest_nodes[0], src)
+        _walk(dest_nodes[0], src, out, ctx)
+        # `cmd >out a b`: tree-sitter hangs the words after the target on the redirect;
+        # to bash they are arguments of the command.
+        _check_gaps(dest_nodes, src, out)
+        extra = ctx.extra if ctx.extra is not None else None
+        for word_node in dest_nodes[1:]:
+            if extra is None:
+                out.opaque_reason(
+                    "unknown-construct",
+                    "redirect",
+                    f"words after redirection `{_text(node, src)}` are not understood",
+                )
+                break
+            extra.append(word_node)
+        for word_node in dest_nodes[1:]:
+            _walk(word_node, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, ctx.redirects))
+    out.redirects.append(RawRedirect(op, target, fd))
+
+
+def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> None:
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    quoted = start is not None and any(q in _text(start, src) for q in "'\"\\")
+    body_text = ""
+    for child in node.children:
+        if child.type == "heredoc_body":
+            body_text = _text(child, src)
+            if not quoted:
+                # An unquoted heredoc body expands `$(...)` and backticks: walk them.
+                _walk_children(child, src, out, _Ctx(False, (), ctx.depth + 1))
+        elif child.is_named and child.type not in ("heredoc_start", "heredoc_end"):
+            # The rest of the heredoc's line (`| bash`, `&& rm x`) is nested here.
+            _walk(child, src, out, ctx)
+    out.redirects.append(RawRedirect(op, None, None, body_text))

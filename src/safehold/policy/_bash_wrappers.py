@@ -1,0 +1,704 @@
+"""Look through wrapper programs to the command they run.
+
+`sudo env FOO=1 nice -n 5 rm -rf /` runs `rm -rf /`; rules must see that. Each wrapper
+knows its own options; an option it does not know makes the command opaque, because a
+wrong guess about which word is the inner program is exactly a bypass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from safehold.policy._bash_words import Word
+
+__all__ = ["INTERPRETERS", "SHELLS", "Unwrapped", "program_family", "program_name", "unwrap"]
+
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "posh", "yash"})
+# Interpreters that read a program from stdin when given no script.
+INTERPRETERS = SHELLS | frozenset(
+    {"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "tclsh"}
+)
+# Interpreters' flags whose argument is inline code that cannot be analysed.
+_INLINE_CODE = {
+    "python": ("-c",),
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "node": ("-e", "--eval", "-p", "--print"),
+    "php": ("-r",),
+    "lua": ("-e",),
+}
+_MAX_LAYERS = 16
+
+Reasons = tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Unwrapped:
+    """One command after wrapper stripping: the wrapper layers, the inner words, and more."""
+
+    layers: tuple[tuple[Word, ...], ...]
+    words: tuple[Word, ...]
+    assignments: tuple[tuple[str, Word], ...] = ()
+    # (shell, script) for `bash -c script` / static `eval`: re-analysed by the caller.
+    script: tuple[str, str] | None = None
+    opaque: Reasons = ()
+
+
+def program_name(word: Word) -> str:
+    """The program's basename: `/usr/bin/rm` is `rm`, `python3.12` is `python3.12`."""
+    return word.text.rsplit("/", 1)[-1]
+
+
+def program_family(name: str) -> str:
+    """The interpreter family of a program name: `python3.12` is `python`, `nodejs` is `node`."""
+    for base in ("python", "node", "perl", "ruby", "php", "lua"):
+        if name.startswith(base) and name[len(base) :].replace(".", "").isdigit():
+            return base
+    return "node" if name == "nodejs" else name
+
+
+def _opaque(code: str, rule: str, message: str) -> Reasons:
+    return ((code, rule, message),)
+
+
+@dataclass(frozen=True, slots=True)
+class _Opts:
+    """A wrapper's option grammar."""
+
+    with_arg: frozenset[str] = frozenset()  # short or long options taking the next word
+    flags: frozenset[str] = frozenset()  # options without an argument
+    attached: bool = True  # `-n5` / `--opt=value` forms allowed
+
+
+def _skip_options(words: tuple[Word, ...], i: int, opts: _Opts) -> tuple[int, str | None]:
+    """Skip a wrapper's options from index i; return the next index, or an unknown option."""
+    while i < len(words):
+        w = words[i]
+        if not w.static:
+            return i, w.text if w.text.startswith("-") or w.splits else None
+        t = w.text
+        if t == "--":
+            return i + 1, None
+        if not t.startswith("-") or t == "-":
+            return i, None
+        if t in opts.flags:
+            i += 1
+            continue
+        if t in opts.with_arg:
+            i += 2
+            continue
+        if t.startswith("--") and "=" in t and t.split("=", 1)[0] in opts.with_arg:
+            i += 1
+            continue
+        if not t.startswith("--") and opts.attached:
+            # A cluster such as `-nv` or `-n5`: every letter a flag, or a flag run ending
+            # in an option that takes the rest of the word as its argument.
+            ok = False
+            for k in range(1, len(t)):
+                letter = "-" + t[k]
+                if letter in opts.with_arg:
+                    ok = True
+                    if k == len(t) - 1:
+                        i += 1  # argument is the next word
+                    break
+                if letter not in opts.flags:
+                    break
+            else:
+                ok = True
+            if ok:
+                i += 1
+                continue
+        return i, t
+    return i, None
+
+
+_ENV = _Opts(
+    with_arg=frozenset({"-u", "--unset", "-C", "--chdir"}),
+    flags=frozenset({"-i", "-0", "--ignore-environment", "--null", "-v", "--debug"}),
+)
+_SUDO = _Opts(
+    with_arg=frozenset(
+        {
+            "-u",
+            "-g",
+            "-h",
+            "-p",
+            "-C",
+            "-D",
+            "-r",
+            "-t",
+            "-T",
+            "-U",
+            "--user",
+            "--group",
+            "--host",
+            "--prompt",
+            "--close-from",
+            "--chdir",
+            "--role",
+            "--type",
+            "--command-timeout",
+            "--other-user",
+        }
+    ),
+    flags=frozenset(
+        {
+            "-E",
+            "-H",
+            "-n",
+            "-k",
+            "-S",
+            "-A",
+            "-b",
+            "-P",
+            "-B",
+            "-N",
+            "--preserve-env",
+            "--set-home",
+            "--non-interactive",
+            "--reset-timestamp",
+            "--stdin",
+            "--askpass",
+            "--background",
+            "--preserve-groups",
+            "--bell",
+        }
+    ),
+)
+_NICE = _Opts(with_arg=frozenset({"-n", "--adjustment"}))
+_TIMEOUT = _Opts(
+    with_arg=frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    flags=frozenset({"--preserve-status", "--foreground", "-v", "--verbose", "-f", "-p"}),
+)
+_TIME = _Opts(
+    with_arg=frozenset({"-f", "--format", "-o", "--output"}),
+    flags=frozenset({"-p", "-a", "-v", "--append", "--verbose", "--portability", "-q", "--quiet"}),
+)
+_STDBUF = _Opts(with_arg=frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}))
+_SETSID = _Opts(flags=frozenset({"-c", "-f", "-w", "--ctty", "--fork", "--wait"}))
+_IONICE = _Opts(
+    with_arg=frozenset({"-c", "-n", "--class", "--classdata"}), flags=frozenset({"-t", "--ignore"})
+)
+_EXEC = _Opts(with_arg=frozenset({"-a"}), flags=frozenset({"-c", "-l"}))
+_COMMAND = _Opts(flags=frozenset({"-p"}))
+_NOHUP = _Opts()
+_XARGS = _Opts(
+    with_arg=frozenset(
+        {
+            "-I",
+            "-d",
+            "-a",
+            "-n",
+            "-L",
+            "-P",
+            "-s",
+            "-E",
+            "--delimiter",
+            "--arg-file",
+            "--max-args",
+            "--max-lines",
+            "--max-procs",
+            "--max-chars",
+            "--eof",
+            "--replace",
+            "--process-slot-var",
+        }
+    ),
+    flags=frozenset(
+        {
+            "-0",
+            "-r",
+            "-t",
+            "-p",
+            "-x",
+            "-o",
+            "--null",
+            "--no-run-if-empty",
+            "--verbose",
+            "--interactive",
+            "--exit",
+            "--open-tty",
+            "-i",
+            "-l",
+            "-e",
+        }
+    ),
+)
+_SIMPLE_WRAPPERS = {
+    "nice": _NICE,
+    "nohup": _NOHUP,
+    "stdbuf": _STDBUF,
+    "setsid": _SETSID,
+    "ionice": _IONICE,
+    "exec": _EXEC,
+    "time": _TIME,
+}
+_SHELL_FLAG_LETTERS = frozenset("abefhikmnprstuvxBCEHPTl")
+_SHELL_ARG_OPTS = frozenset({"-o", "+o", "-O", "+O"})
+_SHELL_LONG_FLAGS = frozenset(
+    {
+        "--norc",
+        "--noprofile",
+        "--posix",
+        "--login",
+        "--noediting",
+        "--restricted",
+        "--verbose",
+        "--debugger",
+        "--dump-strings",
+        "--version",
+        "--help",
+    }
+)
+_GIT_ARG_OPTS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
+_GIT_FLAGS = frozenset(
+    {
+        "-p",
+        "-P",
+        "--paginate",
+        "--no-pager",
+        "--bare",
+        "--no-replace-objects",
+        "--literal-pathspecs",
+        "--glob-pathspecs",
+        "--noglob-pathspecs",
+        "--icase-pathspecs",
+        "--no-optional-locks",
+        "--no-advice",
+    }
+)
+# git config keys whose value git runs as a program (or that point git at other programs).
+_GIT_CODE_KEYS = (
+    "alias.",
+    "pager.",
+    "core.pager",
+    "core.editor",
+    "core.sshcommand",
+    "core.fsmonitor",
+    "core.hookspath",
+    "core.askpass",
+    "core.gitproxy",
+    "core.worktree",
+    "diff.external",
+    "sequence.editor",
+    "credential.",
+    "gpg.",
+    "filter.",
+    "diff.",
+    "merge.",
+    "uploadpack.",
+    "receivepack.",
+    "protocol.",
+    "remote.",
+    "url.",
+    "include.",
+    "includeif.",
+    "http.",
+    "ssh.",
+    "interactive.",
+    "difftool.",
+    "mergetool.",
+    "man.",
+    "web.",
+    "browser.",
+    "sendemail.",
+    "instaweb.",
+    "gc.",
+    "init.templatedir",
+    "submodule.",
+    "fetch.",
+)
+
+
+def unwrap(words: tuple[Word, ...], *, stdin_fed: bool) -> list[Unwrapped]:
+    """Strip wrappers from a command's words; `find -exec` yields one entry per command."""
+    layers: list[tuple[Word, ...]] = []
+    assignments: list[tuple[str, Word]] = []
+    out: list[Unwrapped] = []
+    for _ in range(_MAX_LAYERS):
+        if not words:
+            return [Unwrapped(tuple(layers), (), tuple(assignments)), *out]
+        head = words[0]
+        if not head.static:
+            return [
+                *out,
+                Unwrapped(
+                    tuple(layers),
+                    words,
+                    tuple(assignments),
+                    None,
+                    _opaque(
+                        "dynamic-command-name",
+                        "command-name",
+                        f"the program `{head.text}` is computed at run time",
+                    ),
+                ),
+            ]
+        name = program_family(program_name(head))
+        step = _step(name, words, stdin_fed)
+        if step is None:
+            return [*out, Unwrapped(tuple(layers), words, tuple(assignments))]
+        if step.opaque:
+            return [*out, Unwrapped(tuple(layers), words, tuple(assignments), None, step.opaque)]
+        out.extend(
+            Unwrapped(
+                (*layers, words, *e.layers),
+                e.words,
+                (*assignments, *e.assignments),
+                e.script,
+                e.opaque,
+            )
+            for e in step.extra
+        )
+        assignments.extend(step.assignments)
+        if step.script is not None:
+            return [*out, Unwrapped((*layers, words), (), tuple(assignments), step.script)]
+        if step.keep_self:
+            # The wrapper is a command in its own right (find, git): emit it as such.
+            out.append(Unwrapped(tuple(layers), step.self_words or words, tuple(assignments)))
+            return out
+        layers.append(words)
+        words = step.inner
+        stdin_fed = stdin_fed and name not in ("xargs",)
+    return [
+        *out,
+        Unwrapped(
+            tuple(layers),
+            words,
+            tuple(assignments),
+            None,
+            _opaque(
+                "too-many-wrappers", "wrappers", f"more than {_MAX_LAYERS} nested wrapper programs"
+            ),
+        ),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    inner: tuple[Word, ...] = ()
+    assignments: tuple[tuple[str, Word], ...] = ()
+    script: tuple[str, str] | None = None
+    opaque: Reasons = ()
+    extra: tuple[Unwrapped, ...] = ()
+    keep_self: bool = False
+    self_words: tuple[Word, ...] | None = None
+
+
+def _unknown(name: str, option: str) -> _Step:
+    return _Step(
+        opaque=_opaque(
+            "unknown-wrapper-option",
+            name,
+            f"option `{option}` of `{name}` is not understood, so the program it runs is unknown",
+        )
+    )
+
+
+def _step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
+    if name in _SIMPLE_WRAPPERS:
+        i, bad = _skip_options(words, 1, _SIMPLE_WRAPPERS[name])
+        if bad is not None:
+            return _unknown(name, bad)
+        if name == "nice" and i < len(words) and _is_nice_number(words[i]):
+            i += 1
+        return _Step(inner=words[i:])
+    if name == "timeout":
+        i, bad = _skip_options(words, 1, _TIMEOUT)
+        if bad is not None:
+            return _unknown(name, bad)
+        return _Step(inner=words[i + 1 :])
+    if name in ("command", "builtin"):
+        if name == "command" and any(w.text in ("-v", "-V") for w in words[1:2]):
+            return None  # `command -v x` only looks x up
+        i, bad = _skip_options(words, 1, _COMMAND if name == "command" else _NOHUP)
+        return _unknown(name, bad) if bad is not None else _Step(inner=words[i:])
+    if name == "env":
+        return _env(words)
+    if name in ("sudo", "doas"):
+        return _sudo(name, words)
+    if name == "xargs":
+        return _xargs(words)
+    if name == "find":
+        return _find(words)
+    if name == "git":
+        return _git(words)
+    if name in SHELLS:
+        return _shell(name, words, stdin_fed)
+    if name in INTERPRETERS:
+        return _interpreter(name, words, stdin_fed)
+    if name == "eval":
+        if all(w.static for w in words[1:]):
+            return _Step(script=("eval", " ".join(w.text for w in words[1:])))
+        return _Step(
+            opaque=_opaque("eval", "eval", "`eval` of a computed string runs unknown code")
+        )
+    if name in ("source", "."):
+        return _Step(
+            opaque=_opaque(
+                "source", name, f"`{name}` runs the commands in a file, which cannot be seen here"
+            )
+        )
+    if name in (
+        "alias",
+        "trap",
+        "enable",
+        "hash",
+        "bind",
+        "fc",
+        "coproc",
+        "mapfile",
+        "readarray",
+        "watch",
+        "parallel",
+        "script",
+        "su",
+        "runuser",
+        "unshare",
+        "nsenter",
+        "chroot",
+        "flock",
+        "strace",
+        "ltrace",
+        "gdb",
+        "busybox",
+    ):
+        return _Step(
+            opaque=_opaque(
+                "hidden-command",
+                name,
+                f"`{name}` runs or redefines commands in a way that is not analysed",
+            )
+        )
+    return None
+
+
+def _is_nice_number(word: Word) -> bool:
+    t = word.text
+    return word.static and t.startswith("-") and t[1:].lstrip("+-").isdigit()
+
+
+def _env(words: tuple[Word, ...]) -> _Step:
+    i = 1
+    assigns: list[tuple[str, Word]] = []
+    while i < len(words):
+        i, bad = _skip_options(words, i, _ENV)
+        if bad is not None:
+            if bad.startswith(("-S", "--split-string")):
+                return _Step(
+                    opaque=_opaque(
+                        "env-split-string", "env -S", "`env -S` splits a string into a command"
+                    )
+                )
+            return _unknown("env", bad)
+        if i < len(words) and words[i].text == "-":
+            i += 1
+            continue
+        if i < len(words) and _is_assignment(words[i]):
+            name, _, value = words[i].text.partition("=")
+            assigns.append((name, Word(value, words[i].static)))
+            i += 1
+            continue
+        break
+    return _Step(inner=words[i:], assignments=tuple(assigns))
+
+
+def _is_assignment(word: Word) -> bool:
+    name, eq, _ = word.text.partition("=")
+    return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
+
+
+def _sudo(name: str, words: tuple[Word, ...]) -> _Step:
+    i, bad = _skip_options(words, 1, _SUDO)
+    if bad is not None:
+        if bad in ("-i", "-s", "--login", "--shell"):
+            return _Step(
+                opaque=_opaque("hidden-command", f"{name} {bad}", f"`{name} {bad}` runs a shell")
+            )
+        if bad in ("-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K"):
+            return _Step(inner=())
+        return _unknown(name, bad)
+    assigns: list[tuple[str, Word]] = []
+    while i < len(words) and _is_assignment(words[i]):
+        key, _, value = words[i].text.partition("=")
+        assigns.append((key, Word(value, words[i].static)))
+        i += 1
+    return _Step(inner=words[i:], assignments=tuple(assigns))
+
+
+def _xargs(words: tuple[Word, ...]) -> _Step:
+    i, bad = _skip_options(words, 1, _XARGS)
+    if bad is not None:
+        return _unknown("xargs", bad)
+    replace = None
+    for k, w in enumerate(words[1:i], start=1):
+        if w.text in ("-I", "--replace") and k + 1 < i:
+            replace = words[k + 1].text
+        elif w.text.startswith("-I") and len(w.text) > 2:
+            replace = w.text[2:]
+        elif w.text.startswith(("-i", "--replace=")):
+            replace = w.text.split("=", 1)[1] if "=" in w.text else (w.text[2:] or "{}")
+    inner = words[i:] or (Word("echo", True),)
+    # xargs adds words read from stdin: they are unknown here.
+    if replace:
+        inner = tuple(Word(w.text, False, True) if replace in w.text else w for w in inner)
+    else:
+        inner = (*inner, Word("<stdin words>", False, True))
+    return _Step(inner=inner)
+
+
+def _find(words: tuple[Word, ...]) -> _Step:
+    extra: list[Unwrapped] = []
+    i = 1
+    while i < len(words):
+        t = words[i].text
+        if words[i].static and t in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < len(words) and not (words[j].static and words[j].text in (";", "+")):
+                j += 1
+            if j >= len(words) or j == i + 1:
+                return _Step(
+                    opaque=_opaque(
+                        "unknown-wrapper-option",
+                        "find",
+                        f"`find {t}` has no command or no terminating `;` / `+`",
+                    )
+                )
+            inner = tuple(
+                Word(w.text, False, True) if "{}" in w.text else w for w in words[i + 1 : j]
+            )
+            if words[j].text == "+" or not any("{}" in w.text for w in words[i + 1 : j]):
+                inner = (*inner, Word("{}", False, True)) if words[j].text == "+" else inner
+            for e in unwrap(inner, stdin_fed=False):
+                extra.append(
+                    Unwrapped(
+                        (words[: i + 1], *e.layers), e.words, e.assignments, e.script, e.opaque
+                    )
+                )
+            i = j + 1
+            continue
+        i += 1
+    return _Step(extra=tuple(extra), keep_self=True)
+
+
+def _git(words: tuple[Word, ...]) -> _Step:
+    i = 1
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        if not w.static:
+            return _unknown("git", t)
+        if t in _GIT_FLAGS:
+            i += 1
+        elif t in _GIT_ARG_OPTS:
+            i += 2
+        elif t.split("=", 1)[0] in _GIT_ARG_OPTS and "=" in t:
+            i += 1
+        elif t == "-c" or t.startswith("-c"):
+            setting = t[2:] if len(t) > 2 else (words[i + 1].text if i + 1 < len(words) else "")
+            static = w.static if len(t) > 2 else (i + 1 < len(words) and words[i + 1].static)
+            key = setting.split("=", 1)[0].lower()
+            if not static or key.startswith(_GIT_CODE_KEYS):
+                return _Step(
+                    opaque=_opaque(
+                        "git-config-code",
+                        "git -c",
+                        f"`git -c {setting}` can make git run another program",
+                    )
+                )
+            i += 1 if len(t) > 2 else 2
+        elif t.startswith("-"):
+            if t.startswith(("--exec-path", "--config-env", "--list-cmds")):
+                return _Step(
+                    opaque=_opaque(
+                        "git-config-code", "git", f"`git {t}` can make git run another program"
+                    )
+                )
+            return _unknown("git", t)
+        else:
+            break
+    return _Step(keep_self=True, self_words=(words[0], *words[i:]))
+
+
+def _shell(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
+    i = 1
+    has_c = False
+    reads_stdin = False
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        if not w.static:
+            return _Step(
+                opaque=_opaque(
+                    "dynamic-script", name, f"`{name}` gets a computed option or script `{t}`"
+                )
+            )
+        if t in ("--", "-"):
+            i += 1
+            reads_stdin = reads_stdin or t == "-"
+            break
+        if t in _SHELL_ARG_OPTS:
+            i += 2
+            continue
+        if t in _SHELL_LONG_FLAGS:
+            i += 1
+            continue
+        if t.startswith("--"):
+            return _unknown(name, t)
+        if t[:1] in "-+" and len(t) > 1 and set(t[1:]) <= _SHELL_FLAG_LETTERS | {"c", "s"}:
+            has_c = has_c or "c" in t[1:]
+            reads_stdin = reads_stdin or "s" in t[1:]
+            i += 1
+            continue
+        if t[:1] in "-+":
+            return _unknown(name, t)
+        break
+    if has_c:
+        if i >= len(words):
+            return _unknown(name, "-c")
+        if not words[i].static:
+            return _Step(
+                opaque=_opaque(
+                    "dynamic-script", f"{name} -c", f"`{name} -c` runs a computed script"
+                )
+            )
+        return _Step(script=(name, words[i].text))
+    if reads_stdin or i >= len(words):
+        return _stdin_program(name, stdin_fed)
+    return None
+
+
+def _stdin_program(name: str, stdin_fed: bool) -> _Step:
+    where = "a pipe or redirection" if stdin_fed else "standard input"
+    return _Step(
+        opaque=_opaque(
+            "program-from-stdin", name, f"`{name}` reads the program it runs from {where}"
+        )
+    )
+
+
+def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
+    code_flags = _INLINE_CODE.get(name, ())
+    for w in words[1:]:
+        t = w.text
+        if not w.static:
+            continue
+        if t in code_flags or (
+            t.startswith("-")
+            and not t.startswith("--")
+            and any(f[1] in t[1:] for f in code_flags if len(f) == 2)
+        ):
+            return _Step(
+                opaque=_opaque(
+                    "inline-code",
+                    f"{name} {t[:2]}",
+                    f"`{name}` runs inline code that is not analysed",
+                )
+            )
+        if not t.startswith("-"):
+            return None
+        if t == "-":
+            break
+        if name == "python" and t == "-m":
+            return None
+    return _stdin_program(name, stdin_fed)

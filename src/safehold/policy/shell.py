@@ -1,0 +1,473 @@
+"""Shell-command analysis: the simple commands bash would run, or why that is not known.
+
+`analyze(command)` is pure and total: for any input it returns a `ShellAnalysis`, never
+raises. The pipeline (see docs/shell.md for why):
+
+1. guards — type, length, control and invisible characters, backslash-newline;
+2. parse with tree-sitter-bash; any error node makes the command opaque;
+3. walk every node, evaluating words statically (`_bash_ast`, `_bash_words`);
+4. look through wrappers and re-analyse `bash -c` strings (`_bash_wrappers`);
+5. flag what still hides code: dangerous environment assignments, arithmetic on quoted
+   code, dynamic redirect targets.
+
+Opaque reasons are data on the result; the caller turns them into ASK, never ALLOW.
+`cross_check` (a second parser, bashlex) is separate because it is slow; the execute
+assessment runs it only on commands that would otherwise be allowed without a person.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from safehold.policy._bash_ast import RawCommand, RawRedirect, Walk, parse_tree, walk_script
+from safehold.policy._bash_words import Word
+from safehold.policy._bash_wrappers import Unwrapped, program_name, unwrap
+from safehold.policy.decision import Reason
+
+__all__ = [
+    "MAX_COMMAND_LENGTH",
+    "Redirect",
+    "ShellAnalysis",
+    "SimpleCommand",
+    "Word",
+    "analyze",
+    "is_dangerous_env",
+]
+
+MAX_COMMAND_LENGTH = 10_000
+"""Longer commands are opaque: nobody reviews them, and parse time grows with length."""
+MAX_SCRIPT_DEPTH = 3
+"""How many `bash -c` / `eval` layers are re-analysed before the rest is opaque."""
+
+_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|"})
+_READ_OPS = frozenset({"<", "<&"})
+# Harmless device files: redirecting to them touches no file the policy guards.
+_HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+_ALLOWED_CONTROL = frozenset("\t\n")
+
+# Variables that make a program (or bash itself) load or run other code.
+_DANGEROUS_ENV = frozenset(
+    {
+        "PATH",
+        "ENV",
+        "BASH_ENV",
+        "PROMPT_COMMAND",
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS4",
+        "IFS",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "GLOBIGNORE",
+        "HOME",
+        "XDG_CONFIG_HOME",
+        "ZDOTDIR",
+        "INPUTRC",
+        "PAGER",
+        "MANPAGER",
+        "GIT_PAGER",
+        "EDITOR",
+        "VISUAL",
+        "SUDO_EDITOR",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "BROWSER",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "JDK_JAVA_OPTIONS",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+        "GCONV_PATH",
+        "GLIBC_TUNABLES",
+        "HOSTALIASES",
+        "OPENSSL_CONF",
+        "OPENSSL_ENGINES",
+        "TERMINFO",
+        "MAKEFLAGS",
+        "MFLAGS",
+        "CC",
+        "CXX",
+        "LDFLAGS",
+        "CFLAGS",
+        "CPPFLAGS",
+    }
+)
+_DANGEROUS_ENV_PREFIXES = (
+    "LD_",
+    "DYLD_",
+    "GIT_",
+    "PYTHON",
+    "BASH_FUNC_",
+    "NPM_CONFIG_",
+    "YARN_",
+    "PIP_",
+    "MALLOC_",
+    "CARGO_",
+    "RUSTC",
+    "RUSTFLAGS",
+    "GOFLAGS",
+    "DOCKER_",
+    "KUBECONFIG",
+)
+
+
+def is_dangerous_env(name: str) -> bool:
+    """True for a variable that makes programs load or run other code (`LD_PRELOAD`, `PAGER`)."""
+    upper = name.upper()
+    return upper in _DANGEROUS_ENV or upper.startswith(_DANGEROUS_ENV_PREFIXES)
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """A redirection target and what it does to the file (`<` reads, the rest write)."""
+
+    target: str
+    access: Literal["read", "write"]
+    op: str = ">"
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    """One program bash would run: argv after wrapper stripping, plus the wrapper chain.
+
+    `wrappers` holds, outermost first, each wrapper's words from the wrapper onward
+    (`("sudo", "rm", "-rf", "x")` for `sudo rm -rf x`), so rules can match any layer.
+    `dynamic` lists argv indices whose value bash computes at run time.
+    """
+
+    argv: tuple[str, ...]
+    wrappers: tuple[tuple[str, ...], ...] = ()
+    assignments: tuple[str, ...] = ()
+    dynamic: frozenset[int] = frozenset()
+    stdin_fed: bool = False
+    pipes: tuple[tuple[int, int], ...] = ()
+    words: tuple[Word, ...] = ()
+    wrapper_words: tuple[tuple[Word, ...], ...] = ()
+
+    @property
+    def program(self) -> str:
+        """The program's basename (`/bin/rm` is `rm`); empty for a command with no program."""
+        return program_name(self.words[0]) if self.words else ""
+
+
+@dataclass(frozen=True, slots=True)
+class ShellAnalysis:
+    """What a command runs: its simple commands, redirections, and anything not understood.
+
+    `opaque` is empty exactly when every program bash would run is statically known.
+    `grant_argvs` is the command as parsed (before wrapper stripping, with redirections and
+    operators) — the exact thing an "always" answer is recorded for.
+    """
+
+    commands: tuple[SimpleCommand, ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    opaque: tuple[Reason, ...] = ()
+    grant_argvs: tuple[tuple[str, ...], ...] = ()
+    fork_bombs: tuple[str, ...] = ()
+    dynamic_redirects: bool = False
+    scripts: tuple[str, ...] = ()
+
+
+def _reason(code: str, rule: str, message: str) -> Reason:
+    return Reason(code=code, rule=rule, message=message)
+
+
+def _show(text: str, limit: int = 60) -> str:
+    text = text.replace("`", "'")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _guard(text: str) -> Reason | None:
+    if len(text) > MAX_COMMAND_LENGTH:
+        return _reason(
+            "command-too-long",
+            "max-length",
+            f"the command is {len(text)} characters long; over {MAX_COMMAND_LENGTH} "
+            "is not analysed",
+        )
+    for ch in text:
+        if ch in _ALLOWED_CONTROL or (" " <= ch < "\x7f"):
+            continue
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or (cat == "Zs" and ch != " "):
+            return _reason(
+                "control-character",
+                "input-guard",
+                f"the command contains the invisible or control character U+{ord(ch):04X}, "
+                "which shells and parsers read differently",
+            )
+    if "\\\n" in text:
+        return _reason(
+            "line-continuation",
+            "input-guard",
+            "the command contains a backslash-newline line continuation, which parsers "
+            "are known to read differently from bash",
+        )
+    return None
+
+
+@dataclass(slots=True)
+class _Acc:
+    commands: list[SimpleCommand]
+    redirects: list[Redirect]
+    opaque: list[Reason]
+    fork_bombs: list[str]
+    scripts: list[str]
+    dynamic_redirects: bool = False
+
+    def add_opaque(self, reason: Reason) -> None:
+        if reason not in self.opaque:
+            self.opaque.append(reason)
+
+
+def analyze(command: str | Sequence[str]) -> ShellAnalysis:
+    """Analyse a shell command string (bash syntax) or an argv list; never raises."""
+    try:
+        return _analyze(command)
+    except Exception as exc:  # INVARIANT: analysis is total; a bug here means opaque, not allow
+        return ShellAnalysis(
+            opaque=(
+                _reason(
+                    "analysis-error",
+                    "analyzer",
+                    f"the command could not be analysed ({type(exc).__name__})",
+                ),
+            )
+        )
+
+
+def _analyze(command: object) -> ShellAnalysis:
+    acc = _Acc([], [], [], [], [])
+    if isinstance(command, str):
+        guard = _guard(command)
+        if guard is not None:
+            return ShellAnalysis(opaque=(guard,))
+        if not command.strip():
+            return ShellAnalysis(
+                opaque=(_reason("empty-command", "command", "the command is empty"),)
+            )
+        grant = _analyze_script(command, acc, depth=0, layers=(), assigns=())
+    elif isinstance(command, Sequence) and not isinstance(command, bytes | bytearray):
+        argv = list(command)
+        if not argv or not all(isinstance(a, str) for a in argv):
+            return ShellAnalysis(
+                opaque=(
+                    _reason(
+                        "invalid-command",
+                        "command",
+                        "an argv command must be a non-empty list of strings",
+                    ),
+                )
+            )
+        if sum(len(a) for a in argv) > MAX_COMMAND_LENGTH or any("\x00" in a for a in argv):
+            return ShellAnalysis(
+                opaque=(
+                    _reason(
+                        "command-too-long",
+                        "max-length",
+                        "the argv list is too long or contains a NUL character",
+                    ),
+                )
+            )
+        words = tuple(Word(a, True) for a in argv)
+        raw = RawCommand(words, (), (), False, ())
+        _emit(raw, acc, depth=0, layers=(), assigns=())
+        grant = (tuple(argv),)
+    else:
+        return ShellAnalysis(
+            opaque=(
+                _reason(
+                    "invalid-command",
+                    "command",
+                    f"the command is a {type(command).__name__}, not a string or argv list",
+                ),
+            )
+        )
+    return ShellAnalysis(
+        commands=tuple(acc.commands),
+        redirects=tuple(acc.redirects),
+        opaque=tuple(acc.opaque),
+        grant_argvs=grant,
+        fork_bombs=tuple(acc.fork_bombs),
+        dynamic_redirects=acc.dynamic_redirects,
+        scripts=tuple(acc.scripts),
+    )
+
+
+def _analyze_script(
+    text: str,
+    acc: _Acc,
+    *,
+    depth: int,
+    layers: tuple[tuple[Word, ...], ...],
+    assigns: tuple[tuple[str, Word], ...],
+) -> tuple[tuple[str, ...], ...]:
+    if depth > 0:
+        guard = _guard(text)
+        if guard is not None:
+            acc.add_opaque(guard)
+            return ()
+    acc.scripts.append(text)
+    src = text.encode("utf-8", "surrogatepass")
+    root = parse_tree(src)
+    if root.has_error:
+        acc.add_opaque(
+            _reason("unparseable", "parser", f"`{_show(text)}` is not valid bash syntax")
+        )
+        return ()
+    walk = walk_script(root, src)
+    for code, rule, message in walk.opaque:
+        acc.add_opaque(_reason(code, rule, message))
+    if walk.saw_arithmetic and walk.saw_quoted_code:
+        acc.add_opaque(
+            _reason(
+                "arithmetic-code",
+                "arithmetic",
+                "arithmetic evaluation next to quoted `$(...)` text can run that text as code",
+            )
+        )
+    acc.fork_bombs.extend(name for name, calls in walk.functions.items() if calls >= 2)
+    _check_assignments(walk.bare_assignments, acc)
+    _collect_redirects(walk, acc)
+    for raw in walk.commands:
+        _emit(raw, acc, depth=depth, layers=layers, assigns=assigns)
+    return _grant_argvs(walk)
+
+
+def _check_assignments(assigns: Sequence[tuple[str, Word]], acc: _Acc) -> None:
+    for name, _value in assigns:
+        if is_dangerous_env(name.split("[", 1)[0]):
+            acc.add_opaque(
+                _reason(
+                    "dangerous-env",
+                    name,
+                    f"setting `{_show(name)}` can make programs run other code",
+                )
+            )
+
+
+def _collect_redirects(walk: Walk, acc: _Acc) -> None:
+    for r in walk.redirects:
+        redirect = _redirect(r, acc)
+        if redirect is not None and redirect not in acc.redirects:
+            acc.redirects.append(redirect)
+
+
+def _redirect(r: RawRedirect, acc: _Acc) -> Redirect | None:
+    if r.target is None:
+        return None  # heredoc / herestring: data, no file
+    op = r.op
+    text = r.target.text
+    if op in (">&", "<&", "&>") and r.target.static and (text.isdigit() or text == "-"):
+        return None  # fd duplication or close, `2>&1`
+    if not r.target.static:
+        acc.dynamic_redirects = True
+        acc.add_opaque(
+            _reason(
+                "dynamic-redirect",
+                f"{op} {_show(text)}",
+                f"the redirection target `{_show(text)}` is computed at run time",
+            )
+        )
+        return None
+    if op == "<<<":
+        return None
+    if op in _READ_OPS:
+        access: Literal["read", "write"] = "read"
+    elif op in _WRITE_OPS:
+        access = "write"
+    else:
+        acc.add_opaque(
+            _reason("unknown-construct", op, f"redirection operator `{op}` is not understood")
+        )
+        return None
+    if text in _HARMLESS_TARGETS:
+        return None
+    return Redirect(text, access, op)
+
+
+def _emit(
+    raw: RawCommand,
+    acc: _Acc,
+    *,
+    depth: int,
+    layers: tuple[tuple[Word, ...], ...],
+    assigns: tuple[tuple[str, Word], ...],
+) -> None:
+    _check_assignments(raw.assignments, acc)
+    if raw.kind == "declaration":
+        acc.commands.append(_simple(Unwrapped((), raw.words), raw, layers, assigns))
+        return
+    if not raw.words:
+        return
+    for entry in unwrap(raw.words, stdin_fed=raw.stdin_fed):
+        for code, rule, message in entry.opaque:
+            acc.add_opaque(_reason(code, rule, message))
+        _check_assignments(entry.assignments, acc)
+        if entry.script is not None:
+            shell, script = entry.script
+            if depth >= MAX_SCRIPT_DEPTH:
+                acc.add_opaque(
+                    _reason(
+                        "nesting-too-deep",
+                        f"{shell} -c",
+                        f"`{shell}` scripts nest deeper than {MAX_SCRIPT_DEPTH} levels",
+                    )
+                )
+                continue
+            _analyze_script(
+                script,
+                acc,
+                depth=depth + 1,
+                layers=(*layers, *entry.layers),
+                assigns=(*assigns, *raw.assignments, *entry.assignments),
+            )
+            continue
+        if entry.words or entry.layers:
+            acc.commands.append(_simple(entry, raw, layers, assigns))
+
+
+def _simple(
+    entry: Unwrapped,
+    raw: RawCommand,
+    layers: tuple[tuple[Word, ...], ...],
+    assigns: tuple[tuple[str, Word], ...],
+) -> SimpleCommand:
+    all_layers = (*layers, *entry.layers)
+    all_assigns = (*assigns, *raw.assignments, *entry.assignments)
+    return SimpleCommand(
+        argv=tuple(w.text for w in entry.words),
+        wrappers=tuple(tuple(w.text for w in layer) for layer in all_layers),
+        assignments=tuple(f"{n}={v.text}" for n, v in all_assigns),
+        dynamic=frozenset(i for i, w in enumerate(entry.words) if not w.static),
+        stdin_fed=raw.stdin_fed,
+        pipes=raw.pipes,
+        words=entry.words,
+        wrapper_words=all_layers,
+    )
+
+
+def _grant_argvs(walk: Walk) -> tuple[tuple[str, ...], ...]:
+    out: list[tuple[str, ...]] = []
+    for raw in walk.commands:
+        parts = [f"{n}={v.text}" for n, v in raw.assignments]
+        parts.extend(w.text for w in raw.words)
+        for r in raw.redirects:
+            target = r.target.text if r.target is not None else (r.heredoc or "")
+            parts.append(f"{r.fd or ''}{r.op}{target}")
+        out.append(tuple(parts))
+    out.extend((f"{n}={v.text}",) for n, v in walk.bare_assignments)
+    if walk.operators:
+        out.append(("<operators>", *walk.operators))
+    return tuple(out)
