@@ -176,9 +176,7 @@ class SafeholdAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run the prompt's lines as commands, one after another, until done or cancelled."""
         if not self.policies.is_open(session_id):
-            raise RequestError.invalid_params(
-                {"message": f"unknown session `{session_id}`", "sessionId": session_id}
-            )
+            raise _invalid_params(f"unknown session `{session_id}`", sessionId=session_id)
         lines = _command_lines(prompt)
         if not lines:
             await self._say(session_id, _HELP)
@@ -337,9 +335,12 @@ def _session_capabilities() -> SessionCapabilities:
 
 def _require_directory(cwd: object) -> None:
     if not isinstance(cwd, str) or not os.path.isabs(cwd) or not os.path.isdir(cwd):
-        raise RequestError.invalid_params(
-            {"message": f"cwd `{cwd}` must be an existing absolute directory", "cwd": str(cwd)}
-        )
+        raise _invalid_params(f"cwd `{cwd}` must be an existing absolute directory", cwd=str(cwd))
+
+
+def _invalid_params(message: str, **data: Any) -> RequestError:
+    # JSON-RPC -32602 with the reason in the message itself: editors show only the message.
+    return RequestError(-32602, f"Invalid params: {message}", {"message": message, **data})
 
 
 def _command_lines(prompt: list[Any]) -> list[str]:
