@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from safehold import CommandRule, SafetyConfig, SandboxConfig, Verdict
+
 _DEMO_TIMEOUT = 0.5  # seconds the agent waits for a permission answer in this demo
 
 
@@ -52,6 +54,7 @@ class _Editor:
     asked: int = 0
     finished: dict[str, Any] = field(default_factory=dict)
     messages: int = 0
+    sandbox_failed: bool = False
     _never: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
@@ -102,21 +105,24 @@ class _Scene:
     keeps: str | None = None  # a file that must survive (checked when denied)
 
 
-async def play(out: Callable[[str], None]) -> int:
-    """Run the whole demo, printing the transcript through `out`; return the exit code."""
+async def play(out: Callable[[str], None], *, sandbox: SandboxConfig | None = None) -> int:
+    """Run the whole demo, printing the transcript through `out`; return the exit code.
+
+    `sandbox` replaces the sandbox settings (tests use it to show the fail-closed path).
+    """
     import acp
     from acp.schema import ClientCapabilities
 
     from safehold.adapters.acp.agent import SafeholdAgent
 
-    config = _demo_config()
+    config = _demo_config(sandbox)
     with tempfile.TemporaryDirectory(prefix="safehold-demo-") as tmp:
         workspace = _seed(tmp)
         out("safehold demo: the reference ACP agent (`safehold acp`) and a scripted editor")
         out(f"workspace {workspace} (a temporary directory)")
         out(
             f"sandbox   {config.sandbox.mode}; the editor's answers time out after "
-            f"{_DEMO_TIMEOUT:g} s; rules: `ls` and `cat` are allowed"
+            f"{_DEMO_TIMEOUT:g} s; rules: `ls *` and `cat *` are allowed"
         )
         editor = _Editor(out)
         agent: Any = SafeholdAgent(config)  # duck-typed: the SDK's protocols differ by version
@@ -146,6 +152,11 @@ async def play(out: Callable[[str], None]) -> int:
             for w in (editor_writer, agent_writer):
                 w.close()
     out("")
+    if editor.sandbox_failed:
+        out(
+            "note: the sandbox could not run here, so allowed commands were reported as "
+            "failed and never ran unsandboxed (see `safehold run -- true` and docs/sandbox.md)"
+        )
     if failures:
         out(f"{failures} scene(s) did not go as expected (see ✗ above)")
         return 1
@@ -203,7 +214,7 @@ async def _scenes(
         session_id=sid, config_id="auto_approve_execute", value="true"
     )
     shown = ", ".join(f"{o.id}={o.current_value}" for o in resp.config_options)
-    out(f"   agent  ← options now: {shown}")
+    out(f"   agent  → (reply) options now: {shown}")
     s = _Scene("", "touch auto.txt", "reject_once", False, True, "auto.txt")
     failures += not await _prompt(conn, editor, sid, workspace, s, out, quiet_title=True)
 
@@ -233,6 +244,7 @@ async def _prompt(
     from acp.schema import TextContentBlock
 
     editor.answer = s.answer
+    kept_before = s.keeps is not None and _exists(workspace, s.keeps)
     asked_before, messages_before = editor.asked, editor.messages
     out(f"   editor → prompt: {s.command}")
     await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text=s.command)])
@@ -252,10 +264,11 @@ async def _prompt(
     if (verdict == "allow") != s.allowed:
         problems.append(f"verdict {verdict}")
     if "error" in raw:
+        editor.sandbox_failed = True
         out("   ! the sandbox is unavailable here, so nothing ran (safehold fails closed)")
     elif s.allowed and s.creates and not _exists(workspace, s.creates):
         problems.append(f"{s.creates} was not created")
-    if s.keeps and not _exists(workspace, s.keeps):
+    if s.keeps and kept_before and not _exists(workspace, s.keeps):
         problems.append(f"{s.keeps} is gone")
     if problems:
         out(f"   ✗ unexpected: {', '.join(problems)}")
@@ -263,18 +276,20 @@ async def _prompt(
     what = "allowed" if s.allowed else "denied"
     how = "after asking" if s.asks else "without asking"
     effect = f"; {s.creates} exists" if s.allowed and s.creates and "error" not in raw else ""
-    effect += f"; {s.keeps} is still there" if s.keeps else ""
+    effect += f"; {s.keeps} is still there" if s.keeps and kept_before else ""
+    effect += " (but not run: no sandbox)" if "error" in raw else ""
     out(f"   ✓ {what} {how}{effect}")
     return True
 
 
-def _demo_config() -> Any:
-    from safehold import CommandRule, SafetyConfig, Verdict
-
+def _demo_config(sandbox: SandboxConfig | None) -> SafetyConfig:
     return SafetyConfig(
+        sandbox=sandbox if sandbox is not None else SandboxConfig(),
         command_rules=(
-            CommandRule(pattern="ls", decision=Verdict.ALLOW, reason="listing files is harmless"),
-            CommandRule(pattern="cat", decision=Verdict.ALLOW, reason="reading files is harmless"),
+            CommandRule(pattern="ls *", decision=Verdict.ALLOW, reason="listing files is harmless"),
+            CommandRule(
+                pattern="cat *", decision=Verdict.ALLOW, reason="reading files is harmless"
+            ),
         ),
         acp_approval_timeout=_DEMO_TIMEOUT,
     )
