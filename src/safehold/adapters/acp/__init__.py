@@ -3,9 +3,13 @@
 Supported SDK: `agent-client-protocol>=0.10.0,<2`.
 """
 
+from safehold.adapters.acp.bridge import AcpPolicyBridge, AgentOption, SessionSetup
 from safehold.adapters.acp.permission import OPTION_IDS, make_acp_approval_callback
 
 __all__ = [
     "OPTION_IDS",
+    "AcpPolicyBridge",
+    "AgentOption",
+    "SessionSetup",
     "make_acp_approval_callback",
 ]

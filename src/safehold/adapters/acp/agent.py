@@ -39,7 +39,7 @@ from acp.schema import (
 from acp.schema import SessionInfo as AcpSessionInfo
 
 from safehold import Decision, Mode, SafetyConfig, SandboxError, SessionPolicies, ToolCall, ToolKind
-from safehold.adapters.acp.bridge import AcpPolicyBridge
+from safehold.adapters.acp import AcpPolicyBridge
 from safehold.adapters.bwrap import CommandResult, run_sandboxed
 
 __all__ = ["SafeholdAgent", "serve_stdio"]
