@@ -157,3 +157,8 @@ def test_mode_none_runs_unsandboxed_and_says_so(
     assert result.stdout.split()[1] == b"0"  # no seccomp filter: really unsandboxed
     assert result.stdout.split()[2] == os.fsencode(os.path.realpath(ws))
     assert "WITHOUT a sandbox" in caplog.text
+
+
+def test_non_executable_program_is_exit_126(run: Runner, ws: Path) -> None:
+    (ws / "script.sh").write_text("#!/bin/sh\necho hi\n")
+    assert run([str(ws / "script.sh")]).exit_code == 126

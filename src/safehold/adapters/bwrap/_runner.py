@@ -247,8 +247,10 @@ def _run(
     if not ran and not raw.timed_out and not raw.cancelled:
         text = raw.stderr.decode("utf-8", "replace")
         if "bwrap: execvp" in text:
-            # The sandbox started but the program does not exist: report it like a shell.
-            return CommandResult(127, b"", raw.stderr, False, False, duration, True)
+            # The sandbox started but the program cannot be run: report it like a shell
+            # (127 not found, 126 not executable).
+            code = 127 if "No such file" in text else 126
+            return CommandResult(code, b"", raw.stderr, False, False, duration, True)
         raise classify_start_failure(raw.stderr, bwrap.path)
     return CommandResult(
         exit_code=_exit_code(raw),
