@@ -1,0 +1,91 @@
+"""Properties of the runner and of the mount plan, named for what they guarantee."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pathspec
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from safehold import SafetyConfig
+from safehold.adapters.bwrap import run_sandboxed_sync
+from safehold.adapters.bwrap._plan import plan_mounts
+from tests.adapters.bwrap.conftest import make_config
+
+_ARG = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    max_size=20,
+)
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(args=st.lists(_ARG, max_size=5))
+def test_argv_round_trips_unchanged(ws: Path, args: list[str]) -> None:
+    # Quotes, newlines, leading dashes, `$(...)`: an argv is passed through, never re-parsed.
+    result = run_sandboxed_sync(
+        ["/usr/bin/printf", "%s\\0", *args], cwd=str(ws), config=make_config(), timeout=20
+    )
+    expected = b"".join(os.fsencode(a) + b"\0" for a in args) if args else b"\0"
+    assert result.stdout == expected
+
+
+_NAMES = st.sampled_from(
+    [
+        ".env",
+        ".env.local",
+        "id_rsa",
+        "server.pem",
+        "notes.txt",
+        "src",
+        ".ssh",
+        "credentials",
+        "a",
+        "b",
+        ".git",
+        "main.py",
+        "x.key",
+    ]
+)
+_TREES = st.lists(st.lists(_NAMES, min_size=1, max_size=4), min_size=1, max_size=12)
+
+
+def _build(root: Path, paths: list[list[str]]) -> None:
+    for parts in paths:
+        *dirs, leaf = parts
+        parent = root.joinpath(*dirs) if dirs else root
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            target = parent / leaf
+            if not target.exists():
+                target.write_text("secret?")
+        except (FileExistsError, NotADirectoryError):
+            continue  # a file already sits where a directory was wanted
+
+
+@settings(max_examples=60)
+@given(tree=_TREES)
+def test_every_denied_path_in_the_workspace_is_masked(tree: list[list[str]]) -> None:
+    # Differential: pathspec over every file of a random tree vs what the plan masks.
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
+        ws = Path(tmp) / "ws"
+        ws.mkdir()
+        _build(ws, tree)
+        config = SafetyConfig()
+        plan = plan_mounts(config, str(ws), home=str(Path(tmp) / "nohome"))
+        spec = pathspec.PathSpec.from_lines("gitignore", config.denied_paths)
+        masked = (*plan.masked_dirs, *plan.masked_files)
+        for dirpath, dirnames, filenames in os.walk(ws):
+            for name in dirnames + filenames:
+                path = os.path.join(dirpath, name)
+                is_dir = os.path.isdir(path)
+                hit = spec.match_file(path) or (is_dir and spec.match_file(path + "/"))
+                covered = any(path == m or path.startswith(m + "/") for m in masked)
+                if hit:
+                    assert covered, f"denied `{path}` is not masked"
+                if path in masked:
+                    assert hit, f"`{path}` is masked but no denied pattern matches it"
+        shutil.rmtree(ws)
