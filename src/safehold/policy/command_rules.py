@@ -136,22 +136,34 @@ def _compile(rule: CommandRule) -> _Compiled:
 class CompiledRules:
     """Rules compiled once per config, indexed by program for matching."""
 
-    __slots__ = ("_allow", "_strict")
+    __slots__ = ("_allow", "_globbed", "_strict")
 
     def __init__(self, rules: Sequence[CommandRule]) -> None:
         self._allow: dict[str, list[_Compiled]] = {}
         self._strict: dict[str, list[_Compiled]] = {}
+        # Rules whose program is a glob (`mkfs.*`): checked against every program.
+        self._globbed: list[tuple[re.Pattern[str], _Compiled]] = []
         for rule in rules:
             compiled = _compile(rule)
+            regex = _token_regex(compiled.program)
+            if regex is not None and rule.decision is not Verdict.ALLOW:
+                self._globbed.append((regex, compiled))
+                continue
             table = self._allow if rule.decision is Verdict.ALLOW else self._strict
             table.setdefault(compiled.program, []).append(compiled)
+
+    def _candidates(self, program: str) -> list[_Compiled]:
+        found = self._strict.get(program, [])
+        if self._globbed:
+            found = found + [c for regex, c in self._globbed if regex.match(program)]
+        return found
 
     def strict_matches(self, words: Sequence[Word]) -> list[RuleMatch]:
         """Deny and ask rules that match (or a computed word could make match) `words`."""
         if not words or not words[0].static:
             return []
         program = program_of(words[0].text)
-        candidates = self._strict.get(program)
+        candidates = self._candidates(program)
         if not candidates:
             return []
         options, operands, dynamic = _split_argv(program, words[1:])

@@ -195,10 +195,30 @@ class AuditConfig(BaseModel):
 
 def _merge(defaults: Iterable[Any], user: Iterable[Any]) -> tuple[Any, ...]:
     out: list[Any] = []
+    seen: set[Any] = set()
     for item in (*defaults, *user):
-        if item not in out:
+        key = _identity(item)
+        if key not in seen:
+            seen.add(key)
             out.append(item)
     return tuple(out)
+
+
+def _identity(item: Any) -> Any:
+    # A rule given as a dict (after `model_dump`) is the same rule as the model it came from,
+    # so re-validating a config must not append the defaults a second time.
+    if isinstance(item, BaseModel):
+        item = item.model_dump()
+    if isinstance(item, Mapping):
+        try:
+            return tuple(sorted((str(k), v) for k, v in item.items() if v is not None))
+        except TypeError:
+            return repr(sorted(item.items(), key=str))
+    try:
+        hash(item)
+    except TypeError:
+        return repr(item)
+    return item
 
 
 class SafetyConfig(BaseModel):
@@ -378,5 +398,136 @@ def format_validation_error(
     return prefix + "; ".join(parts)
 
 
-# Filled in by the shell-analysis rules; kept here so the default config is one object.
-DEFAULT_COMMAND_RULES: tuple[CommandRule, ...] = ()
+# Built-in rules: a floor that user rules extend (`replace_default_command_rules` opts out).
+# Deny and ask rules match wherever their tokens appear, options in any order and spelling:
+# `rm -r /` also catches `/bin/rm -fr //` and `sudo rm --recursive --force /`. Hazards that
+# span several commands (pipe-to-shell, fork bombs, block-device and /dev/tcp redirections)
+# are checked in `policy/_command_hazards.py`.
+def _rules(decision: Verdict, reason: str, *patterns: str) -> tuple[CommandRule, ...]:
+    return tuple(CommandRule(pattern=p, decision=decision, reason=reason) for p in patterns)
+
+
+_DELETE_ROOTS = (
+    "/",
+    "/*",
+    "~",
+    "~/*",
+    "$HOME",
+    "$HOME/*",
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib64",
+    "/opt",
+    "/root",
+    "/sbin",
+    "/srv",
+    "/usr",
+    "/var",
+)
+_DISKS = (
+    "sd*",
+    "hd*",
+    "vd*",
+    "xvd*",
+    "nvme*",
+    "mmcblk*",
+    "disk*",
+    "mapper/**",
+    "dm-*",
+    "md*",
+    "loop*",
+)
+
+DEFAULT_COMMAND_RULES: tuple[CommandRule, ...] = (
+    *_rules(
+        Verdict.DENY,
+        "recursive delete of the root, the home directory or a system directory",
+        *(f"rm -r {root}" for root in _DELETE_ROOTS),
+        "shred -r /",
+        "shred -r ~",
+    ),
+    *_rules(
+        Verdict.DENY,
+        "creates a filesystem or swap, destroying what the device held",
+        "mkfs",
+        "mkfs.*",
+        "mke2fs",
+        "mkswap",
+        "wipefs",
+        "mkntfs",
+        "mkdosfs",
+    ),
+    *_rules(
+        Verdict.DENY,
+        "repartitions a disk",
+        "fdisk",
+        "sfdisk",
+        "cfdisk",
+        "parted",
+        "sgdisk",
+        "gdisk",
+    ),
+    *_rules(
+        Verdict.DENY,
+        "writes raw data over a disk device",
+        *(f"dd of=/dev/{disk}" for disk in _DISKS),
+        "shred /dev/**",
+        *(f"{prog} * /dev/{disk}" for prog in ("cp", "cat", "tee") for disk in _DISKS[:6]),
+    ),
+    *_rules(
+        Verdict.DENY,
+        "powers off or restarts the machine",
+        "shutdown",
+        "reboot",
+        "halt",
+        "poweroff",
+        "init 0",
+        "init 6",
+        "telinit 0",
+        "telinit 6",
+        "systemctl poweroff",
+        "systemctl reboot",
+        "systemctl halt",
+        "systemctl kexec",
+        "loginctl poweroff",
+        "loginctl reboot",
+    ),
+    *_rules(
+        Verdict.DENY, "kills every process the user can signal", "kill -9 -1", "kill -1", "killall5"
+    ),
+    *_rules(
+        Verdict.DENY,
+        "reverse shell: connects a program's input and output to the network",
+        "nc -e",
+        "nc -c",
+        "ncat -e",
+        "ncat -c",
+        "netcat -e",
+        "netcat -c",
+        "socat exec:**",
+        "socat EXEC:**",
+        "socat system:**",
+        "socat SYSTEM:**",
+    ),
+    *_rules(
+        Verdict.DENY,
+        "makes every file under the root or home world-writable",
+        "chmod -R 777 /",
+        "chmod -R 0777 /",
+        "chmod -R a+rwx /",
+        "chmod -R ugo+rwx /",
+        "chmod -R 777 ~",
+        "chown -R * /",
+    ),
+    *_rules(
+        Verdict.DENY,
+        "erases the shell history, hiding what ran",
+        "history -c",
+        "history -w /dev/null",
+    ),
+    *_rules(Verdict.ASK, "runs a command with other privileges", "sudo", "doas", "pkexec", "run0"),
+)

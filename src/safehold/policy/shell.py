@@ -260,7 +260,7 @@ def _analyze(command: object) -> ShellAnalysis:
         grant = _analyze_script(command, acc, depth=0, layers=(), assigns=())
     elif isinstance(command, Sequence) and not isinstance(command, bytes | bytearray):
         argv = list(command)
-        if not argv or not all(isinstance(a, str) for a in argv):
+        if not argv or not all(isinstance(a, str) for a in argv) or not argv[0].strip():
             return ShellAnalysis(
                 opaque=(
                     _reason(
