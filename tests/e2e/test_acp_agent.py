@@ -7,6 +7,7 @@ permission requests, JSON-RPC errors) and what really happened on disk.
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -298,13 +299,50 @@ def test_bad_config_file_is_one_error_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-def test_closed_stdin_ends_the_agent_cleanly() -> None:
+@pytest.mark.parametrize("stdin", ["empty pipe", "/dev/null"])
+def test_closed_stdin_ends_the_agent_cleanly(stdin: str) -> None:
+    source: Any = {"empty pipe": None, "/dev/null": subprocess.DEVNULL}[stdin]
     done = subprocess.run(
-        [*AGENT], input="", capture_output=True, text=True, timeout=TIMEOUT, check=False
+        [*AGENT],
+        input="" if source is None else None,
+        stdin=source,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
     )
     assert done.returncode == 0
     assert done.stdout == ""
     assert "Traceback" not in done.stderr
+
+
+def test_requests_from_a_file_are_answered(tmp_path: Path) -> None:
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text(
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n',
+        encoding="utf-8",
+    )
+    with requests.open("rb") as f:
+        done = subprocess.run([*AGENT], stdin=f, capture_output=True, timeout=TIMEOUT, check=False)
+    assert done.returncode == 0
+    [line] = done.stdout.decode().splitlines()
+    reply = json.loads(line)
+    assert reply["id"] == 1 and reply["result"]["agentCapabilities"]["loadSession"] is True
+
+
+def test_stdout_to_a_file_is_refused_with_one_error_line(tmp_path: Path) -> None:
+    with (tmp_path / "out.json").open("wb") as out:
+        done = subprocess.run(
+            [*AGENT],
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert done.stderr.decode().startswith("error: `safehold acp` speaks ACP on stdout")
+    assert (tmp_path / "out.json").read_bytes() == b""
 
 
 def test_agent_module_is_the_cli_entry() -> None:

@@ -11,8 +11,13 @@ import argparse
 import asyncio
 import logging
 import os
+import selectors
+import stat
 import sys
+import threading
 from typing import Any
+
+from safehold.errors import SafeholdError
 
 _LEVELS = ("debug", "info", "warning", "error")
 _STREAM_LIMIT = 16 * 1024 * 1024  # a prompt is one JSON line; allow large pasted blocks
@@ -83,14 +88,56 @@ async def _serve(agent: Any) -> None:
 
 async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """stdin/stdout as asyncio streams, with fd 1 moved out of everyone else's reach."""
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    out_fd = sys.stdout.fileno()
+    if not stat.S_ISFIFO(os.fstat(out_fd).st_mode) and not _is_stream(out_fd):
+        raise SafeholdError(
+            "`safehold acp` speaks ACP on stdout, which must be a pipe or socket: "
+            "run it from an editor (see docs/acp-integration.md)"
+        )
+    protocol_out = os.fdopen(os.dup(out_fd), "wb", buffering=0)
     sys.stdout.flush()
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    os.dup2(sys.stderr.fileno(), out_fd)
     sys.stdout = sys.stderr
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=_STREAM_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    in_fd = sys.stdin.fileno()
+    if _pollable(in_fd):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    else:
+        # /dev/null or a regular file: epoll refuses them, so a thread reads instead.
+        _feed_from_thread(loop, reader, in_fd)
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, protocol_out
     )
     return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+
+
+def _is_stream(fd: int) -> bool:
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and _pollable(fd))
+
+
+def _pollable(fd: int) -> bool:
+    with selectors.DefaultSelector() as probe:
+        try:
+            probe.register(fd, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+        return True
+
+
+def _feed_from_thread(
+    loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader, fd: int
+) -> None:
+    def pump() -> None:
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                data = b""
+            if not data:
+                loop.call_soon_threadsafe(reader.feed_eof)
+                return
+            loop.call_soon_threadsafe(reader.feed_data, data)
+
+    threading.Thread(target=pump, name="safehold-acp-stdin", daemon=True).start()
