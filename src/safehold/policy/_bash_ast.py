@@ -396,7 +396,17 @@ def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> None:
             body_text = _text(child, src)
             if not quoted:
                 # An unquoted heredoc body expands `$(...)` and backticks: walk them.
+                before = len(out.commands)
                 _walk_children(child, src, out, _Ctx(False, (), ctx.depth + 1))
+                found = len(out.commands) > before
+                # tree-sitter does not parse backticks in a heredoc body; never trust a
+                # body that bash would expand code in but the parse shows none.
+                if "`" in body_text or ("$(" in body_text and not found):
+                    out.opaque_reason(
+                        "heredoc-substitution",
+                        "heredoc",
+                        "the heredoc body runs command substitutions that are not analysed",
+                    )
         elif child.is_named and child.type not in ("heredoc_start", "heredoc_end"):
             # The rest of the heredoc's line (`| bash`, `&& rm x`) is nested here.
             _walk(child, src, out, ctx)

