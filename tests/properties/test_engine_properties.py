@@ -1,0 +1,140 @@
+"""Properties of `evaluate`, named like the theorems they check (Cedar-style)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from safehold.policy.calls import Side, ToolCall, ToolKind
+from safehold.policy.config import SafetyConfig
+from safehold.policy.decision import Decision, Verdict
+from safehold.policy.engine import evaluate
+from safehold.policy.grants import GrantEffect
+from safehold.policy.modes import Mode
+from tests.strategies import configs, deny_patterns, make_tree, paths, tool_calls
+
+TREE_NAMES = ("link_secret", "link_out", "link_in", "dangling", "file.txt", "outside")
+calls = tool_calls(paths(TREE_NAMES))
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return make_tree(str(tmp_path_factory.mktemp("tree")))
+
+
+def strictness(decision: Decision) -> int:
+    return decision.verdict.strictness
+
+
+@given(call=calls, config=configs(), extra=deny_patterns())
+def test_adding_a_deny_pattern_never_loosens_a_decision(
+    ws: str, call: ToolCall, config: SafetyConfig, extra: tuple[str, ...]
+) -> None:
+    tighter = config.replace(denied_paths=(*config.denied_paths, *extra))
+    before = evaluate(config, call, workspace=ws)
+    after = evaluate(tighter, call, workspace=ws)
+    assert strictness(after) >= strictness(before), (before, after)
+
+
+@given(call=calls, config=configs(), seed=st.integers(0, 2**16))
+def test_order_and_duplicates_are_irrelevant(
+    ws: str, call: ToolCall, config: SafetyConfig, seed: int
+) -> None:
+    rng = random.Random(seed)
+    fields = {}
+    for name in ("denied_paths", "protected_paths", "allowed_paths"):
+        items = list(getattr(config, name))
+        items.extend(rng.sample(items, k=min(2, len(items))))
+        rng.shuffle(items)
+        fields[name] = items
+    shuffled = SafetyConfig(
+        **fields,
+        read_only=config.read_only,
+        require_approval_for_writes=config.require_approval_for_writes,
+        require_approval_for_execute=config.require_approval_for_execute,
+        replace_default_denied_paths=True,
+        replace_default_protected_paths=True,
+    )
+    assert evaluate(config, call, workspace=ws) == evaluate(shuffled, call, workspace=ws)
+
+
+@given(call=calls, config=configs())
+def test_read_only_denies_every_write_and_execute(
+    ws: str, call: ToolCall, config: SafetyConfig
+) -> None:
+    decision = evaluate(config.with_mode(Mode.READ_ONLY), call, workspace=ws)
+    if call.side in (Side.WRITE, Side.EXECUTE):
+        assert decision.verdict is Verdict.DENY
+    if call.side in (Side.NETWORK, Side.UNKNOWN):
+        assert decision.verdict is not Verdict.ALLOW
+
+
+@given(call=calls, config=configs(), effect=st.sampled_from(list(GrantEffect)))
+def test_deny_trumps_grant(
+    ws: str, call: ToolCall, config: SafetyConfig, effect: GrantEffect
+) -> None:
+    plain = evaluate(config, call, workspace=ws)
+    if plain.verdict is Verdict.DENY and plain.grant_key is not None:
+        granted = evaluate(config, call, workspace=ws, grants={plain.grant_key: effect})
+        assert granted.verdict is Verdict.DENY
+
+
+@given(call=calls, config=configs())
+def test_reject_always_is_final_and_allow_always_never_tightens(
+    ws: str, call: ToolCall, config: SafetyConfig
+) -> None:
+    plain = evaluate(config, call, workspace=ws)
+    if plain.grant_key is None:
+        return
+    rejected = evaluate(config, call, workspace=ws, grants={plain.grant_key: GrantEffect.REJECT})
+    assert rejected.verdict is Verdict.DENY
+    allowed = evaluate(config, call, workspace=ws, grants={plain.grant_key: GrantEffect.ALLOW})
+    assert strictness(allowed) <= strictness(plain)
+
+
+@given(call=calls, config=configs())
+def test_modes_are_monotone(ws: str, call: ToolCall, config: SafetyConfig) -> None:
+    auto, review, read_only = (
+        evaluate(config.with_mode(m), call, workspace=ws)
+        for m in (Mode.AUTO, Mode.REVIEW, Mode.READ_ONLY)
+    )
+    assert strictness(read_only) >= strictness(review) >= strictness(auto)
+
+
+@given(call=calls, config=configs())
+def test_every_ask_and_deny_names_its_reasons_and_decisions_are_deterministic(
+    ws: str, call: ToolCall, config: SafetyConfig
+) -> None:
+    first = evaluate(config, call, workspace=ws)
+    assert first.reasons, first
+    for reason in first.reasons:
+        assert reason.code and reason.rule and reason.message
+    assert evaluate(config, call, workspace=ws) == first
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner),
+    max_leaves=12,
+)
+
+
+@given(
+    name=st.text(max_size=10),
+    arguments=st.dictionaries(
+        st.sampled_from(["path", "paths", "command", "args", "env", "cwd", "x", "edits"]),
+        json_values,
+    ),
+    kind=st.sampled_from([*ToolKind, "bogus"]),
+    config=configs(),
+)
+def test_no_input_makes_evaluate_raise(
+    ws: str, name: str, arguments: dict[str, object], kind: object, config: SafetyConfig
+) -> None:
+    call = ToolCall(name, arguments, kind)  # type: ignore[arg-type]
+    decision = evaluate(config, call, workspace=ws)
+    assert isinstance(decision.verdict, Verdict)
+    assert "internal-error" not in [r.code for r in decision.reasons], decision
