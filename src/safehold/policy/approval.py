@@ -151,13 +151,14 @@ class _Answer:
     grant_note: str = ""
 
 
+_DialogKey = tuple[asyncio.AbstractEventLoop, str, str]
+
+
 @dataclass(slots=True)
 class _Dialog:
     task: asyncio.Task[_Answer]
+    key: _DialogKey | None
     waiters: int = 0
-
-
-_DialogKey = tuple[asyncio.AbstractEventLoop, str, str]
 
 
 @dataclass(slots=True)
@@ -284,7 +285,7 @@ class Gate:
             shared = dialog is not None and not dialog.task.done()
             if dialog is None or not shared:
                 task = loop.create_task(self._run_dialog(key, request, callback, wait))
-                dialog = _Dialog(task)
+                dialog = _Dialog(task, key)
                 if key is not None:
                     self._dialogs[key] = dialog
             dialog.waiters += 1
@@ -301,6 +302,10 @@ class Gate:
                 dialog.waiters -= 1
                 if dialog.waiters == 0 and not dialog.task.done():
                     dialog.task.cancel()
+                    # Forget it now: a call arriving before the cancellation lands must
+                    # open a fresh dialog, not join one that is going away.
+                    if dialog.key is not None and self._dialogs.get(dialog.key) is dialog:
+                        del self._dialogs[dialog.key]
 
     async def _run_dialog(
         self,
