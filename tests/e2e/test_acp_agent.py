@@ -10,6 +10,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -316,6 +317,10 @@ def test_closed_stdin_ends_the_agent_cleanly(stdin: str) -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.skipif(
+    version("agent-client-protocol").startswith("0.10."),
+    reason="SDK 0.10 drops requests still in flight when stdin ends",
+)
 def test_requests_from_a_file_are_answered(tmp_path: Path) -> None:
     requests = tmp_path / "requests.jsonl"
     requests.write_text(
