@@ -475,3 +475,34 @@ def test_agent_option_definitions_are_checked(kwargs: dict[str, Any], words: str
 def test_duplicate_agent_option_ids_are_refused() -> None:
     with pytest.raises(ValueError, match="unique"):
         AcpPolicyBridge(SessionPolicies(), options=[MODEL, MODEL])
+
+
+# -- raw values: `_meta` can override a validated argument with any JSON (research/acp.md) ----
+
+
+@pytest.mark.parametrize("bad", [["x"], {"a": 1}, 3, None])
+async def test_non_string_ids_are_invalid_params_not_crashes(bad: Any) -> None:
+    policies = SessionPolicies()
+    bridge = AcpPolicyBridge(policies, options=[MODEL])
+    bridge.new_session("s", "/w")
+    calls = [
+        lambda: bridge.set_session_mode(None, bad, "auto"),
+        lambda: bridge.set_config_option(None, bad, "read_only", True),
+        lambda: bridge.set_config_option(None, "s", bad, True),
+    ]
+    for call in calls:
+        with pytest.raises(RequestError) as err:
+            await call()
+        assert err.value.code == -32602
+    for sync_call in (
+        lambda: bridge.close_session(bad),
+        lambda: bridge.fork_session(bad, "t", "/w"),
+        lambda: bridge.fork_session("s", bad, "/w"),
+        lambda: bridge.load_session(bad, "/w"),
+        lambda: bridge.new_session("u", bad),
+    ):
+        with pytest.raises(RequestError) as err:
+            sync_call()
+        assert err.value.code == -32602
+    assert [s.session_id for s in policies.sessions()] == ["s"]
+    assert policies.config("s") == policies.base

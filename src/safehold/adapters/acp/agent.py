@@ -156,8 +156,8 @@ class SafeholdAgent:
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         """Stop the session's turn and forget everything about it."""
+        self.bridge.close_session(session_id)  # unknown session: invalid params
         await self.cancel(session_id)
-        self.bridge.close_session(session_id)
         self._titles.pop(session_id, None)
         return CloseSessionResponse()
 
@@ -175,7 +175,7 @@ class SafeholdAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run the prompt's lines as commands, one after another, until done or cancelled."""
-        if not self.policies.is_open(session_id):
+        if not isinstance(session_id, str) or not self.policies.is_open(session_id):
             raise _invalid_params(f"unknown session `{session_id}`", sessionId=session_id)
         lines = _command_lines(prompt)
         if not lines:
@@ -208,7 +208,7 @@ class SafeholdAgent:
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """`session/cancel`: stop the running command or permission wait of the session."""
-        turn = self._turns.get(session_id)
+        turn = self._turns.get(session_id) if isinstance(session_id, str) else None
         if turn is not None:
             turn.cancelled = True
             if turn.step is not None and not turn.step.done():

@@ -142,6 +142,7 @@ class AcpPolicyBridge:
 
     def fork_session(self, session_id: str, new_session_id: str, cwd: str) -> SessionSetup:
         """Open `new_session_id` with a copy of the parent's override, options and grants."""
+        self._require_open(session_id)
         _check_session_id(new_session_id)
         _check_cwd(cwd)
         with self._lock:
@@ -161,6 +162,7 @@ class AcpPolicyBridge:
 
     def close_session(self, session_id: str) -> None:
         """Forget the session: its override, options and grants."""
+        self._require_open(session_id)
         with self._lock:
             self._values.pop(session_id, None)
             if not self._policies.close(session_id):
@@ -216,6 +218,8 @@ class AcpPolicyBridge:
     ) -> SetSessionConfigOptionResponse:
         """Change one option; return the complete list and tell the client's panels."""
         self._require_open(session_id)
+        if not isinstance(config_id, str):
+            raise invalid_params(f"config option id must be a string, got {config_id!r}")
         before = self._policies.config(session_id).mode
         if config_id == MODE_OPTION_ID:
             mode = self._parse(parse_mode_value, value, self._policies.floor)
