@@ -23,9 +23,11 @@ def _wait_gone(marker: str, seconds: float = 5.0) -> list[int]:
     return pids_with_marker(marker)
 
 
-def _wait_started(marker: str, seconds: float = 10.0) -> None:
+def _wait_started(ws: Path, marker: str, seconds: float = 10.0) -> None:
+    # Wait for the command itself, not just bwrap: a caller killed while bwrap is still
+    # setting up hits bwrap's own PDEATHSIG race (bubblewrap #633), documented in the docs.
     deadline = time.monotonic() + seconds
-    while not pids_with_marker(marker):
+    while not ((ws / "started").exists() and pids_with_marker(marker)):
         assert time.monotonic() < deadline, "the sandboxed command never started"
         time.sleep(0.02)
 
@@ -52,8 +54,8 @@ def _child_script(ws: Path, marker: str) -> str:
         from safehold import SafetyConfig
         from safehold.adapters.bwrap import run_sandboxed_sync
         marker = {marker[::-1]!r}[::-1]
-        run_sandboxed_sync(f"sleep 300; : {{marker}}", cwd={str(ws)!r}, config=SafetyConfig(),
-                           timeout=0)
+        run_sandboxed_sync(f"touch started; sleep 300; : {{marker}}", cwd={str(ws)!r},
+                           config=SafetyConfig(), timeout=0)
         """
     )
 
@@ -64,7 +66,7 @@ def test_ctrl_c_in_the_caller_kills_the_sandbox(ws: Path) -> None:
         [sys.executable, "-c", _child_script(ws, marker)], stderr=subprocess.PIPE
     )
     try:
-        _wait_started(marker)
+        _wait_started(ws, marker)
         assert child.pid not in pids_with_marker(marker)
         child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=20)
@@ -79,7 +81,7 @@ def test_sigkill_of_the_caller_leaves_no_sandbox_behind(ws: Path) -> None:
     marker = f"kill{uuid.uuid4().hex}"
     child = subprocess.Popen([sys.executable, "-c", _child_script(ws, marker)])
     try:
-        _wait_started(marker)
+        _wait_started(ws, marker)
         os.kill(child.pid, signal.SIGKILL)
         child.wait(timeout=10)
         assert _wait_gone(marker) == []
