@@ -96,11 +96,42 @@ def _bashlex_commands(text: str) -> Counter[tuple[Span, ...]]:
     return out
 
 
+def _for_bashlex(text: str) -> str:
+    # bashlex cannot read a quoted heredoc delimiter (`<<'EOF'`). Blank out each quoted
+    # heredoc's body (it is data: no commands) and unquote its delimiter, keeping every
+    # offset, so the remaining words still line up with tree-sitter's.
+    if "<<" not in text:
+        return text
+    src = text.encode("utf-8")
+    chars = list(text)
+    offsets = _char_offsets(text)
+    stack = [parse_tree(src)]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type != "heredoc_redirect":
+            continue
+        start = next((c for c in node.children if c.type == "heredoc_start"), None)
+        if start is None:
+            continue
+        raw = src[start.start_byte : start.end_byte].decode("utf-8", "replace")
+        if raw[:1] not in ("'", '"') or raw[-1:] != raw[:1] or len(raw) < 3:
+            continue
+        a = offsets[start.start_byte] if offsets else start.start_byte
+        b = offsets[start.end_byte] if offsets else start.end_byte
+        chars[a:b] = [*raw[1:-1], " ", " "]
+        for body in (c for c in node.children if c.type == "heredoc_body"):
+            x = offsets[body.start_byte] if offsets else body.start_byte
+            y = offsets[body.end_byte] if offsets else body.end_byte
+            chars[x:y] = [ch if ch == "\n" else " " for ch in chars[x:y]]
+    return "".join(chars)
+
+
 @functools.lru_cache(maxsize=4096)
 def disagreement(text: str) -> str | None:
     """Why bashlex and tree-sitter disagree on `text`'s commands, or None when they agree."""
     try:
-        theirs = _bashlex_commands(text)
+        theirs = _bashlex_commands(_for_bashlex(text))
     except Exception as exc:  # bashlex raises many types (and RecursionError) on valid bash
         return f"the second parser could not read it ({type(exc).__name__})"
     try:

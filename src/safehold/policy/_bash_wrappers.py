@@ -563,11 +563,11 @@ def _find(words: tuple[Word, ...]) -> _Step:
                         f"`find {t}` has no command or no terminating `;` / `+`",
                     )
                 )
+            # `{}` becomes the found file names: unknown here, but never options (they
+            # start with the search root), so each counts as one computed word.
             inner = tuple(
-                Word(w.text, False, True) if "{}" in w.text else w for w in words[i + 1 : j]
+                Word(w.text, False, False) if "{}" in w.text else w for w in words[i + 1 : j]
             )
-            if words[j].text == "+" or not any("{}" in w.text for w in words[i + 1 : j]):
-                inner = (*inner, Word("{}", False, True)) if words[j].text == "+" else inner
             for e in unwrap(inner, stdin_fed=False):
                 extra.append(
                     Unwrapped(

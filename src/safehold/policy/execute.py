@@ -226,29 +226,35 @@ def _check_paths(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findin
     seen: set[str] = set()
     for cmd in analysis.commands:
         for word in cmd.words:
-            candidate = _path_candidate(word)
-            if candidate is None or candidate in seen:
-                continue
-            seen.add(candidate)
-            _check_argument(candidate, dirs, policy, found)
+            for candidate in _path_candidates(word):
+                if candidate not in seen:
+                    seen.add(candidate)
+                    _check_argument(candidate, dirs, policy, found)
 
 
 def _redirect_reason(op: str, reason: Reason) -> Reason:
     return Reason(reason.code, reason.rule, f"redirection `{op}`: {reason.message}")
 
 
-def _path_candidate(word: Word) -> str | None:
+def _path_candidates(word: Word) -> list[str]:
+    """The parts of a word that may name a file: itself, `--opt=PATH`, `if=PATH`, `@PATH`."""
     text = word.text
-    if word.static and text.startswith("-"):
-        # `--output=~/.ssh/x`: the value is the path.
-        return text.split("=", 1)[1] if text.startswith("--") and "=" in text else None
     if not word.static:
         for home in ("$HOME", "${HOME}"):
             if text.startswith(home):
-                return "~" + text[len(home) :]
-        # Other computed words: only their literal tail can be judged (`$X/.ssh/id_rsa`).
-        return text if "/" in text else None
-    return text or None
+                text = "~" + text[len(home) :]
+                break
+        else:
+            # Other computed words: only a literal tail can be judged (`$X/.ssh/id_rsa`).
+            return [text] if "/" in text else []
+    out: list[str] = []
+    if not text.startswith("-"):
+        out.append(text)
+    if "=" in text:
+        out.append(text.split("=", 1)[1])
+    if text.startswith("@"):
+        out.append(text[1:])  # curl's `-d @file`
+    return [c for c in out if c]
 
 
 def _check_argument(text: str, dirs: list[str], policy: CompiledPolicy, found: _Findings) -> None:

@@ -1,0 +1,85 @@
+"""Run tests/corpus/commands.toml through `evaluate` (default config, auto mode).
+
+Each case names the verdict and the reason codes the decision must carry; see the header of
+the corpus file for the tree it runs against.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.config import SafetyConfig
+from safehold.policy.decision import Verdict
+from safehold.policy.engine import evaluate
+from safehold.policy.shell import MAX_COMMAND_LENGTH
+
+CORPUS = Path(__file__).parent.parent / "corpus" / "commands.toml"
+AUTO = SafetyConfig().with_mode("auto")
+
+
+def _cases() -> list[Any]:
+    data = tomllib.loads(CORPUS.read_text(encoding="utf-8"))
+    out = []
+    for group in data["group"]:
+        for i, case in enumerate(group["cases"]):
+            command = case["command"].replace("{{LONG}}", "x" * MAX_COMMAND_LENGTH)
+            out.append(
+                pytest.param(
+                    command,
+                    Verdict(case["verdict"]),
+                    tuple(case.get("codes", ())),
+                    id=f"{group['name']}-{i}",
+                )
+            )
+    return out
+
+
+CASES = _cases()
+
+
+def test_the_corpus_is_large_and_covers_both_sides() -> None:
+    verdicts = [c.values[1] for c in CASES]
+    assert len(CASES) >= 150
+    assert verdicts.count(Verdict.ALLOW) >= 40
+    assert verdicts.count(Verdict.DENY) >= 60
+    assert verdicts.count(Verdict.ASK) >= 40
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_rsa").write_text("key")
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text("k")
+    (home / ".bashrc").write_text("")
+    ws = home / "proj"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src" / "main.py").write_text("print(1)")
+    (ws / "README.md").write_text("# x")
+    (ws / ".env").write_text("TOKEN=x")
+    (ws / "package.json").write_text("{}")
+    (ws / "innocent").symlink_to(home / ".ssh" / "id_rsa")
+    return ws
+
+
+@pytest.fixture
+def home(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(workspace.parent))
+    return workspace.parent
+
+
+@pytest.mark.parametrize(("command", "verdict", "codes"), CASES)
+def test_corpus_case(
+    command: str, verdict: Verdict, codes: tuple[str, ...], workspace: Path, home: Path
+) -> None:
+    call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+    decision = evaluate(AUTO, call, workspace=str(workspace))
+    got = {r.code for r in decision.reasons}
+    assert decision.verdict is verdict, decision.reasons
+    assert set(codes) <= got, decision.reasons
