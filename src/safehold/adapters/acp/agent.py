@@ -177,6 +177,11 @@ class SafeholdAgent:
         """Run the prompt's lines as commands, one after another, until done or cancelled."""
         if not isinstance(session_id, str) or not self.policies.is_open(session_id):
             raise _invalid_params(f"unknown session `{session_id}`", sessionId=session_id)
+        if session_id in self._turns:
+            # ACP allows one turn per session at a time; a second would race the first.
+            raise RequestError(
+                -32600, "Invalid request: a prompt is already running in this session", None
+            )
         lines = _command_lines(prompt)
         if not lines:
             await self._say(session_id, _HELP)
