@@ -149,3 +149,55 @@ def test_case_variants_are_never_allowed_when_the_volume_folds_case(ws: str, raw
 
 def test_tree_fixture_has_the_expected_links(ws: str) -> None:
     assert Path(ws, "link_in").resolve() == Path(ws, "src").resolve()
+
+
+component = st.sampled_from(["a", "b", ".env", "x.pem", "id_rsa", "gen1", "Sub", "[1]", "q?"])
+pattern_part = st.sampled_from(
+    ["a", "b", ".env", "*.pem", "id_rsa", "gen*", "**", "Sub", r"\[1\]", "q?", "[ab]", "*"]
+)
+
+
+@given(
+    patterns=st.lists(
+        st.tuples(st.booleans(), st.lists(pattern_part, min_size=1, max_size=3)).map(
+            lambda t: ("/" if t[0] else "") + "/".join(t[1])
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    trailing=st.lists(st.booleans(), min_size=6, max_size=6),
+    path=st.lists(component, min_size=0, max_size=5).map(lambda c: "/" + "/".join(c)),
+    casefold=st.booleans(),
+)
+def test_indexed_matching_agrees_with_pathspec(
+    patterns: list[str], trailing: list[bool], path: str, casefold: bool
+) -> None:
+    # Differential: the witness index and union shortcut must find exactly the patterns a
+    # brute-force check of every expanded pattern finds (on `p` and on `p/`).
+    import pathspec
+
+    from safehold.policy._patterns import compile_patterns
+
+    sources = [
+        p + ("/" if t and not p.endswith("/") else "")
+        for p, t in zip(patterns, trailing, strict=False)
+    ]
+    sources = [s for s in sources if s.strip("/") and s != "**/"]
+    if not sources:
+        return
+    compiled = compile_patterns(sources, workspaces=("/w",), homes=("/h",), casefold=casefold)
+    subject = (path.casefold() if casefold else path)[1:]
+    expected = {
+        e.source
+        for e in compiled.entries
+        if e.regex.search(subject) or e.regex.search(subject + "/")
+    }
+    if subject:  # and that brute force is pathspec's own answer (it strips a lone `/`)
+        assert expected == {
+            e.source
+            for e in compiled.entries
+            if pathspec.PathSpec.from_lines("gitignore", [e.expanded]).match_file(subject)
+            or pathspec.PathSpec.from_lines("gitignore", [e.expanded]).match_file(subject + "/")
+        }
+    found = {e.source for e in compiled.match(["/" + subject])}
+    assert found == expected, (sources, path)

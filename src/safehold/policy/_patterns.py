@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import pathspec
 
@@ -70,29 +71,71 @@ class PatternEntry:
 
 @dataclass(frozen=True, slots=True)
 class PatternSet:
-    """Compiled patterns, matched as a set: order and duplicates never matter."""
+    """Compiled patterns, matched as a set: order and duplicates never matter.
+
+    Matching is two-stage. Most patterns have a *witness*: a literal component every path
+    they match must contain (`.env`, `id_rsa`, `gen3` in `{workspace}/gen3/`), so only the
+    entries whose witness occurs in the path are tried. The rest (`*.pem`) sit behind one
+    union regex that matches a superset of them. Either way the entry's own regex decides.
+    """
 
     entries: tuple[PatternEntry, ...]
-    any_regex: re.Pattern[str] | None
+    by_witness: Mapping[str, tuple[int, ...]]
+    rest: tuple[int, ...]
+    rest_regex: re.Pattern[str] | None
 
     def match(self, forms: Iterable[str]) -> tuple[PatternEntry, ...]:
         """Every entry that matches one of the absolute paths, as a file or as a directory."""
-        # pathspec matches paths with the leading `/` stripped; trying `p/` too lets a
-        # directory pattern (`.ssh/`) cover the bare directory (`/home/u/.ssh`).
+        # pathspec searches (not matches: `**/` compiles to an unanchored `/`) the path with
+        # its leading `/` stripped; trying `p/` too lets a directory pattern (`.ssh/`) cover
+        # the bare directory (`/home/u/.ssh`).
         subjects = []
+        candidates: set[int] = set()
         for form in dict.fromkeys(forms):
             stripped = form[1:]
             subjects.append(stripped)
             subjects.append(stripped + "/")
-        if self.any_regex is not None:
-            # The union matches a superset of every entry: a subject it misses, no entry hits.
-            subjects = [s for s in subjects if self.any_regex.search(s)]
-            if not subjects:
-                return ()
-        if len(subjects) == 1:
-            only = subjects[0]
-            return tuple(e for e in self.entries if e.regex.match(only))
-        return tuple(e for e in self.entries if any(map(e.regex.match, subjects)))
+            for component in stripped.split("/"):
+                hit = self.by_witness.get(component)
+                if hit is not None:
+                    candidates.update(hit)
+        if self.rest and (
+            self.rest_regex is None or any(self.rest_regex.search(s) for s in subjects)
+        ):
+            candidates.update(self.rest)
+        return tuple(
+            self.entries[i]
+            for i in sorted(candidates)
+            if any(map(self.entries[i].regex.search, subjects))
+        )
+
+
+_LITERAL_COMPONENT = re.compile(r"[^*?\[\]\\]+")
+
+
+def _witness(expanded: str) -> str | None:
+    """A component every path matching the pattern contains literally, or None."""
+    # INVARIANT: in gitignore syntax a pattern component without `*`, `?`, `[` or `\\`
+    # matches exactly one path component equal to it, so a path without it cannot match.
+    literal = [c for c in expanded.split("/") if c and _LITERAL_COMPONENT.fullmatch(c)]
+    return literal[-1] if literal else None
+
+
+def _index(entries: Sequence[PatternEntry]) -> PatternSet:
+    by_witness: dict[str, list[int]] = {}
+    rest: list[int] = []
+    for i, entry in enumerate(entries):
+        witness = _witness(entry.expanded)
+        if witness is None:
+            rest.append(i)
+        else:
+            by_witness.setdefault(witness, []).append(i)
+    return PatternSet(
+        tuple(entries),
+        MappingProxyType({k: tuple(v) for k, v in by_witness.items()}),
+        tuple(rest),
+        _union([entries[i] for i in rest]),
+    )
 
 
 def compile_patterns(
@@ -120,8 +163,7 @@ def compile_patterns(
             if patterns[0].include is not True or not isinstance(regex, re.Pattern):
                 raise PolicyError(f"path pattern `{source}` compiles to nothing")
             entries[(source, text)] = PatternEntry(source, text, regex)
-    ordered = tuple(entries[k] for k in sorted(entries))
-    return PatternSet(ordered, _union(ordered))
+    return _index([entries[k] for k in sorted(entries)])
 
 
 _FLOATING = "^(?:.+/)?"

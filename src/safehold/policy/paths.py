@@ -256,7 +256,7 @@ def _sorted_reasons(reasons: list[Reason]) -> tuple[Reason, ...]:
 
 
 def _describe(raw: object, entry: PatternEntry, c: CanonicalPath, what: str) -> str:
-    literal_hit = any(entry.regex.match(s) for s in (c.literal[1:], c.literal[1:] + "/"))
+    literal_hit = any(entry.regex.search(s) for s in (c.literal[1:], c.literal[1:] + "/"))
     if literal_hit or c.literal == c.resolved:
         return f"path `{raw}` matches {what} pattern `{entry.source}`"
     return f"path `{raw}` resolves to `{c.resolved}`, which matches {what} pattern `{entry.source}`"
