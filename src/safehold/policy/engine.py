@@ -146,7 +146,7 @@ def _step1_read_only(config: SafetyConfig, call: ToolCall, side: Side, steps: _S
             Reason(
                 "read-only-ask",
                 "read_only",
-                f"read-only mode asks before a {side.value} tool (`{call.name}` has kind "
+                f"read-only mode asks before {_article(side)} tool (`{call.name}` has kind "
                 f"`{call.kind.value}` and may change things)",
             )
         )
@@ -274,9 +274,14 @@ def _step5_flags(
                 Reason(
                     "tool-needs-approval",
                     "mode",
-                    f"`{call.name}` is a {side.value} tool (kind `{call.kind.value}`) and such "
+                    f"`{call.name}` is {_article(side)} tool (kind `{call.kind.value}`) and such "
                     f"tools need approval unless the mode is `auto`",
                 )
             )
         return [Reason("allowed", "mode", f"mode `auto` runs {side.value} tools without asking")]
     return [Reason("allowed", "read", f"`{call.name}` only reads, inside the allowed paths")]
+
+
+def _article(side: Side) -> str:
+    """`a network` / `an unknown`: the side with its article, for messages."""
+    return ("an " if side.value[0] in "aeiou" else "a ") + side.value
