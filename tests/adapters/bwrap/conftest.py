@@ -16,6 +16,7 @@ import pytest
 
 from safehold import SafetyConfig, SandboxConfig
 from safehold.adapters.bwrap import CommandResult, run_sandboxed_sync
+from safehold.adapters.bwrap._plan import MountPlan, plan_mounts
 
 Runner = Callable[..., CommandResult]
 
@@ -86,3 +87,16 @@ def pids_with_marker(marker: str) -> list[int]:
         if marker.encode() in cmdline:
             found.append(int(name))
     return found
+
+
+def plan_with_home(config: SafetyConfig, workspace: Path, home: Path) -> MountPlan:
+    """The mount plan with `HOME` set to `home` (the policy expands `~` from `HOME`)."""
+    old = os.environ.get("HOME")
+    os.environ["HOME"] = str(home)
+    try:
+        return plan_mounts(config, str(workspace))
+    finally:
+        if old is None:
+            del os.environ["HOME"]
+        else:
+            os.environ["HOME"] = old

@@ -6,9 +6,8 @@ from pathlib import Path
 
 from safehold.adapters.bwrap._argv import SandboxSpec, build_argv
 from safehold.adapters.bwrap._locate import Bwrap
-from safehold.adapters.bwrap._plan import plan_mounts
 from safehold.policy.config import SafetyConfig
-from tests.adapters.bwrap.conftest import make_config
+from tests.adapters.bwrap.conftest import make_config, plan_with_home
 
 SPEC = SandboxSpec(
     network=False,
@@ -36,7 +35,7 @@ def _tree(ws: Path) -> None:
 
 def test_mounts_come_in_the_safe_order(ws: Path) -> None:
     _tree(ws)
-    plan = plan_mounts(make_config(), str(ws), home=str(ws.parent))
+    plan = plan_with_home(make_config(), ws, ws.parent)
     argv = build_argv(Bwrap("/usr/bin/bwrap", (0, 11, 0)), plan, SPEC)
     w = str(ws)
     root = _index(argv, "--ro-bind", "/", "/")
@@ -65,7 +64,7 @@ def test_mounts_come_in_the_safe_order(ws: Path) -> None:
 
 
 def test_old_bwrap_drops_optional_flags_only(ws: Path) -> None:
-    plan = plan_mounts(make_config(), str(ws), home=str(ws.parent))
+    plan = plan_with_home(make_config(), ws, ws.parent)
     argv = build_argv(Bwrap("/b", (0, 4, 0)), plan, SPEC)
     for flag in ("--disable-userns", "--size", "--clearenv", "--perms"):
         assert flag not in argv
@@ -75,7 +74,7 @@ def test_old_bwrap_drops_optional_flags_only(ws: Path) -> None:
 
 def test_denied_directory_gets_a_mode_0000_read_only_tmpfs(ws: Path) -> None:
     (ws / ".aws").mkdir()
-    plan = plan_mounts(make_config(), str(ws), home=str(ws.parent))
+    plan = plan_with_home(make_config(), ws, ws.parent)
     argv = build_argv(Bwrap("/b", (0, 11, 0)), plan, SPEC)
     d = str(ws / ".aws")
     i = _index(argv, "--perms", "0000", "--tmpfs", d, "--remount-ro", d)
@@ -83,7 +82,7 @@ def test_denied_directory_gets_a_mode_0000_read_only_tmpfs(ws: Path) -> None:
 
 
 def test_read_only_profile_binds_a_tmp_workspace_read_only(ws: Path) -> None:
-    plan = plan_mounts(make_config(profile="read-only"), str(ws), home=str(ws.parent))
+    plan = plan_with_home(make_config(profile="read-only"), ws, ws.parent)
     assert plan.writable == ()
     assert plan.readonly_binds == (str(ws),)
 
@@ -94,7 +93,7 @@ def test_home_secret_locations_are_masked(ws: Path, outside: Path) -> None:
     (home / ".config").mkdir()
     (home / ".config" / "token.pem").write_text("x")
     (home / ".netrc").write_text("x")
-    plan = plan_mounts(SafetyConfig(), str(ws), home=str(home))
+    plan = plan_with_home(SafetyConfig(), ws, home)
     assert str(home / ".ssh") in plan.masked_dirs
     assert str(home / ".netrc") in plan.masked_files
     assert str(home / ".config" / "token.pem") in plan.masked_files
@@ -105,7 +104,7 @@ def test_tilde_and_workspace_patterns_expand(ws: Path, outside: Path) -> None:
     (home / "vault").mkdir(parents=True)
     (ws / "private").mkdir()
     cfg = SafetyConfig(denied_paths=("~/vault/", "{workspace}/private/"))
-    plan = plan_mounts(cfg, str(ws), home=str(home))
+    plan = plan_with_home(cfg, ws, home)
     assert str(home / "vault") in plan.masked_dirs
     assert str(ws / "private") in plan.masked_dirs
 
@@ -113,5 +112,5 @@ def test_tilde_and_workspace_patterns_expand(ws: Path, outside: Path) -> None:
 def test_host_tmp_paths_are_not_masked_they_are_hidden_anyway(ws: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True)
-    plan = plan_mounts(SafetyConfig(), str(ws), home=str(home))
+    plan = plan_with_home(SafetyConfig(), ws, home)
     assert str(home / ".ssh") not in plan.masked_dirs  # under the private /tmp: invisible

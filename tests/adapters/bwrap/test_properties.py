@@ -7,14 +7,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import pathspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from safehold import SafetyConfig
 from safehold.adapters.bwrap import run_sandboxed_sync
-from safehold.adapters.bwrap._plan import plan_mounts
-from tests.adapters.bwrap.conftest import make_config
+from safehold.policy.paths import compile_policy
+from tests.adapters.bwrap.conftest import make_config, plan_with_home
 
 _ARG = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
@@ -69,20 +68,19 @@ def _build(root: Path, paths: list[list[str]]) -> None:
 @settings(max_examples=60)
 @given(tree=_TREES)
 def test_every_denied_path_in_the_workspace_is_masked(tree: list[list[str]]) -> None:
-    # Differential: pathspec over every file of a random tree vs what the plan masks.
+    # Differential: the policy's own verdict on every file of a random tree vs the masks.
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
         ws = Path(tmp) / "ws"
         ws.mkdir()
         _build(ws, tree)
         config = SafetyConfig()
-        plan = plan_mounts(config, str(ws), home=str(Path(tmp) / "nohome"))
-        spec = pathspec.PathSpec.from_lines("gitignore", config.denied_paths)
+        plan = plan_with_home(config, ws, Path(tmp) / "nohome")
+        policy = compile_policy(config, str(ws))
         masked = (*plan.masked_dirs, *plan.masked_files)
         for dirpath, dirnames, filenames in os.walk(ws):
             for name in dirnames + filenames:
                 path = os.path.join(dirpath, name)
-                is_dir = os.path.isdir(path)
-                hit = spec.match_file(path) or (is_dir and spec.match_file(path + "/"))
+                hit = bool(policy.check_denied(path))
                 covered = any(path == m or path.startswith(m + "/") for m in masked)
                 if hit:
                     assert covered, f"denied `{path}` is not masked"

@@ -1,8 +1,9 @@
 """Turn the policy's path patterns into concrete mounts for one sandboxed run.
 
-bwrap mounts paths, not patterns, so the denied and protected patterns of `SafetyConfig`
-(pathspec gitignore syntax on absolute paths, `{workspace}` and `~` expanded — the same reading
-the policy engine uses) are expanded at run time:
+bwrap mounts paths, not patterns, so the denied and protected patterns of `SafetyConfig` are
+expanded at run time. They are compiled and matched by the policy's own `compile_policy`, so
+the sandbox masks exactly what the policy denies (gitignore syntax on absolute paths,
+`{workspace}` and `~` expanded, relative patterns floating at any depth):
 
 - literal absolute patterns are checked directly (`/etc/shadow`);
 - anchored glob patterns walk their literal prefix directory (`/etc/ssh/ssh_host_*_key`);
@@ -17,18 +18,18 @@ symlink named like a secret must mask the file it points to. A walk that exceeds
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import stat
-from collections.abc import Generator, Iterable
+import unicodedata
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Final
 
-import pathspec
-
 from safehold.errors import SandboxError
+from safehold.policy._patterns import PatternSet
 from safehold.policy.config import SafetyConfig
+from safehold.policy.paths import compile_policy
 
 __all__ = ["MountPlan", "Watch", "plan_mounts"]
 
@@ -58,17 +59,6 @@ class MountPlan:
     watch: tuple[Watch, ...]
 
 
-def _escape(path: str) -> str:
-    return re.sub(r"([\[\]*?!#\\])", r"\\\1", path)
-
-
-def _expand(pattern: str, workspace: str, home: str) -> str:
-    out = pattern.replace("{workspace}", _escape(workspace))
-    if out == "~" or out.startswith("~/"):
-        out = _escape(home) + out[1:]
-    return out
-
-
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -78,22 +68,17 @@ def _strictly_inside(path: str, root: str) -> bool:
 
 
 class _Matcher:
-    """A compiled pathspec over expanded patterns; directories are tried with a trailing `/`."""
+    """One of the policy's compiled pattern sets, matched exactly as the policy matches."""
 
-    def __init__(self, patterns: Iterable[str]) -> None:
-        self.patterns = tuple(patterns)
-        self._spec = pathspec.PathSpec.from_lines("gitignore", self.patterns)
+    def __init__(self, patterns: PatternSet, casefold: bool) -> None:
+        self.patterns = tuple(e.expanded for e in patterns.entries)
+        self._set = patterns
+        self._casefold = casefold
 
-    def __call__(self, path: str, is_dir: bool) -> bool:
-        if self._spec.match_file(path):
-            return True
-        return is_dir and bool(self._spec.match_file(path.rstrip("/") + "/"))
-
-
-@functools.lru_cache(maxsize=64)
-def _matcher(patterns: tuple[str, ...]) -> _Matcher:
-    # Compiling ~60 patterns costs about a millisecond; sessions reuse the same lists.
-    return _Matcher(patterns)
+    def __call__(self, path: str) -> bool:
+        # PatternSet.match tries `path` and `path/`, so directory patterns cover the directory.
+        form = unicodedata.normalize("NFC", path)
+        return bool(self._set.match((form.casefold() if self._casefold else form,)))
 
 
 class _Budget:
@@ -113,8 +98,11 @@ class _Budget:
 
 def _entries(
     top: str, depth: int, budget: _Budget
-) -> Generator[tuple[str, bool, bool], bool, None]:
-    """Yield (path, is_dir, is_symlink) below `top`, at most `depth` levels (-1: unbounded)."""
+) -> Generator[tuple[str, bool], bool, None]:
+    """Yield (path, is_symlink) below `top`, at most `depth` levels (-1: unbounded).
+
+    Send False back to skip descending into the directory just yielded.
+    """
     stack = [(top, 1)]
     while stack:
         directory, level = stack.pop()
@@ -130,15 +118,16 @@ def _entries(
                 is_dir = not is_link and entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            descend = yield entry.path, is_dir, is_link
+            descend = yield entry.path, is_link
             if is_dir and descend is not False and (depth < 0 or level < depth):
                 stack.append((entry.path, level + 1))
 
 
 class _Collector:
-    def __init__(self, config: SafetyConfig, cwd: str, home: str, roots: tuple[str, ...]):
-        self.denied = _matcher(tuple(_expand(p, cwd, home) for p in config.denied_paths))
-        self.protected = _matcher(tuple(_expand(p, cwd, home) for p in config.protected_paths))
+    def __init__(self, config: SafetyConfig, cwd: str, roots: tuple[str, ...]):
+        policy = compile_policy(config, cwd)
+        self.denied = _Matcher(policy.denied, policy.casefold)
+        self.protected = _Matcher(policy.protected, policy.casefold)
         self.roots = roots
         self.budget = _Budget(config.sandbox.scan_max_entries)
         self.masked: set[str] = set()
@@ -148,17 +137,16 @@ class _Collector:
     def in_root(self, path: str) -> bool:
         return any(_inside(path, r) for r in self.roots)
 
-    def check(self, path: str, is_dir: bool, is_link: bool, *, protect: bool) -> bool:
+    def check(self, path: str, is_link: bool, *, protect: bool) -> bool:
         """Record masks/protection for one entry; return False when it must not be descended."""
         real = os.path.realpath(path) if is_link else path
-        real_dir = os.path.isdir(real) if is_link else is_dir
-        # A symlink is matched by its own name as what it points to (`.vscode` -> a directory
-        # must match the directory pattern `.vscode/`) and by its resolved path.
-        if self.denied(path, real_dir) or (is_link and self.denied(real, real_dir)):
+        # Like the policy, match the literal path and the resolved one (a symlink named
+        # `notes.txt` that points at `~/.aws/credentials` is denied).
+        if self.denied(path) or (is_link and self.denied(real)):
             if os.path.exists(real):
                 self.masked.add(real)
             return False
-        if protect and self.protected(path, real_dir):
+        if protect and self.protected(path):
             if is_link:
                 self.watch[path] = Watch(path, os.readlink(path))
             if self.in_root(real) and os.path.exists(real):
@@ -170,16 +158,16 @@ class _Collector:
         try:
             item = next(gen)
             while True:
-                path, is_dir, is_link = item
-                item = gen.send(self.check(path, is_dir, is_link, protect=protect))
+                path, is_link = item
+                item = gen.send(self.check(path, is_link, protect=protect))
         except StopIteration:
             pass
 
     def literal(self, pattern: str) -> None:
         body = pattern.rstrip("/")
-        if not body or ("/" not in body and not pattern.startswith("/")):
-            return  # floating: found by the walks
-        path = "/" + body.lstrip("/")
+        if not body.startswith("/"):
+            return  # floating (`**/.env`): found by the walks
+        path = body
         parts = path.split("/")
         glob_at = next((i for i, part in enumerate(parts) if _GLOB.search(part)), None)
         if glob_at is None:
@@ -188,7 +176,7 @@ class _Collector:
                 st = os.lstat(plain)
             except OSError:
                 return
-            self.check(plain, stat.S_ISDIR(st.st_mode), stat.S_ISLNK(st.st_mode), protect=False)
+            self.check(plain, stat.S_ISLNK(st.st_mode), protect=False)
             return
         prefix = re.sub(r"\\(.)", r"\1", "/".join(parts[:glob_at]) or "/")
         rest = parts[glob_at:]
@@ -217,9 +205,10 @@ def _canonical_root(raw: str, cwd: str, home: str) -> str:
     return real
 
 
-def plan_mounts(config: SafetyConfig, cwd: str, *, home: str | None = None) -> MountPlan:
+def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
     """Expand the policy's path lists into the mounts of one run (see the module docstring)."""
-    home = os.path.realpath(home or os.path.expanduser("~"))
+    # The same home the policy expands `~` with.
+    home = os.path.realpath(os.environ.get("HOME") or os.path.expanduser("~"))
     real_cwd = os.path.realpath(cwd)
     if not os.path.isdir(real_cwd):
         raise SandboxError(f"working directory `{cwd}` does not exist or is not a directory")
@@ -229,9 +218,9 @@ def plan_mounts(config: SafetyConfig, cwd: str, *, home: str | None = None) -> M
         roots = tuple(dict.fromkeys((real_cwd, *extra)))
         if "/" in roots:
             raise SandboxError("`/` can never be a writable root (the workspace or an extra root)")
-    col = _Collector(config, real_cwd, home, roots)
+    col = _Collector(config, real_cwd, roots)
     for top in dict.fromkeys((real_cwd, *roots)):
-        col.check(top, True, False, protect=top in roots)
+        col.check(top, False, protect=top in roots)
         col.walk(top, -1, protect=True)
     if home != "/" and os.path.isdir(home):
         col.walk(home, 1, protect=False)
@@ -244,7 +233,7 @@ def plan_mounts(config: SafetyConfig, cwd: str, *, home: str | None = None) -> M
         col.literal(pattern)
     for root in roots:
         for pattern in col.protected.patterns:
-            name = pattern.rstrip("/")
+            name = pattern.removeprefix("**/").rstrip("/")
             if name and "/" not in name and not _GLOB.search(name):
                 candidate = os.path.join(root, name)
                 if not os.path.lexists(candidate):
