@@ -38,9 +38,10 @@ from acp.schema import (
 )
 from acp.schema import SessionInfo as AcpSessionInfo
 
-from safehold import Decision, Mode, SafetyConfig, SandboxError, SessionPolicies, ToolCall, ToolKind
+from safehold import Mode, SafetyConfig, SandboxError, SessionPolicies, ToolCall, ToolKind
 from safehold.adapters.acp import AcpPolicyBridge
-from safehold.adapters.bwrap import CommandResult, run_sandboxed
+from safehold.adapters.acp._agent_text import command_lines, denial_text, output_text, summary
+from safehold.adapters.bwrap import run_sandboxed
 
 __all__ = ["SafeholdAgent", "serve_stdio"]
 
@@ -182,7 +183,7 @@ class SafeholdAgent:
             raise RequestError(
                 -32600, "Invalid request: a prompt is already running in this session", None
             )
-        lines = _command_lines(prompt)
+        lines = command_lines(prompt)
         if not lines:
             await self._say(session_id, _HELP)
             return PromptResponse(stop_reason="end_turn")
@@ -208,7 +209,7 @@ class SafeholdAgent:
         finally:
             if self._turns.get(session_id) is turn:
                 del self._turns[session_id]
-        await self._say(session_id, _summary(outcomes))
+        await self._say(session_id, summary(outcomes))
         return PromptResponse(stop_reason="cancelled" if turn.cancelled else "end_turn")
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -244,7 +245,7 @@ class SafeholdAgent:
                 session_id,
                 call_id,
                 "failed",
-                _denial_text(decision),
+                denial_text(decision),
                 {"decision": decision.to_dict()},
             )
             return
@@ -273,7 +274,7 @@ class SafeholdAgent:
             session_id,
             call_id,
             "completed" if ok else "failed",
-            _output_text(result),
+            output_text(result),
             {
                 "exit_code": result.exit_code,
                 "timed_out": result.timed_out,
@@ -346,59 +347,3 @@ def _require_directory(cwd: object) -> None:
 def _invalid_params(message: str, **data: Any) -> RequestError:
     # JSON-RPC -32602 with the reason in the message itself: editors show only the message.
     return RequestError(-32602, f"Invalid params: {message}", {"message": message, **data})
-
-
-def _command_lines(prompt: list[Any]) -> list[str]:
-    lines: list[str] = []
-    for block in prompt:
-        text = getattr(block, "text", None)
-        if getattr(block, "type", None) != "text" or not isinstance(text, str):
-            continue
-        for raw in text.splitlines():
-            line = raw.strip()
-            if line and not line.startswith("#"):
-                lines.append(line)
-    return lines
-
-
-def _denial_text(decision: Decision) -> str:
-    word = "denied" if decision.verdict.value == "deny" else "not allowed"
-    reasons = "\n".join(f"- {r.message} ({r.code})" for r in decision.reasons)
-    return f"{word} by safehold:\n{reasons}" if reasons else f"{word} by safehold"
-
-
-def _output_text(result: CommandResult) -> str:
-    parts = []
-    if result.stdout:
-        parts.append(result.stdout_text.rstrip("\n"))
-    if result.stderr:
-        parts.append(result.stderr_text.rstrip("\n"))
-    body = "\n".join(parts)
-    fence = "`" * max(3, _longest_backtick_run(body) + 1)
-    status = (
-        "timed out (the sandbox was killed)"
-        if result.timed_out
-        else f"exit code {result.exit_code}"
-    )
-    if result.truncated:
-        status += "; output truncated"
-    return f"{fence}\n{body}\n{fence}\n{status}" if body else status
-
-
-def _longest_backtick_run(text: str) -> int:
-    longest = run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    return longest
-
-
-def _summary(outcomes: list[str]) -> str:
-    if not outcomes:
-        return "Nothing ran."
-    counts: dict[str, int] = {}
-    for o in outcomes:
-        counts[o] = counts.get(o, 0) + 1
-    parts = ", ".join(f"{n} {what}" for what, n in counts.items())
-    noun = "command" if len(outcomes) == 1 else "commands"
-    return f"{len(outcomes)} {noun}: {parts}."
