@@ -114,3 +114,13 @@ def test_host_tmp_paths_are_not_masked_they_are_hidden_anyway(ws: Path, tmp_path
     (home / ".ssh").mkdir(parents=True)
     plan = plan_with_home(SafetyConfig(), ws, home)
     assert str(home / ".ssh") not in plan.masked_dirs  # under the private /tmp: invisible
+
+
+def test_deep_home_secrets_named_by_multi_component_patterns_are_masked(
+    ws: Path, outside: Path
+) -> None:
+    home = outside / "home"
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: x")
+    plan = plan_with_home(SafetyConfig(), ws, home)
+    assert str(home / ".config" / "gh" / "hosts.yml") in plan.masked_files

@@ -237,3 +237,19 @@ def test_scan_budget_overflow_is_an_error_not_a_partial_mask(run: Runner, ws: Pa
         (ws / f"f{i}").write_text("x")
     with pytest.raises(SandboxError, match="scan_max_entries"):
         run("true", config=make_config(scan_max_entries=10))
+
+
+def test_home_secrets_are_unreadable_from_the_workspace(
+    run: Runner, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = outside / "home"
+    (home / ".aws").mkdir(parents=True)
+    (home / ".aws" / "credentials").write_text("aws_secret_access_key=AKIA\n")
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: gho_x\n")
+    (home / "notes.txt").write_text("public\n")
+    monkeypatch.setenv("HOME", str(home))
+    result = run("cat ~/.aws/credentials ~/.config/gh/hosts.yml ~/notes.txt; ls ~/.aws")
+    assert b"AKIA" not in result.stdout and b"gho_x" not in result.stdout
+    assert b"public\n" in result.stdout  # the rest of home stays readable
+    assert result.stderr.count(b"Permission denied") == 3

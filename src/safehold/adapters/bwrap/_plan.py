@@ -163,8 +163,12 @@ class _Collector:
         except StopIteration:
             pass
 
-    def literal(self, pattern: str) -> None:
+    def literal(self, pattern: str, home: str) -> None:
         body = pattern.rstrip("/")
+        if body.startswith("**/") and not _GLOB.search(body[3:]):
+            # A floating multi-component secret such as `.config/gh/hosts.yml` sits deeper
+            # in the home directory than its walk goes: check its home location directly.
+            body = home.rstrip("/") + "/" + body[3:]
         if not body.startswith("/"):
             return  # floating (`**/.env`): found by the walks
         path = body
@@ -230,7 +234,7 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
             if dot_dir and not any(_inside(sub, m) for m in col.masked):
                 col.walk(sub, 1, protect=False)
     for pattern in col.denied.patterns:
-        col.literal(pattern)
+        col.literal(pattern, home)
     for root in roots:
         for pattern in col.protected.patterns:
             name = pattern.removeprefix("**/").rstrip("/")
