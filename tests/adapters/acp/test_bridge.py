@@ -465,6 +465,7 @@ async def test_agent_option_values_follow_fork_load_and_sessions(tmp_path: Any) 
         (dict(id="m", name="M", default=True, choices=["a"]), "takes no choices"),
         (dict(id="", name="M", default=True), "non-empty"),
         (dict(id="m", name="M", default=3), "str or a bool"),
+        (dict(id="m", name="", default=True), "name must be"),
     ],
 )
 def test_agent_option_definitions_are_checked(kwargs: dict[str, Any], words: str) -> None:
@@ -506,3 +507,16 @@ async def test_non_string_ids_are_invalid_params_not_crashes(bad: Any) -> None:
         assert err.value.code == -32602
     assert [s.session_id for s in policies.sessions()] == ["s"]
     assert policies.config("s") == policies.base
+
+
+async def test_a_custom_category_is_kept_or_dropped_never_fatal(tmp_path: Any) -> None:
+    # 0.12.1 accepts only a few category literals; other versions keep any string.
+    effort = AgentOption(
+        id="effort", name="Effort", default="low", choices=["low", "high"], category="effort"
+    )
+    _, _, agent, client = make(options=[effort])
+    async with connected(agent, client) as conn:
+        resp = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+    option = options_by_id(resp.config_options)["effort"]
+    assert option.current_value == "low"
+    assert option.category in ("effort", None)

@@ -89,6 +89,8 @@ class AgentOption:
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
             raise ValueError("AgentOption.id must be a non-empty string")
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"AgentOption `{self.id}`: name must be a non-empty string")
         if self.id in RESERVED_OPTION_IDS:
             raise ValueError(f"AgentOption.id `{self.id}` is reserved for safehold's own options")
         pairs = _pairs(self.choices)
