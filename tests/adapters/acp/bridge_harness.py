@@ -179,7 +179,7 @@ async def connected(
 
 async def eventually(check: Callable[[], bool], what: str) -> None:
     """Wait (bounded) until `check()` holds: notifications are handled in their own tasks."""
-    for _ in range(400):
+    for _ in range(2000):  # about 10 s: a bound against hangs, not a timing assertion
         if check():
             return
         await asyncio.sleep(0.005)
