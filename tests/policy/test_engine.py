@@ -220,6 +220,8 @@ def test_grant_keys(ws: str) -> None:
     # A path that cannot be canonicalised leaves nothing to grant.
     assert decide(ws, ToolCall("read_file", {"path": "a\x00"}, ToolKind.READ)).grant_key is None
     assert decide(ws, CALLS["execute"]).grant_key is None
+    # An execute call never gets a tool-wide key, even when its command is not analysed.
+    assert decide(ws, CALLS["execute"], Mode.READ_ONLY).grant_key is None
 
 
 # -- robustness ------------------------------------------------------------------------------

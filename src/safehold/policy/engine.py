@@ -92,8 +92,9 @@ def _evaluate(
     if side is Side.EXECUTE and not config.read_only:
         assessment = _step3_command(config, policy, call, steps)
 
-    if assessment is not None:
-        grant_key = assessment.grant_key
+    if side is Side.EXECUTE:
+        # Only the parsed command names what was approved; never the whole execute tool.
+        grant_key = assessment.grant_key if assessment is not None else None
     elif canonicals is None:
         grant_key = None
     elif canonicals:
