@@ -52,8 +52,7 @@ class _Editor:
     out: Callable[[str], None]
     answer: str | None = "allow_once"  # an option kind, or None: never answer
     asked: int = 0
-    finished: dict[str, Any] = field(default_factory=dict)
-    messages: int = 0
+    finished: list[Any] = field(default_factory=list)
     sandbox_failed: bool = False
     _never: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -62,7 +61,7 @@ class _Editor:
         if kind == "tool_call":
             self.out(f"   agent  → tool call `{update.title}` ({update.status})")
         elif kind == "tool_call_update" and update.status in ("completed", "failed"):
-            self.finished[update.tool_call_id] = update
+            self.finished.append(update)
             self.out(f"   agent  → {update.status}:")
             for block in update.content or []:
                 for line in str(getattr(block.content, "text", "")).splitlines():
@@ -72,8 +71,6 @@ class _Editor:
         elif kind == "config_option_update":
             shown = ", ".join(f"{o.id}={o.current_value}" for o in update.config_options)
             self.out(f"   agent  → config_option_update: {shown}")
-        elif kind == "agent_message_chunk":
-            self.messages += 1
 
     async def request_permission(
         self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
@@ -245,16 +242,16 @@ async def _prompt(
 
     editor.answer = s.answer
     kept_before = s.keeps is not None and _exists(workspace, s.keeps)
-    asked_before, messages_before = editor.asked, editor.messages
+    asked_before, finished_before = editor.asked, len(editor.finished)
     out(f"   editor → prompt: {s.command}")
     await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text=s.command)])
-    # Older SDKs return from prompt() before the last updates are handled: wait for the
-    # agent's closing message (bounded).
-    for _ in range(200):
-        if editor.messages > messages_before:
+    # Older SDKs return from prompt() before the last updates are handled: wait (bounded)
+    # for this scene's one command to finish.
+    for _ in range(1000):
+        if len(editor.finished) > finished_before:
             break
         await asyncio.sleep(0.01)
-    update = list(editor.finished.values())[-1] if editor.finished else None
+    update = editor.finished[finished_before] if len(editor.finished) > finished_before else None
     asked = editor.asked > asked_before
     raw = getattr(update, "raw_output", None) or {}
     verdict = (raw.get("decision") or {}).get("verdict")
