@@ -282,6 +282,52 @@ async def test_logs_go_to_the_log_file_not_stdout(
     assert "echo logged -> allow" in (tmp_path / "agent.log").read_text(encoding="utf-8")
 
 
+async def test_every_decision_lands_in_the_audit_log(
+    spawn_acp: Spawn, workspace: Path, tmp_path: Path
+) -> None:
+    audit = tmp_path / "audit.jsonl"
+    async with spawn_acp({"audit": {"path": str(audit)}}, answer="reject_once") as (conn, client):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await prompt(conn, sid, "touch asked.txt\ncat .env")
+        await finished(client, 2)
+    records = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
+    assert [(r["session"], r["verdict"], r["asked"]) for r in records] == [
+        (sid, "deny", True),
+        (sid, "deny", False),
+    ]
+    assert records[0]["outcome"] == "reject_once"
+    assert records[1]["reasons"][0]["code"] == "path-denied"
+
+
+async def test_without_a_working_sandbox_nothing_runs(spawn_acp: Spawn, workspace: Path) -> None:
+    config = {"sandbox": {"bwrap_path": "/nonexistent/bwrap"}}
+    async with spawn_acp(config) as (conn, client):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="auto")
+        await prompt(conn, sid, "touch never.txt")
+        [update] = await finished(client)
+    assert update.status == "failed"
+    assert "sandbox could not run it" in update.content[0].content.text
+    assert update.raw_output["decision"]["verdict"] == "allow"  # allowed, yet not run
+    assert not (workspace / "never.txt").exists()
+
+
+def test_unwritable_audit_path_is_one_error_line(tmp_path: Path) -> None:
+    config = tmp_path / "policy.json"
+    config.write_text(json.dumps({"audit": {"path": "/proc/nope/audit.jsonl"}}), encoding="utf-8")
+    done = subprocess.run(
+        [*AGENT, "--config", str(config)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: audit.path")
+    assert "Traceback" not in done.stderr
+
+
 def test_bad_config_file_is_one_error_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("read_only = 'yes'\n", encoding="utf-8")

@@ -38,10 +38,11 @@ from acp.schema import (
 )
 from acp.schema import SessionInfo as AcpSessionInfo
 
-from safehold import Mode, SafetyConfig, SandboxError, SessionPolicies, ToolCall, ToolKind
+from safehold import Gate, Mode, SafetyConfig, SandboxError, SessionPolicies, ToolCall, ToolKind
 from safehold.adapters.acp import AcpPolicyBridge
 from safehold.adapters.acp._agent_text import command_lines, denial_text, output_text, summary
 from safehold.adapters.bwrap import run_sandboxed
+from safehold.audit import sink_from_config
 
 __all__ = ["SafeholdAgent", "serve_stdio"]
 
@@ -72,7 +73,9 @@ class SafeholdAgent:
         floor: Mode | None = None,
     ) -> None:
         self.policies = policies if policies is not None else SessionPolicies(config, floor=floor)
-        self.bridge = AcpPolicyBridge(self.policies)
+        # The config's audit settings decide where every decision is recorded.
+        audit = sink_from_config(self.policies.base.audit)
+        self.bridge = AcpPolicyBridge(self.policies, gate=Gate(self.policies, audit=audit))
         self.conn: Any = None
         self._turns: dict[str, _Turn] = {}
         self._titles: dict[str, str] = {}
