@@ -6,6 +6,7 @@ connection, the host's /proc has no survivor, and so on.
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import textwrap
@@ -60,7 +61,9 @@ def listener() -> Iterator[Listener]:
 
 
 def _python(code: str) -> list[str]:
-    return [sys.executable, "-I", "-c", textwrap.dedent(code)]
+    # The base interpreter, not the venv's: CI keeps its venv under /tmp, which the sandbox
+    # replaces by a private tmpfs. The scripts only need the standard library (-I).
+    return [os.path.realpath(sys.executable), "-I", "-c", textwrap.dedent(code)]
 
 
 def test_network_off_cannot_reach_a_host_loopback_listener(run: Runner, listener: Listener) -> None:
