@@ -96,9 +96,7 @@ class _Budget:
             )
 
 
-def _entries(
-    top: str, depth: int, budget: _Budget
-) -> Generator[tuple[str, bool], bool, None]:
+def _entries(top: str, depth: int, budget: _Budget) -> Generator[tuple[str, bool], bool, None]:
     """Yield (path, is_symlink) below `top`, at most `depth` levels (-1: unbounded).
 
     Send False back to skip descending into the directory just yielded.
