@@ -253,3 +253,17 @@ def test_home_secrets_are_unreadable_from_the_workspace(
     assert b"AKIA" not in result.stdout and b"gho_x" not in result.stdout
     assert b"public\n" in result.stdout  # the rest of home stays readable
     assert result.stderr.count(b"Permission denied") == 3
+
+
+def test_the_loaded_policy_file_cannot_be_rewritten_from_the_sandbox(run: Runner, ws: Path) -> None:
+    # SafetyConfig.load protects its own file by absolute path: an agent cannot loosen its
+    # own policy, even with the file inside the writable workspace (and a space in its path).
+    policy = ws / "conf dir" / "agent-policy.toml"
+    policy.parent.mkdir()
+    policy.write_text("read_only = false\n")
+    config = SafetyConfig.load(policy)
+    result = run(
+        "echo 'read_only = false # loosened' > 'conf dir/agent-policy.toml'", config=config
+    )
+    assert result.exit_code != 0
+    assert policy.read_text() == "read_only = false\n"
