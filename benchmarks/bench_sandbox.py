@@ -28,16 +28,18 @@ from safehold.adapters.bwrap._seccomp import build_filter, native_arch
 BAR_MS = 25.0
 
 
-def median_ms(fn: Callable[[], object], runs: int, warmup: int = 3) -> float:
-    """Median wall-clock milliseconds of `fn` over `runs` calls after `warmup` calls."""
-    for _ in range(warmup):
-        fn()
-    times = []
+def medians_ms(fns: list[Callable[[], object]], runs: int, warmup: int = 3) -> list[float]:
+    """Median wall-clock ms of each callable, calls interleaved so load drift hits all alike."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            fn()
+            times[i].append((time.perf_counter() - start) * 1000)
+    return [statistics.median(t) for t in times]
 
 
 def bare_bwrap(config: SafetyConfig, workspace: str) -> Callable[[], object]:
@@ -84,13 +86,14 @@ def main() -> None:
     args = parser.parse_args()
     config = SafetyConfig(sandbox=SandboxConfig(network=args.network))
     with tempfile.TemporaryDirectory(dir="/var/tmp") as workspace:
-        plain = median_ms(lambda: subprocess.run(["true"], check=True), args.runs)
-        bare = median_ms(bare_bwrap(config, workspace), args.runs)
-        runner = median_ms(
-            lambda: run_sandboxed_sync(["true"], cwd=workspace, config=config), args.runs
-        )
-        shell = median_ms(
-            lambda: run_sandboxed_sync("true", cwd=workspace, config=config), args.runs
+        plain, bare, runner, shell = medians_ms(
+            [
+                lambda: subprocess.run(["true"], check=True),
+                bare_bwrap(config, workspace),
+                lambda: run_sandboxed_sync(["true"], cwd=workspace, config=config),
+                lambda: run_sandboxed_sync("true", cwd=workspace, config=config),
+            ],
+            args.runs,
         )
     overhead = runner - plain
     net = "on" if args.network else "off"

@@ -180,18 +180,10 @@ def spawn_and_collect(
                     sink.add(chunk)
                 elif len(sink) < _CHUNK:
                     sink += chunk
-        if not killed:
-            # The pipes closed but the process may live on (`exec >&- 2>&-; sleep 99`).
-            while proc.poll() is None:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    timed_out = killed = True
-                    _kill_tree(proc, bytes(status))
-                    break
-                if sel.select(0.05 if left is None else min(0.05, left)):
-                    cancelled = killed = True
-                    _kill_tree(proc, bytes(status))
-                    break
+        if not killed and proc.poll() is None:
+            # The pipes closed but the process may live on (`exec >&- 2>&-; sleep 99`): wait
+            # for its pidfd (readable at exit), the cancel pipe or the deadline.
+            timed_out, cancelled = _wait_exit(proc, sel, deadline, cancel_fd, bytes(status))
     except BaseException:
         # KeyboardInterrupt or any bug: never leave a sandbox running behind us.
         _kill_tree(proc, bytes(status))
@@ -210,6 +202,36 @@ def spawn_and_collect(
         cancelled=cancelled,
         status=_parse_status(bytes(status)),
     )
+
+
+def _wait_exit(
+    proc: subprocess.Popen[bytes],
+    sel: selectors.BaseSelector,
+    deadline: float | None,
+    cancel_fd: int | None,
+    status: bytes,
+) -> tuple[bool, bool]:
+    """Wait for the process to exit; return (timed_out, cancelled), killing it for either."""
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except OSError:  # already reaped
+        return False, False
+    try:
+        sel.register(pidfd, selectors.EVENT_READ)
+        while True:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                _kill_tree(proc, status)
+                return True, False
+            for key, _ in sel.select(left):
+                if key.fd == pidfd:
+                    return False, False
+                if key.fd == cancel_fd:
+                    _kill_tree(proc, status)
+                    return False, True
+    finally:
+        sel.unregister(pidfd)
+        os.close(pidfd)
 
 
 def _reap(proc: subprocess.Popen[bytes], status: bytes) -> int:
