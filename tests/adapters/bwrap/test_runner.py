@@ -162,3 +162,11 @@ def test_mode_none_runs_unsandboxed_and_says_so(
 def test_non_executable_program_is_exit_126(run: Runner, ws: Path) -> None:
     (ws / "script.sh").write_text("#!/bin/sh\necho hi\n")
     assert run([str(ws / "script.sh")]).exit_code == 126
+
+
+def test_mode_none_times_out_a_command_that_closed_its_output(run: Runner) -> None:
+    started = time.monotonic()
+    result = run("exec >&- 2>&-; sleep 30", mode="none", timeout=0.3)
+    assert result.timed_out and result.exit_code is None
+    assert time.monotonic() - started < 10
+    assert run("exec >&- 2>&-; sleep 0.2; exit 5", mode="none").exit_code == 5
