@@ -127,11 +127,17 @@ def test_protected_write_asks_in_auto_and_a_grant_does_not_lift_it(ws: str) -> N
     assert codes(decision) == ["path-protected"]
 
 
-def test_unknown_tools_have_their_paths_checked_as_reads(ws: str) -> None:
+def test_unknown_and_network_tools_have_their_paths_checked(ws: str) -> None:
     assert decide(ws, ToolCall("mcp", {"path": ".env"}), Mode.AUTO).verdict is D
-    # As a read, a protected path does not ask; the unknown tool is allowed in auto.
-    assert decide(ws, ToolCall("mcp", {"path": ".git/config"}), Mode.AUTO).verdict is A
+    assert decide(ws, ToolCall("mcp", {"path": "src/main.py"}), Mode.AUTO).verdict is A
     assert decide(ws, ToolCall("web", {"cwd": "/"}, ToolKind.FETCH), Mode.AUTO).verdict is D
+    # Such a tool may write, so a protected path asks even in auto.
+    hook = ToolCall("mcp_git", {"path": ".git/hooks/pre-commit"})
+    assert codes(decide(ws, hook, Mode.AUTO)) == ["path-protected"]
+    save = ToolCall("download", {"url": "https://x", "destination": ".bashrc"}, ToolKind.FETCH)
+    assert decide(ws, save, Mode.AUTO).verdict is Q
+    # A read tool reading a protected path is fine.
+    assert decide(ws, ToolCall("cat", {"path": ".git/config"}, ToolKind.READ)).verdict is A
 
 
 def test_execute_cwd_outside_the_workspace_is_denied(ws: str) -> None:

@@ -159,7 +159,10 @@ def _step2_paths(
     """Check every path argument; return the canonical paths (None if one has none)."""
     found, invalid = find_path_arguments(call)
     steps.deny.extend(invalid)
-    access: Access = "write" if side is Side.WRITE else "read"
+    # Deny and allowed roots treat reads and writes alike; the access only decides whether
+    # protected paths ask. A network or unknown tool may well write (an MCP tool that
+    # commits, a fetch that saves), so its paths are protected like a write's.
+    access: Access = "read" if side in (Side.READ, Side.EXECUTE) else "write"
     canonicals: list[str] | None = [] if not invalid else None
     for arg in found:
         check = policy.check_path(arg.raw, access)
