@@ -91,9 +91,9 @@ def test_program_basename_is_normalised() -> None:
 
 
 def test_computed_words_are_marked_dynamic() -> None:
-    cmd = analyze('rm "$x" *.py {a,b} ~/y plain').commands[0]
-    assert cmd.dynamic == frozenset({1, 2, 3})
-    assert cmd.argv[4:] == ("~/y", "plain")
+    cmd = analyze('rm "$x" *.py {a,b} ~/y a=~/z plain "~"').commands[0]
+    assert cmd.dynamic == frozenset({1, 2, 3, 4, 5})
+    assert cmd.argv[6:] == ("plain", "~")
 
 
 # -- wrappers --------------------------------------------------------------------------

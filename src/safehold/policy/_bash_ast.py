@@ -17,7 +17,7 @@ from tree_sitter import Language, Node, Parser
 
 from safehold.policy._bash_words import Word, evaluate_word
 
-__all__ = ["RawCommand", "RawRedirect", "Walk", "parse_tree", "walk_script"]
+__all__ = ["RawCommand", "RawRedirect", "Walk", "parse_tree", "uncovered_text", "walk_script"]
 
 # Deeper nesting than this is not something a person wrote; stop before Python's stack.
 MAX_DEPTH = 60
@@ -140,6 +140,29 @@ def parse_tree(src: bytes) -> Node:
 
 def _text(node: Node, src: bytes) -> str:
     return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def uncovered_text(root: Node, src: bytes) -> str | None:
+    """Source text outside every token, other than blanks; None when there is none.
+
+    tree-sitter silently skips what it treats as "extras"; bash does not skip anything but
+    blanks and comments. A skipped backslash (`\\ git`, `$(\\<TAB>x)`) is a word bash
+    reads and the parse does not contain.
+    """
+    pos = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.child_count and node.type != "heredoc_body":
+            stack.extend(reversed(node.children))
+            continue
+        if node.start_byte > pos:
+            gap = src[pos : node.start_byte]
+            if gap.strip(b" \t\n"):
+                return gap.decode("utf-8", "replace")
+        pos = max(pos, node.end_byte)
+    gap = src[pos:]
+    return gap.decode("utf-8", "replace") if gap.strip(b" \t\n") else None
 
 
 def walk_script(root: Node, src: bytes) -> Walk:

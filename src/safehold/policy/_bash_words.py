@@ -20,6 +20,7 @@ __all__ = ["Word", "decode_ansi_c", "evaluate_word"]
 _GLOB = re.compile(r"[*?\[]")
 # Brace expansion: `{a,b}` or `{1..3}`; a lone `{}` (find -exec) is literal to bash.
 _BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
+_TILDE = re.compile(r"(^|[=:])~")
 _DYNAMIC_NODES = frozenset(
     {
         "simple_expansion",
@@ -54,6 +55,8 @@ class Word:
     static: bool
     # True when bash may split it into several words or none (unquoted expansion, glob).
     splits: bool = False
+    # True when the only thing bash computes is a leading `~` / `~/` (the home directory).
+    home: bool = False
 
 
 def _unescape_unquoted(raw: str) -> str:
@@ -170,6 +173,10 @@ def evaluate_word(node: Node, src: bytes) -> Word:
             return evaluate_word(node.named_children[0], src)
         if kind == "word" and (_unescaped_glob(raw) or _BRACE.search(raw)):
             return Word(_unescape_unquoted(raw), False, True)
+        if kind == "word" and _TILDE.search(raw):
+            # bash replaces `~` (at the start, or after `=` / `:`) with a home directory.
+            home = (raw == "~" or raw.startswith("~/")) and not _TILDE.search(raw, 1)
+            return Word(_unescape_unquoted(raw), False, False, home)
         return Word(_unescape_unquoted(raw), True)
     if kind == "raw_string":
         return Word(raw[1:-1], True)
@@ -196,6 +203,7 @@ def _evaluate_concatenation(node: Node, src: bytes, raw: str) -> Word:
     unquoted_raw: list[str] = []
     static = True
     splits = False
+    home = False
     pos = node.start_byte
     for child in node.children:
         if child.start_byte != pos or not child.is_named:
@@ -204,6 +212,7 @@ def _evaluate_concatenation(node: Node, src: bytes, raw: str) -> Word:
             return Word(raw, False, True)
         part = evaluate_word(child, src)
         texts.append(part.text)
+        home = part.home if pos == node.start_byte else home and part.static
         static = static and part.static
         splits = splits or part.splits
         if child.type == "word":
@@ -213,4 +222,4 @@ def _evaluate_concatenation(node: Node, src: bytes, raw: str) -> Word:
         return Word(raw, False, True)
     if _BRACE.search("".join(unquoted_raw)):
         return Word("".join(texts), False, True)
-    return Word("".join(texts), static, splits)
+    return Word("".join(texts), static, splits, home and not splits)

@@ -355,7 +355,8 @@ def unwrap(words: tuple[Word, ...], *, stdin_fed: bool) -> list[Unwrapped]:
             return [*out, Unwrapped((*layers, words), (), tuple(assignments), step.script)]
         if step.keep_self:
             # The wrapper is a command in its own right (find, git): emit it as such.
-            out.append(Unwrapped(tuple(layers), step.self_words or words, tuple(assignments)))
+            own = (*layers, words) if step.self_words is not None else tuple(layers)
+            out.append(Unwrapped(own, step.self_words or words, tuple(assignments)))
             return out
         layers.append(words)
         words = step.inner

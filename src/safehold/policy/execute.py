@@ -243,10 +243,9 @@ def _path_candidates(word: Word) -> list[str]:
         for home in ("$HOME", "${HOME}"):
             if text.startswith(home):
                 text = "~" + text[len(home) :]
-                break
-        else:
-            # Other computed words: only a literal tail can be judged (`$X/.ssh/id_rsa`).
-            return [text] if "/" in text else []
+        # Other computed words: only a literal tail can be judged (`$X/.ssh/id_rsa`).
+        if "/" not in text and "~" not in text:
+            return []
     out: list[str] = []
     if not text.startswith("-"):
         out.append(text)

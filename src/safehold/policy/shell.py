@@ -22,7 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from safehold.policy._bash_ast import RawCommand, RawRedirect, Walk, parse_tree, walk_script
+from safehold.policy._bash_ast import (
+    RawCommand,
+    RawRedirect,
+    Walk,
+    parse_tree,
+    uncovered_text,
+    walk_script,
+)
 from safehold.policy._bash_words import Word
 from safehold.policy._bash_wrappers import Unwrapped, program_name, unwrap
 from safehold.policy.decision import Reason
@@ -326,6 +333,16 @@ def _analyze_script(
             _reason("unparseable", "parser", f"`{_show(text)}` is not valid bash syntax")
         )
         return ()
+    skipped = uncovered_text(root, src)
+    if skipped is not None:
+        acc.add_opaque(
+            _reason(
+                "unparsed-text",
+                "parser",
+                f"the parser skipped `{_show(skipped.strip())}`, which bash would read",
+            )
+        )
+        return ()
     walk = walk_script(root, src)
     for code, rule, message in walk.opaque:
         acc.add_opaque(_reason(code, rule, message))
@@ -371,7 +388,7 @@ def _redirect(r: RawRedirect, acc: _Acc) -> Redirect | None:
     text = r.target.text
     if op in (">&", "<&", "&>") and r.target.static and (text.isdigit() or text == "-"):
         return None  # fd duplication or close, `2>&1`
-    if not r.target.static:
+    if not r.target.static and not r.target.home:
         acc.dynamic_redirects = True
         acc.add_opaque(
             _reason(
