@@ -259,6 +259,24 @@ async def test_cancel_during_a_permission_wait_ends_the_turn(
     assert len(client.of_kind("tool_call")) == 1  # the second line never started
 
 
+async def test_cancel_stops_a_running_command(spawn_acp: Spawn, workspace: Path) -> None:
+    async with spawn_acp() as (conn, client):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="auto")
+        turn = asyncio.ensure_future(prompt(conn, sid, "sleep 120\ntouch after.txt"))
+        await eventually(
+            lambda: any(u.status == "in_progress" for u in client.of_kind("tool_call_update")),
+            "the command is running",
+        )
+        await conn.cancel(session_id=sid)
+        resp = await asyncio.wait_for(turn, TIMEOUT)
+        [update] = await finished(client)
+    assert resp.stop_reason == "cancelled"
+    assert update.status == "failed"
+    assert "cancelled" in update.content[0].content.text
+    assert not (workspace / "after.txt").exists()
+
+
 async def test_floor_flag_refuses_auto(spawn_acp: Spawn, workspace: Path) -> None:
     async with spawn_acp(extra_args=("--floor", "review")) as (conn, _client):
         resp = await conn.new_session(cwd=str(workspace), mcp_servers=[])
