@@ -55,3 +55,20 @@ async def test_an_empty_prompt_gets_help_not_tool_calls(tmp_path: Path) -> None:
     assert resp.stop_reason == "end_turn"
     assert client.of_kind("tool_call") == []
     assert "one per line" in client.of_kind("agent_message_chunk")[0].content.text
+
+
+async def test_closing_a_session_mid_question_runs_nothing(tmp_path: Path) -> None:
+    client = RecordingClient(answer="allow_always", hold=asyncio.Event())
+    agent = SafeholdAgent()
+    async with connected(agent, client) as conn:
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=text("touch a.txt")))
+        await eventually(lambda: client.permission_requests, "asked")
+        await conn.close_session(session_id=sid)
+        assert client.hold is not None
+        client.hold.set()  # the person says "always allow" after the session is gone
+        resp = await asyncio.wait_for(turn, 30)
+    assert resp.stop_reason == "cancelled"
+    assert not (tmp_path / "a.txt").exists()
+    assert not agent.policies.is_open(sid)
+    assert dict(agent.policies.grants(sid)) == {}

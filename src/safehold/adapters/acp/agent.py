@@ -38,7 +38,16 @@ from acp.schema import (
 )
 from acp.schema import SessionInfo as AcpSessionInfo
 
-from safehold import Gate, Mode, SafetyConfig, SandboxError, SessionPolicies, ToolCall, ToolKind
+from safehold import (
+    Gate,
+    Mode,
+    PolicyError,
+    SafetyConfig,
+    SandboxError,
+    SessionPolicies,
+    ToolCall,
+    ToolKind,
+)
 from safehold.adapters.acp import AcpPolicyBridge
 from safehold.adapters.acp._agent_text import command_lines, denial_text, output_text, summary
 from safehold.adapters.bwrap import run_sandboxed
@@ -259,11 +268,14 @@ class SafeholdAgent:
             ),
         )
         try:
-            result = await run_sandboxed(
-                line,
-                cwd=self.policies.workspace(session_id),
-                config=self.policies.config(session_id),
-            )
+            cwd = self.policies.workspace(session_id)
+        except PolicyError:
+            # Closed while the person was deciding: there is no workspace to run in.
+            outcomes.append("denied")
+            await self._finish(session_id, call_id, "failed", "not run: the session was closed")
+            return
+        try:
+            result = await run_sandboxed(line, cwd=cwd, config=self.policies.config(session_id))
         except (SandboxError, ValueError, TypeError, OSError) as exc:
             # Fail closed: the command did not run, and never runs outside the sandbox.
             outcomes.append("sandbox error")
