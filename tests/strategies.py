@@ -117,7 +117,16 @@ def tool_calls(draw: st.DrawFn, path_strategy: st.SearchStrategy[str] | None = N
         arguments["notebook"] = draw(path_strategy)
         declared = ("notebook",)
     if kind is ToolKind.EXECUTE:
-        arguments["command"] = draw(st.sampled_from(["ls", "git status", "rm -rf /", ""]))
+        arguments["command"] = draw(
+            st.sampled_from(["ls", "git status", "rm -rf /", "", 'eval "$X"', "cat .env"])
+        )
+        extra = draw(st.sampled_from([None, "args", "bad-args", "env"]))
+        if extra == "args":
+            arguments["args"] = ["-la"]
+        elif extra == "bad-args":
+            arguments["args"] = "-la"
+        elif extra == "env":
+            arguments["env"] = {"LD_PRELOAD": "/tmp/x.so"}
     locations = tuple(draw(st.lists(path_strategy, max_size=2)))
     return ToolCall(
         draw(st.sampled_from(["read_file", "write_file", "bash", "mcp_tool"])),

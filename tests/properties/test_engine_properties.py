@@ -138,3 +138,69 @@ def test_no_input_makes_evaluate_raise(
     decision = evaluate(config, call, workspace=ws)
     assert isinstance(decision.verdict, Verdict)
     assert "internal-error" not in [r.code for r in decision.reasons], decision
+
+
+def reference_verdict(
+    config: SafetyConfig, call: ToolCall, ws: str, grants: dict[str, GrantEffect]
+) -> Verdict:
+    """SPEC §3 read literally: written for obviousness, not speed (path and command checks,
+    argument discovery and grant keys are reused; the precedence is what is re-derived)."""
+    from safehold.policy._arguments import find_path_arguments
+    from safehold.policy.engine import _command_of
+    from safehold.policy.execute import assess_command
+    from safehold.policy.paths import compile_policy
+
+    policy = compile_policy(config, ws)
+    side = call.side
+    writes_or_runs = side in (Side.WRITE, Side.EXECUTE)
+    if config.read_only and writes_or_runs:
+        return Verdict.DENY
+    found, invalid = find_path_arguments(call)
+    if invalid:
+        return Verdict.DENY
+    access = "read" if side in (Side.READ, Side.EXECUTE) else "write"
+    checks = [policy.check_path(a.raw, access) for a in found]  # type: ignore[arg-type]
+    if any(c.verdict is Verdict.DENY for c in checks):
+        return Verdict.DENY
+    unliftable_ask = any(c.verdict is Verdict.ASK for c in checks)
+    liftable_ask = False
+    skip_approval = False
+    if side is Side.EXECUTE:
+        command, problems = _command_of(call)
+        if problems:
+            return Verdict.DENY
+        assessment = assess_command(command, config=config, policy=policy)
+        if assessment.verdict is Verdict.DENY:
+            return Verdict.DENY
+        liftable_ask = assessment.verdict is Verdict.ASK
+        skip_approval = assessment.verdict is Verdict.ALLOW and assessment.skip_approval
+        unliftable_ask = unliftable_ask or bool(call.arguments.get("env"))
+    key = evaluate(config, call, workspace=ws).grant_key
+    effect = grants.get(key) if key is not None else None
+    if effect == GrantEffect.REJECT:
+        return Verdict.DENY
+    if config.read_only and side in (Side.NETWORK, Side.UNKNOWN):
+        return Verdict.ASK
+    if unliftable_ask:
+        return Verdict.ASK
+    if effect == GrantEffect.ALLOW:
+        return Verdict.ALLOW
+    if liftable_ask:
+        return Verdict.ASK
+    if side is Side.WRITE and config.require_approval_for_writes:
+        return Verdict.ASK
+    if side is Side.EXECUTE and config.require_approval_for_execute and not skip_approval:
+        return Verdict.ASK
+    if side in (Side.NETWORK, Side.UNKNOWN) and config.mode is not Mode.AUTO:
+        return Verdict.ASK
+    return Verdict.ALLOW
+
+
+@given(call=calls, config=configs(), effect=st.sampled_from([None, *GrantEffect]))
+def test_engine_agrees_with_the_reference_reading_of_the_spec(
+    ws: str, call: ToolCall, config: SafetyConfig, effect: GrantEffect | None
+) -> None:
+    key = evaluate(config, call, workspace=ws).grant_key
+    grants = {key: effect} if key is not None and effect is not None else {}
+    expected = reference_verdict(config, call, ws, grants)
+    assert evaluate(config, call, workspace=ws, grants=grants).verdict is expected
