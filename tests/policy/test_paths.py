@@ -257,3 +257,16 @@ def test_compiled_policy_is_cached_per_config_and_workspace(ws: str, tmp_path: P
 def test_a_workspace_that_is_not_absolute_is_a_policy_error(workspace: object) -> None:
     with pytest.raises(PolicyError, match="absolute"):
         compile_policy(SafetyConfig(), workspace)  # type: ignore[arg-type]
+
+
+def test_a_workspace_reached_through_a_symlink(tmp_path: Path) -> None:
+    # A checkout opened through a symlink: patterns and roots work on both spellings.
+    real = make_tree(str(tmp_path))
+    link = tmp_path / "ws_link"
+    link.symlink_to(real)
+    policy = compile_policy(SafetyConfig(denied_paths=["{workspace}/src/main.py"]), str(link))
+    assert policy.check_path("a/b/notes.md", "write").verdict is Verdict.ALLOW
+    assert policy.check_path("a/b/notes.md", "write").canonical == f"{real}/a/b/notes.md"
+    for raw in ("src/main.py", f"{real}/src/main.py", f"{link}/src/main.py"):
+        assert policy.check_path(raw, "read").verdict is Verdict.DENY, raw
+    assert policy.check_path(f"{tmp_path}/outside/file.txt", "read").verdict is Verdict.DENY
