@@ -137,3 +137,12 @@ def test_redact_survives_deep_and_odd_values() -> None:
 )
 def test_sensitive_keys(key: str, sensitive: bool) -> None:
     assert is_sensitive_key(key) is sensitive
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["password" * 25_000, "-" * 200_000, "a=b " * 50_000, "x://a:" * 30_000, "A" * 200_000],
+)
+def test_issue_5_long_runs_are_linear_not_quadratic(text: str) -> None:
+    # A quadratic pattern takes minutes on these; a linear one, milliseconds.
+    assert redact_text(text) == text

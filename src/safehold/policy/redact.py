@@ -38,7 +38,7 @@ _KEY_WORDS = (
 _SENSITIVE_KEY = re.compile(rf"(?:^|_)(?:{_KEY_WORDS})(?:$|_)")
 
 _PEM_BLOCK = re.compile(
-    r"(-----BEGIN (?P<label>[A-Z0-9 ]*PRIVATE KEY)-----)"
+    r"(-----BEGIN (?P<label>[A-Z0-9 ]{0,40}PRIVATE KEY)-----)"
     r"(?:.*?(-----END (?P=label)-----)|.*\Z)",
     re.DOTALL,
 )
@@ -68,7 +68,11 @@ _TOKEN_SHAPES = re.compile(
 # `NAME=value`, `name: value`, `"name": "value"`, `--name=value` and `--name value`: the
 # name is checked with `is_sensitive_key`; the value stops at whitespace, a quote or a shell
 # separator, so the rest of the command survives.
-_NAME_WITH_WORD = r"[A-Za-z0-9_.-]*?(?i:" + _KEY_WORDS.replace("_?", "[_-]?") + r")[A-Za-z0-9_.-]*"
+# A whole identifier (possessive: never re-split on failure, which would be quadratic on
+# long runs such as `passwordpassword...`) that contains a sensitive word somewhere.
+_NAME_WITH_WORD = (
+    r"(?=[A-Za-z0-9_.-]*?(?i:" + _KEY_WORDS.replace("_?", "[_-]?") + r"))[A-Za-z0-9_.-]++"
+)
 _NAME = r"(?<![A-Za-z0-9_.-])(?P<dash>--?)?(?P<name>" + _NAME_WITH_WORD + ")"
 _VALUE = r"(?P<q>['\"])?(?!\[REDACTED\])(?P<value>(?(q)[^'\"\n]+|[^\s'\";&|,)}]+))"
 _ASSIGNMENT = re.compile(_NAME + r"(?P<sep>['\"]?\s*[:=]\s*)" + _VALUE)
