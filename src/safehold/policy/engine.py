@@ -114,6 +114,7 @@ def _evaluate(
             "rejected by an earlier \u201calways reject\u201d answer in this session",
         )
         return Decision(Verdict.DENY, (reason,), grant_key)
+    allow_reasons = _step5_flags(config, call, side, assessment, steps)
     if steps.hard_ask:
         return Decision(Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key)
     if effect == GrantEffect.ALLOW:
@@ -123,8 +124,6 @@ def _evaluate(
             "allowed by an earlier \u201calways allow\u201d answer in this session",
         )
         return Decision(Verdict.ALLOW, (reason,), grant_key)
-
-    allow_reasons = _step5_flags(config, call, side, assessment, steps)
     if steps.soft_ask:
         return Decision(Verdict.ASK, _sorted(steps.soft_ask), grant_key)
     return Decision(Verdict.ALLOW, _sorted(allow_reasons), grant_key)
