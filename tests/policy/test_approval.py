@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -429,3 +430,44 @@ def test_gate_needs_a_session_store() -> None:
 
 
 Answer = Callable[[ApprovalRequest], Awaitable[Any]]
+
+
+def test_one_gate_serves_event_loops_in_several_threads(
+    policies: SessionPolicies, ws: Path
+) -> None:
+    g = Gate(policies)
+    results: list[Verdict] = []
+
+    def worker(n: int) -> None:
+        async def run() -> list[Any]:
+            person = Person(ApprovalOutcome.ALLOW_ALWAYS)
+            calls = [edit(ws, f"t{n}-{i}.txt") for i in range(25)] + [edit(ws, "shared.txt")] * 5
+            return await asyncio.gather(*(g.check(SID, c, person) for c in calls))
+
+        results.extend(d.verdict for d in asyncio.run(run()))
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [Verdict.ALLOW] * 120
+    assert len(policies.grants(SID)) == 4 * 25 + 1
+
+
+async def test_a_revoked_grant_asks_again(policies: SessionPolicies, ws: Path) -> None:
+    person, g = Person(ApprovalOutcome.ALLOW_ALWAYS), Gate(policies)
+    first = await g.check(SID, edit(ws), person)
+    assert first.grant_key is not None
+    assert policies.revoke(SID, first.grant_key)
+    await g.check(SID, edit(ws), person)
+    assert len(person.asked) == 2
+
+
+async def test_load_wipes_grants(policies: SessionPolicies, ws: Path) -> None:
+    person, g = Person(ApprovalOutcome.REJECT_ALWAYS), Gate(policies)
+    await g.check(SID, edit(ws), person)
+    policies.load(SID, str(ws))
+    person.outcome = ApprovalOutcome.ALLOW_ONCE
+    assert (await g.check(SID, edit(ws), person)).allowed
+    assert len(person.asked) == 2
