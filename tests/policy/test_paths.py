@@ -270,3 +270,21 @@ def test_a_workspace_reached_through_a_symlink(tmp_path: Path) -> None:
     for raw in ("src/main.py", f"{real}/src/main.py", f"{link}/src/main.py"):
         assert policy.check_path(raw, "read").verdict is Verdict.DENY, raw
     assert policy.check_path(f"{tmp_path}/outside/file.txt", "read").verdict is Verdict.DENY
+
+
+@pytest.mark.parametrize(
+    ("pattern", "raw"),
+    [
+        ("./build/", "build/out.o"),
+        ("{workspace}/./a//b/", "a/b/notes.md"),
+        ("a/b/.", "a/b/notes.md"),
+        ("./src/main.py", "src/main.py"),
+    ],
+)
+def test_dot_segments_in_patterns_are_tidied_not_taken_literally(
+    ws: str, pattern: str, raw: str
+) -> None:
+    # gitignore would read `./build/` literally, and no canonical path has a `.` segment.
+    result = check(ws, raw, denied_paths=[pattern])
+    assert result.verdict is Verdict.DENY
+    assert [r.rule for r in result.reasons if r.code == "path-denied"] == [pattern]

@@ -31,6 +31,7 @@ __all__ = [
 
 _GLOB_SPECIALS = re.compile(r"([\\*?\[\] !#])")
 _GLOB_CHARS = re.compile(r"[\\*?\[\]]")
+_DOT_SEGMENTS = re.compile(r"/(?:\./)+|/{2,}")
 
 
 def escape_glob(path: str) -> str:
@@ -50,10 +51,17 @@ def _fold(text: str, casefold: bool) -> str:
 
 def _expand(source: str, workspaces: Sequence[str], homes: Sequence[str]) -> list[str]:
     """Every spelling of a pattern: one per workspace form and home form."""
-    variants = [source]
-    if "{workspace}" in source:
+    # `./build/` means the workspace's build directory; `.` segments and doubled slashes
+    # would otherwise be literal to gitignore and never match a canonical path.
+    text = "{workspace}/" + source[2:] if source.startswith("./") else source
+    while (tidy := _DOT_SEGMENTS.sub("/", text)) != text:
+        text = tidy
+    if text.endswith("/.") and len(text) > 2:
+        text = text[:-1]
+    variants = [text]
+    if "{workspace}" in text:
         variants = [v.replace("{workspace}", escape_glob(w)) for v in variants for w in workspaces]
-    if source == "~" or source.startswith("~/"):
+    if text == "~" or text.startswith("~/"):
         variants = [escape_glob(h) + v[1:] for v in variants for h in homes]
     # Relative patterns float: `.ssh/`, `.kube/config` and `*.pem` mean "at any depth", the
     # only reading that makes sense for a list matched against absolute paths.
@@ -110,7 +118,7 @@ class PatternSet:
         )
 
 
-_LITERAL_COMPONENT = re.compile(r"[^*?\[\]\\]+")
+_LITERAL_COMPONENT = re.compile(r"[^*?\[\]\\\s]+")
 
 
 def _witness(expanded: str) -> str | None:
