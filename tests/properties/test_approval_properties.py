@@ -9,6 +9,8 @@
 - `identical_asks_share_one_dialog`: n concurrent identical ASKs make one callback call.
 - `redaction_is_idempotent`, `redaction_keeps_text_without_secrets`,
   `secrets_never_survive_redaction`.
+- `ApprovalRules` (stateful): open/fork/close/revoke/ask against a shadow model of grants;
+  the invariant `no_grant_crosses_sessions`.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import asyncio
 import tempfile
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule
 
 from safehold import (
     ApprovalOutcome,
@@ -160,3 +163,86 @@ def test_assigned_secrets_never_survive_redaction(before: str, name: str, after:
     out = redact_text(f"{before} {name}={value} {after}")
     assert value not in out
     assert out == f"{before} {name}={REDACTED} {after}"
+
+
+# -- a stateful machine: the gate's grants against a shadow model ------------------------
+
+FILES = ["a.txt", "b.txt", ".git/config"]  # .git/config is protected: grants never lift it
+
+
+class ApprovalRules(RuleBasedStateMachine):
+    """Verbs on sessions and answers; the shadow model is each session's grants by file."""
+
+    sessions = Bundle("sessions")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.policies = SessionPolicies(SafetyConfig())
+        self.gate = Gate(self.policies)
+        self.model: dict[str, dict[str, GrantEffect]] = {}
+        self.keys: dict[str, str] = {}
+        self.counter = 0
+
+    def _new_id(self) -> str:
+        self.counter += 1
+        return f"s{self.counter}"
+
+    @rule(target=sessions)
+    def open(self) -> str:
+        sid = self._new_id()
+        self.policies.open(sid, WORKSPACE)
+        self.model[sid] = {}
+        return sid
+
+    @rule(target=sessions, src=sessions)
+    def fork(self, src: str) -> str:
+        sid = self._new_id()
+        if src not in self.model:
+            return sid
+        self.policies.fork(src, sid)
+        self.model[sid] = dict(self.model[src])
+        return sid
+
+    @rule(sid=consumes(sessions))
+    def close(self, sid: str) -> None:
+        self.policies.close(sid)
+        self.model.pop(sid, None)
+
+    @rule(sid=sessions, name=st.sampled_from(FILES))
+    def revoke(self, sid: str, name: str) -> None:
+        if sid in self.model and name in self.model[sid]:
+            assert self.policies.revoke(sid, self.keys[name])
+            del self.model[sid][name]
+
+    @rule(sid=sessions, name=st.sampled_from(FILES), answer=st.sampled_from(list(ApprovalOutcome)))
+    def ask(self, sid: str, name: str, answer: ApprovalOutcome) -> None:
+        call = ToolCall("write_file", {"path": f"{WORKSPACE}/{name}"}, ToolKind.EDIT)
+        callback = _answer(answer)
+        decision = asyncio.run(self.gate.check(sid, call, callback))
+        if decision.grant_key is not None:
+            self.keys[name] = decision.grant_key
+        if sid not in self.model:
+            assert decision.verdict is Verdict.DENY and callback.asked == []
+            return
+        grant = self.model[sid].get(name)
+        if grant is GrantEffect.REJECT:
+            assert decision.verdict is Verdict.DENY and callback.asked == []
+        elif grant is GrantEffect.ALLOW and name != ".git/config":
+            assert decision.verdict is Verdict.ALLOW and callback.asked == []
+        else:
+            assert len(callback.asked) == 1
+            assert decision.allowed == (answer in ALLOWING)
+            if answer is ApprovalOutcome.ALLOW_ALWAYS:
+                self.model[sid][name] = GrantEffect.ALLOW
+            elif answer is ApprovalOutcome.REJECT_ALWAYS:
+                self.model[sid][name] = GrantEffect.REJECT
+
+    @invariant()
+    def no_grant_crosses_sessions(self) -> None:
+        for sid, grants in self.model.items():
+            expected = {self.keys[name]: effect for name, effect in grants.items()}
+            assert dict(self.policies.grants(sid)) == expected
+
+
+ApprovalRules.TestCase.settings = settings(stateful_step_count=25)
+TestApprovals = ApprovalRules.TestCase
