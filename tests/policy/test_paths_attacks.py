@@ -88,6 +88,8 @@ CASES: dict[str, Case] = {
     "bidi override in a name": Case("a\u202egnp.env", code="path-invalid"),
     "NUL byte": Case(".env\x00.txt", code="path-invalid"),
     "newline": Case("a\n/etc/shadow", code="path-invalid"),
+    "file URL": Case("file:///etc/shadow", code="path-invalid"),
+    "file URL, upper-case scheme": Case("FILE://localhost/etc/shadow", code="path-invalid"),
     # roots
     "sibling sharing the prefix": Case("{ws}2/x", code="path-outside-allowed"),
     "sibling sharing the prefix, write": Case("{ws}2/x", "write", code="path-outside-allowed"),

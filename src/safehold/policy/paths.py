@@ -215,6 +215,9 @@ def _absolute(raw: object, workspace: str, home: str) -> str:
             "path-invalid",
             f"path {raw!r} contains the control or invisible character U+{ord(bad.group()):04X}",
         )
+    if raw[:5].lower() == "file:":
+        # Some tools open `file://` URLs; the policy would see a harmless relative name.
+        raise _reject("path-invalid", f"path `{raw}` is a `file:` URL; pass a plain path")
     if raw.startswith("~"):
         if raw != "~" and not raw.startswith("~/"):
             raise _reject(
