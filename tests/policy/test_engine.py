@@ -271,3 +271,19 @@ def test_reasons_are_sorted_and_unique(ws: str) -> None:
     keys = [(r.code, r.rule, r.message) for r in decision.reasons]
     assert keys == sorted(set(keys))
     assert decision == decide(ws, call)
+
+
+def test_too_many_paths_is_one_deny_reason(ws: str) -> None:
+    call = ToolCall("read_file", {"paths": ["src/main.py"] * 5000}, ToolKind.READ)
+    decision = decide(ws, call)
+    assert decision.verdict is D
+    assert codes(decision) == ["path-argument-too-many"]
+
+
+def test_paths_nested_deeper_than_the_bound_are_denied(ws: str) -> None:
+    nested: object = {"path": ".env"}
+    for _ in range(20):
+        nested = {"inner": nested}
+    decision = decide(ws, ToolCall("mcp", {"payload": nested}), Mode.AUTO)
+    assert decision.verdict is D
+    assert codes(decision) == ["path-argument-invalid"]

@@ -58,7 +58,7 @@ COMMON_PATH_ARGUMENTS: Final = frozenset(
     }
 )
 
-_MAX_DEPTH: Final = 8
+_MAX_DEPTH: Final = 16
 _MAX_PATHS: Final = 1000
 
 
@@ -97,7 +97,14 @@ class _Finder:
     def take(self, value: object, where: str, depth: int, *, declared: bool) -> None:
         """Collect the paths in a value found under a path name."""
         if len(self.found) >= _MAX_PATHS:
-            self.bad(where, f"brings the call over {_MAX_PATHS} paths")
+            if not any(r.code == "path-argument-too-many" for r in self.invalid):
+                self.invalid.append(
+                    Reason(
+                        "path-argument-too-many",
+                        where,
+                        f"the call names more than {_MAX_PATHS} paths (from argument `{where}`)",
+                    )
+                )
         elif depth > _MAX_DEPTH:
             self.bad(where, f"is nested deeper than {_MAX_DEPTH} levels")
         elif value is None:
