@@ -471,3 +471,34 @@ async def test_load_wipes_grants(policies: SessionPolicies, ws: Path) -> None:
     person.outcome = ApprovalOutcome.ALLOW_ONCE
     assert (await g.check(SID, edit(ws), person)).allowed
     assert len(person.asked) == 2
+
+
+@pytest.mark.parametrize(
+    ("outcome", "questions", "verdicts"),
+    [
+        (ApprovalOutcome.ALLOW_ONCE, 2, [Verdict.ALLOW, Verdict.ALLOW]),
+        (ApprovalOutcome.ALLOW_ALWAYS, 1, [Verdict.ALLOW, Verdict.ALLOW]),
+        (ApprovalOutcome.REJECT_ONCE, 1, [Verdict.DENY, Verdict.DENY]),
+    ],
+)
+async def test_allow_once_is_never_handed_to_a_different_call_with_the_same_key(
+    policies: SessionPolicies,
+    ws: Path,
+    outcome: ApprovalOutcome,
+    questions: int,
+    verdicts: list[Verdict],
+) -> None:
+    # Same tool and path (so the same grant key), different content: the person saw only
+    # the first one, so an allow_once answer must not run the second.
+    person, g = Person(outcome), Gate(policies)
+    person.release = asyncio.Event()
+    benign = ToolCall("write_file", {"path": str(ws / "a.txt"), "content": "ok"}, ToolKind.EDIT)
+    other = ToolCall("write_file", {"path": str(ws / "a.txt"), "content": "evil"}, ToolKind.EDIT)
+    tasks = [asyncio.create_task(g.check(SID, c, person)) for c in (benign, other)]
+    await person.until_asked()
+    await asyncio.sleep(0.01)
+    person.release.set()
+    decisions = await asyncio.gather(*tasks)
+    assert [d.verdict for d in decisions] == verdicts
+    assert len(person.asked) == questions
+    assert [r.call.arguments["content"] for r in person.asked] == ["ok", "evil"][:questions]

@@ -14,7 +14,9 @@ Semantics (SPEC §6), in the order `Gate.check` applies them:
 - Cancelling the caller's task (`asyncio.CancelledError`) propagates.
 - Concurrent ASKs with the same (session, grant key) share one dialog: one callback call,
   every waiter gets the answer. A waiter that is cancelled leaves the dialog running for
-  the others; the dialog is cancelled only when its last waiter leaves.
+  the others; the dialog is cancelled only when its last waiter leaves. An allow_once is
+  only handed to waiters whose call is identical to the one shown (arguments, locations,
+  diffs); a waiter with a different call under the same key asks again afterwards.
 """
 
 from __future__ import annotations
@@ -158,6 +160,7 @@ _DialogKey = tuple[asyncio.AbstractEventLoop, str, str]
 class _Dialog:
     task: asyncio.Task[_Answer]
     key: _DialogKey | None
+    request: ApprovalRequest
     waiters: int = 0
 
 
@@ -165,6 +168,21 @@ class _Dialog:
 class _Asked:
     answer: _Answer
     shared: bool = False
+    same_call: bool = True
+
+
+def _same_call(a: ApprovalRequest, b: ApprovalRequest) -> bool:
+    # What the person was shown: everything but the call id. NaN and other values that are
+    # not equal to themselves count as different, which only costs another question.
+    x, y = a.call, b.call
+    try:
+        return bool(
+            (x.name, x.kind, x.locations, x.path_args, a.diffs)
+            == (y.name, y.kind, y.locations, y.path_args, b.diffs)
+            and dict(x.arguments) == dict(y.arguments)
+        )
+    except Exception:
+        return False
 
 
 class Gate:
@@ -217,6 +235,13 @@ class Gate:
         request = ApprovalRequest(session_id, call, decision, tuple(diffs))
         try:
             asked = await self._ask(request, callback, wait)
+            while asked.shared and not asked.same_call:
+                if asked.answer.outcome is not ApprovalOutcome.ALLOW_ONCE:
+                    break
+                # The person allowed *another* call with this key once (a different
+                # content for the same path, say): that says nothing about this one. An
+                # "always" answer is different: its grant covers the key by definition.
+                asked = await self._ask(request, callback, wait)
         except asyncio.CancelledError:
             reason = Reason(
                 "task-cancelled", _APPROVAL, "the task waiting for approval was cancelled"
@@ -285,18 +310,19 @@ class Gate:
             shared = dialog is not None and not dialog.task.done()
             if dialog is None or not shared:
                 task = loop.create_task(self._run_dialog(key, request, callback, wait))
-                dialog = _Dialog(task, key)
+                dialog = _Dialog(task, key, request)
                 if key is not None:
                     self._dialogs[key] = dialog
             dialog.waiters += 1
+        same = not shared or _same_call(dialog.request, request)
         try:
-            return _Asked(await asyncio.shield(dialog.task), shared)
+            return _Asked(await asyncio.shield(dialog.task), shared, same)
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise  # our caller is being cancelled: leave, the others keep the dialog
             failure = Reason("approval-cancelled", _APPROVAL, "the approval dialog was cancelled")
-            return _Asked(_Answer(None, failure), shared)
+            return _Asked(_Answer(None, failure), shared, same)
         finally:
             with self._lock:
                 dialog.waiters -= 1
