@@ -301,3 +301,13 @@ async def test_every_request_without_a_call_id_gets_a_unique_one() -> None:
         await callback(request())
     ids = [tc.tool_call_id for _, tc, _ in client.requests]
     assert len(set(ids)) == 2 and all(i.startswith("safehold-") for i in ids)
+
+
+async def test_raw_input_is_strict_json() -> None:
+    call = ToolCall(
+        name="custom",
+        arguments={"x": float("nan"), "y": [float("inf"), 1.5], "z": {"k": (1, 2)}},
+        kind=ToolKind.OTHER,
+    )
+    tc = await shown(ApprovalRequest("sess-1", call, ASK))
+    assert tc.raw_input == {"x": "nan", "y": ["inf", 1.5], "z": {"k": [1, 2]}}

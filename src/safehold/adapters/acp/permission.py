@@ -11,8 +11,8 @@ editor can close its dialog. Task cancellation propagates.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import math
 import shlex
 import unicodedata
 import uuid
@@ -245,6 +245,18 @@ def _locations(request: ApprovalRequest) -> list[ToolCallLocation]:
     return [location(p) for p in paths]
 
 
-def _json_safe(value: Any) -> Any:
-    # raw_input must serialise; anything JSON cannot carry is shown as its repr.
-    return json.loads(json.dumps(value, default=repr, ensure_ascii=False))
+def _json_safe(value: Any, depth: int = 0) -> Any:
+    # raw_input must be strict JSON: a NaN or an object a strict client cannot parse could
+    # make the editor drop the request and leave the turn waiting. Anything else is shown
+    # as its repr.
+    if depth > 64:
+        return "..."
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v, depth + 1) for v in value]
+    return repr(value)
