@@ -26,11 +26,13 @@ from safehold.policy.calls import Side, ToolCall, ToolKind
 from safehold.policy.config import AuditConfig, CommandRule, SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.engine import evaluate
+from safehold.policy.execute import CommandAssessment, assess_command
 from safehold.policy.grants import GrantEffect
 from safehold.policy.modes import Mode
 from safehold.policy.paths import CompiledPolicy, PathCheck, compile_policy
 from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.sessions import SessionInfo, SessionPolicies
+from safehold.policy.shell import ShellAnalysis, SimpleCommand
 from safehold.policy.timeouts import validate_timeout
 
 __version__ = "0.1.0"
@@ -41,6 +43,7 @@ __all__ = [
     "ApprovalRequest",
     "AuditConfig",
     "AuditSink",
+    "CommandAssessment",
     "CommandRule",
     "CompiledPolicy",
     "ConfigError",
@@ -59,11 +62,14 @@ __all__ = [
     "SandboxUnavailable",
     "SessionInfo",
     "SessionPolicies",
+    "ShellAnalysis",
     "Side",
+    "SimpleCommand",
     "ToolCall",
     "ToolKind",
     "UnknownSessionError",
     "Verdict",
+    "assess_command",
     "compile_policy",
     "evaluate",
     "gate",

@@ -17,6 +17,7 @@ assessment runs it only on commands that would otherwise be allowed without a pe
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -240,6 +241,19 @@ class _Acc:
 
 def analyze(command: str | Sequence[str]) -> ShellAnalysis:
     """Analyse a shell command string (bash syntax) or an argv list; never raises."""
+    if isinstance(command, str):
+        return _analyze_text(command)
+    return _analyze_safely(command)
+
+
+@functools.lru_cache(maxsize=1024)
+def _analyze_text(command: str) -> ShellAnalysis:
+    # A pure function of the text and its result is immutable: agents repeat commands
+    # (`git status`, `npm test`), so remembering recent ones is free correctness-wise.
+    return _analyze_safely(command)
+
+
+def _analyze_safely(command: object) -> ShellAnalysis:
     try:
         return _analyze(command)
     except Exception as exc:  # INVARIANT: analysis is total; a bug here means opaque, not allow
