@@ -9,6 +9,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from safehold.policy._bash_tables import (
+    COMMAND_OPTIONS,
+    ENV_OPTIONS,
+    GIT_ARG_OPTS,
+    GIT_CODE_KEYS,
+    GIT_FLAGS,
+    NOHUP_OPTIONS,
+    SHELL_ARG_OPTS,
+    SHELL_FLAG_LETTERS,
+    SHELL_LONG_FLAGS,
+    SIMPLE_WRAPPERS,
+    SUDO_OPTIONS,
+    TIMEOUT_OPTIONS,
+    XARGS_OPTIONS,
+    skip_options,
+)
 from safehold.policy._bash_words import Word
 
 __all__ = ["INTERPRETERS", "SHELLS", "Unwrapped", "program_family", "program_name", "unwrap"]
@@ -59,255 +75,6 @@ def program_family(name: str) -> str:
 
 def _opaque(code: str, rule: str, message: str) -> Reasons:
     return ((code, rule, message),)
-
-
-@dataclass(frozen=True, slots=True)
-class _Opts:
-    """A wrapper's option grammar."""
-
-    with_arg: frozenset[str] = frozenset()  # short or long options taking the next word
-    flags: frozenset[str] = frozenset()  # options without an argument
-    attached: bool = True  # `-n5` / `--opt=value` forms allowed
-
-
-def _skip_options(words: tuple[Word, ...], i: int, opts: _Opts) -> tuple[int, str | None]:
-    """Skip a wrapper's options from index i; return the next index, or an unknown option."""
-    while i < len(words):
-        w = words[i]
-        if not w.static:
-            return i, w.text if w.text.startswith("-") or w.splits else None
-        t = w.text
-        if t == "--":
-            return i + 1, None
-        if not t.startswith("-") or t == "-":
-            return i, None
-        if t in opts.flags:
-            i += 1
-            continue
-        if t in opts.with_arg:
-            i += 2
-            continue
-        if t.startswith("--") and "=" in t and t.split("=", 1)[0] in opts.with_arg:
-            i += 1
-            continue
-        if not t.startswith("--") and opts.attached:
-            # A cluster such as `-nv` or `-n5`: every letter a flag, or a flag run ending
-            # in an option that takes the rest of the word as its argument.
-            ok = False
-            for k in range(1, len(t)):
-                letter = "-" + t[k]
-                if letter in opts.with_arg:
-                    ok = True
-                    if k == len(t) - 1:
-                        i += 1  # argument is the next word
-                    break
-                if letter not in opts.flags:
-                    break
-            else:
-                ok = True
-            if ok:
-                i += 1
-                continue
-        return i, t
-    return i, None
-
-
-_ENV = _Opts(
-    with_arg=frozenset({"-u", "--unset", "-C", "--chdir"}),
-    flags=frozenset({"-i", "-0", "--ignore-environment", "--null", "-v", "--debug"}),
-)
-_SUDO = _Opts(
-    with_arg=frozenset(
-        {
-            "-u",
-            "-g",
-            "-h",
-            "-p",
-            "-C",
-            "-D",
-            "-r",
-            "-t",
-            "-T",
-            "-U",
-            "--user",
-            "--group",
-            "--host",
-            "--prompt",
-            "--close-from",
-            "--chdir",
-            "--role",
-            "--type",
-            "--command-timeout",
-            "--other-user",
-        }
-    ),
-    flags=frozenset(
-        {
-            "-E",
-            "-H",
-            "-n",
-            "-k",
-            "-S",
-            "-A",
-            "-b",
-            "-P",
-            "-B",
-            "-N",
-            "--preserve-env",
-            "--set-home",
-            "--non-interactive",
-            "--reset-timestamp",
-            "--stdin",
-            "--askpass",
-            "--background",
-            "--preserve-groups",
-            "--bell",
-        }
-    ),
-)
-_NICE = _Opts(with_arg=frozenset({"-n", "--adjustment"}))
-_TIMEOUT = _Opts(
-    with_arg=frozenset({"-s", "--signal", "-k", "--kill-after"}),
-    flags=frozenset({"--preserve-status", "--foreground", "-v", "--verbose", "-f", "-p"}),
-)
-_TIME = _Opts(
-    with_arg=frozenset({"-f", "--format", "-o", "--output"}),
-    flags=frozenset({"-p", "-a", "-v", "--append", "--verbose", "--portability", "-q", "--quiet"}),
-)
-_STDBUF = _Opts(with_arg=frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}))
-_SETSID = _Opts(flags=frozenset({"-c", "-f", "-w", "--ctty", "--fork", "--wait"}))
-_IONICE = _Opts(
-    with_arg=frozenset({"-c", "-n", "--class", "--classdata"}), flags=frozenset({"-t", "--ignore"})
-)
-_EXEC = _Opts(with_arg=frozenset({"-a"}), flags=frozenset({"-c", "-l"}))
-_COMMAND = _Opts(flags=frozenset({"-p"}))
-_NOHUP = _Opts()
-_XARGS = _Opts(
-    with_arg=frozenset(
-        {
-            "-I",
-            "-d",
-            "-a",
-            "-n",
-            "-L",
-            "-P",
-            "-s",
-            "-E",
-            "--delimiter",
-            "--arg-file",
-            "--max-args",
-            "--max-lines",
-            "--max-procs",
-            "--max-chars",
-            "--eof",
-            "--replace",
-            "--process-slot-var",
-        }
-    ),
-    flags=frozenset(
-        {
-            "-0",
-            "-r",
-            "-t",
-            "-p",
-            "-x",
-            "-o",
-            "--null",
-            "--no-run-if-empty",
-            "--verbose",
-            "--interactive",
-            "--exit",
-            "--open-tty",
-            "-i",
-            "-l",
-            "-e",
-        }
-    ),
-)
-_SIMPLE_WRAPPERS = {
-    "nice": _NICE,
-    "nohup": _NOHUP,
-    "stdbuf": _STDBUF,
-    "setsid": _SETSID,
-    "ionice": _IONICE,
-    "exec": _EXEC,
-    "time": _TIME,
-}
-_SHELL_FLAG_LETTERS = frozenset("abefhikmnprstuvxBCEHPTl")
-_SHELL_ARG_OPTS = frozenset({"-o", "+o", "-O", "+O"})
-_SHELL_LONG_FLAGS = frozenset(
-    {
-        "--norc",
-        "--noprofile",
-        "--posix",
-        "--login",
-        "--noediting",
-        "--restricted",
-        "--verbose",
-        "--debugger",
-        "--dump-strings",
-        "--version",
-        "--help",
-    }
-)
-_GIT_ARG_OPTS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
-_GIT_FLAGS = frozenset(
-    {
-        "-p",
-        "-P",
-        "--paginate",
-        "--no-pager",
-        "--bare",
-        "--no-replace-objects",
-        "--literal-pathspecs",
-        "--glob-pathspecs",
-        "--noglob-pathspecs",
-        "--icase-pathspecs",
-        "--no-optional-locks",
-        "--no-advice",
-    }
-)
-# git config keys whose value git runs as a program (or that point git at other programs).
-_GIT_CODE_KEYS = (
-    "alias.",
-    "pager.",
-    "core.pager",
-    "core.editor",
-    "core.sshcommand",
-    "core.fsmonitor",
-    "core.hookspath",
-    "core.askpass",
-    "core.gitproxy",
-    "core.worktree",
-    "diff.external",
-    "sequence.editor",
-    "credential.",
-    "gpg.",
-    "filter.",
-    "diff.",
-    "merge.",
-    "uploadpack.",
-    "receivepack.",
-    "protocol.",
-    "remote.",
-    "url.",
-    "include.",
-    "includeif.",
-    "http.",
-    "ssh.",
-    "interactive.",
-    "difftool.",
-    "mergetool.",
-    "man.",
-    "web.",
-    "browser.",
-    "sendemail.",
-    "instaweb.",
-    "gc.",
-    "init.templatedir",
-    "submodule.",
-    "fetch.",
-)
 
 
 def unwrap(words: tuple[Word, ...], *, stdin_fed: bool) -> list[Unwrapped]:
@@ -397,21 +164,21 @@ def _unknown(name: str, option: str) -> _Step:
 
 
 def _step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
-    if name in _SIMPLE_WRAPPERS:
+    if name in SIMPLE_WRAPPERS:
         start = 2 if name == "nice" and len(words) > 1 and _is_nice_number(words[1]) else 1
-        i, bad = _skip_options(words, start, _SIMPLE_WRAPPERS[name])
+        i, bad = skip_options(words, start, SIMPLE_WRAPPERS[name])
         if bad is not None:
             return _unknown(name, bad)
         return _Step(inner=words[i:])
     if name == "timeout":
-        i, bad = _skip_options(words, 1, _TIMEOUT)
+        i, bad = skip_options(words, 1, TIMEOUT_OPTIONS)
         if bad is not None:
             return _unknown(name, bad)
         return _Step(inner=words[i + 1 :])
     if name in ("command", "builtin"):
         if name == "command" and any(w.text in ("-v", "-V") for w in words[1:2]):
             return None  # `command -v x` only looks x up
-        i, bad = _skip_options(words, 1, _COMMAND if name == "command" else _NOHUP)
+        i, bad = skip_options(words, 1, COMMAND_OPTIONS if name == "command" else NOHUP_OPTIONS)
         return _unknown(name, bad) if bad is not None else _Step(inner=words[i:])
     if name == "env":
         return _env(words)
@@ -482,7 +249,7 @@ def _env(words: tuple[Word, ...]) -> _Step:
     i = 1
     assigns: list[tuple[str, Word]] = []
     while i < len(words):
-        i, bad = _skip_options(words, i, _ENV)
+        i, bad = skip_options(words, i, ENV_OPTIONS)
         if bad is not None:
             if bad.startswith(("-S", "--split-string")):
                 return _Step(
@@ -509,7 +276,7 @@ def _is_assignment(word: Word) -> bool:
 
 
 def _sudo(name: str, words: tuple[Word, ...]) -> _Step:
-    i, bad = _skip_options(words, 1, _SUDO)
+    i, bad = skip_options(words, 1, SUDO_OPTIONS)
     if bad is not None:
         if bad in ("-i", "-s", "--login", "--shell"):
             return _Step(
@@ -527,7 +294,7 @@ def _sudo(name: str, words: tuple[Word, ...]) -> _Step:
 
 
 def _xargs(words: tuple[Word, ...]) -> _Step:
-    i, bad = _skip_options(words, 1, _XARGS)
+    i, bad = skip_options(words, 1, XARGS_OPTIONS)
     if bad is not None:
         return _unknown("xargs", bad)
     replace = None
@@ -588,17 +355,17 @@ def _git(words: tuple[Word, ...]) -> _Step:
         t = w.text
         if not w.static:
             return _unknown("git", t)
-        if t in _GIT_FLAGS:
+        if t in GIT_FLAGS:
             i += 1
-        elif t in _GIT_ARG_OPTS:
+        elif t in GIT_ARG_OPTS:
             i += 2
-        elif t.split("=", 1)[0] in _GIT_ARG_OPTS and "=" in t:
+        elif t.split("=", 1)[0] in GIT_ARG_OPTS and "=" in t:
             i += 1
         elif t == "-c" or t.startswith("-c"):
             setting = t[2:] if len(t) > 2 else (words[i + 1].text if i + 1 < len(words) else "")
             static = w.static if len(t) > 2 else (i + 1 < len(words) and words[i + 1].static)
             key = setting.split("=", 1)[0].lower()
-            if not static or key.startswith(_GIT_CODE_KEYS):
+            if not static or key.startswith(GIT_CODE_KEYS):
                 return _Step(
                     opaque=_opaque(
                         "git-config-code",
@@ -637,15 +404,15 @@ def _shell(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
             i += 1
             reads_stdin = reads_stdin or t == "-"
             break
-        if t in _SHELL_ARG_OPTS:
+        if t in SHELL_ARG_OPTS:
             i += 2
             continue
-        if t in _SHELL_LONG_FLAGS:
+        if t in SHELL_LONG_FLAGS:
             i += 1
             continue
         if t.startswith("--"):
             return _unknown(name, t)
-        if t[:1] in "-+" and len(t) > 1 and set(t[1:]) <= _SHELL_FLAG_LETTERS | {"c", "s"}:
+        if t[:1] in "-+" and len(t) > 1 and set(t[1:]) <= SHELL_FLAG_LETTERS | {"c", "s"}:
             has_c = has_c or "c" in t[1:]
             reads_stdin = reads_stdin or "s" in t[1:]
             i += 1
