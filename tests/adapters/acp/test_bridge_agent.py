@@ -72,3 +72,15 @@ async def test_closing_a_session_mid_question_runs_nothing(tmp_path: Path) -> No
     assert not (tmp_path / "a.txt").exists()
     assert not agent.policies.is_open(sid)
     assert dict(agent.policies.grants(sid)) == {}
+
+
+async def test_tool_call_titles_make_control_characters_visible(tmp_path: Path) -> None:
+    # An escape sequence or a bidi override in a prompt line must not let the card's
+    # title show something other than the command that is gated.
+    client = RecordingClient()
+    async with connected(SafeholdAgent(SafetyConfig(read_only=True)), client) as conn:
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=text("rm -rf x\x1b[2K\u202els"))
+        await eventually(lambda: client.of_kind("agent_message_chunk"), "summary")
+    titles = [u.title for u in client.of_kind("tool_call")]
+    assert titles == ["rm -rf x\\x1b[2K\\u202els"]

@@ -4,7 +4,11 @@ Supported SDK: `agent-client-protocol>=0.10.0,<2`.
 """
 
 from safehold.adapters.acp.bridge import AcpPolicyBridge, AgentOption, SessionSetup
-from safehold.adapters.acp.permission import OPTION_IDS, make_acp_approval_callback
+from safehold.adapters.acp.permission import (
+    OPTION_IDS,
+    make_acp_approval_callback,
+    visible_text,
+)
 
 __all__ = [
     "OPTION_IDS",
@@ -12,4 +16,5 @@ __all__ = [
     "AgentOption",
     "SessionSetup",
     "make_acp_approval_callback",
+    "visible_text",
 ]

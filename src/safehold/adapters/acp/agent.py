@@ -48,7 +48,7 @@ from safehold import (
     ToolCall,
     ToolKind,
 )
-from safehold.adapters.acp import AcpPolicyBridge
+from safehold.adapters.acp import AcpPolicyBridge, visible_text
 from safehold.adapters.acp._agent_text import command_lines, denial_text, output_text, summary
 from safehold.adapters.bwrap import run_sandboxed
 from safehold.audit import sink_from_config
@@ -199,7 +199,7 @@ class SafeholdAgent:
         if not lines:
             await self._say(session_id, _HELP)
             return PromptResponse(stop_reason="end_turn")
-        self._titles.setdefault(session_id, lines[0])
+        self._titles.setdefault(session_id, visible_text(lines[0]))
         turn = self._turns[session_id] = _Turn()
         outcomes: list[str] = []
         try:
@@ -240,7 +240,7 @@ class SafeholdAgent:
             ToolCallStart(
                 session_update="tool_call",
                 tool_call_id=call_id,
-                title=line,
+                title=visible_text(line),
                 kind="execute",
                 status="pending",
                 raw_input={"command": line},

@@ -212,14 +212,15 @@ def _title(call: ToolCall, command: str | None) -> str:
     # Shown in full, never shortened; control and bidi characters are made visible so a
     # second line or a right-to-left override cannot hide part of the command.
     if command is not None:
-        return _visible(command)
+        return visible_text(command)
     paths = _argument_paths(call)
     if paths:
-        return _visible(f"{call.name} {' '.join(paths)}")
-    return _visible(call.name)
+        return visible_text(f"{call.name} {' '.join(paths)}")
+    return visible_text(call.name)
 
 
-def _visible(text: str) -> str:
+def visible_text(text: str) -> str:
+    """Escape control, format and separator characters so nothing in a title can hide."""
     return "".join(
         ch.encode("unicode_escape").decode("ascii")
         if unicodedata.category(ch) in {"Cc", "Cf", "Zl", "Zp"}
