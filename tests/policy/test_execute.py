@@ -192,3 +192,15 @@ def test_workspace_relative_resolution_ignores_process_cwd(
 ) -> None:
     monkeypatch.chdir(os.path.dirname(tree))
     assert assess("cat credentials", tree).verdict is Verdict.DENY
+
+
+def test_issue_4_bashlex_runaway_is_stopped_and_asks(tree: Path) -> None:
+    # Found by fuzz/fuzz_shell.py: bashlex looped, allocating without bound, on this input.
+    from safehold.policy import _bash_crosscheck
+
+    runaway = "$'\\x7|\n${\n2m' -rf /"
+    with pytest.raises(_bash_crosscheck._Overrun):
+        _bash_crosscheck._WORKER.parse(runaway, 0.2)
+    # The worker survives the overrun, and what bashlex sees no longer loops.
+    assert _bash_crosscheck.disagreement("ls -la | wc -l") is None
+    assert assess(runaway, tree).verdict is Verdict.ASK  # a program name with control chars

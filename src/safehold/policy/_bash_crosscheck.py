@@ -8,8 +8,12 @@ reason; it never raises.
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import queue
+import threading
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 import bashlex
@@ -97,18 +101,28 @@ def _bashlex_commands(text: str) -> Counter[tuple[Span, ...]]:
 
 
 def _for_bashlex(text: str) -> str:
-    # bashlex cannot read a quoted heredoc delimiter (`<<'EOF'`). Blank out each quoted
-    # heredoc's body (it is data: no commands) and unquote its delimiter, keeping every
-    # offset, so the remaining words still line up with tree-sitter's.
-    if "<<" not in text:
+    # Show bashlex only what it can read, keeping every offset so words still line up:
+    # a quoted heredoc's body is blanked (it is data) and its delimiter unquoted (bashlex
+    # cannot read `<<'EOF'`); a `$'...'` string keeps its bounds but not its content
+    # (bashlex misreads it, and one such input made it loop until memory ran out).
+    if "<<" not in text and "$'" not in text:
         return text
     src = text.encode("utf-8")
     chars = list(text)
     offsets = _char_offsets(text)
+
+    def at(byte: int) -> int:
+        return offsets[byte] if offsets else byte
+
     stack = [parse_tree(src)]
     while stack:
         node = stack.pop()
         stack.extend(node.children)
+        if node.type == "ansi_c_string":
+            a, b = at(node.start_byte), at(node.end_byte)
+            if b - a >= 3:
+                chars[a:b] = ["x", "'", *("x" * (b - a - 3)), "'"]
+            continue
         if node.type != "heredoc_redirect":
             continue
         start = next((c for c in node.children if c.type == "heredoc_start"), None)
@@ -117,21 +131,89 @@ def _for_bashlex(text: str) -> str:
         raw = src[start.start_byte : start.end_byte].decode("utf-8", "replace")
         if raw[:1] not in ("'", '"') or raw[-1:] != raw[:1] or len(raw) < 3:
             continue
-        a = offsets[start.start_byte] if offsets else start.start_byte
-        b = offsets[start.end_byte] if offsets else start.end_byte
-        chars[a:b] = [*raw[1:-1], " ", " "]
+        chars[at(start.start_byte) : at(start.end_byte)] = [*raw[1:-1], " ", " "]
         for body in (c for c in node.children if c.type == "heredoc_body"):
-            x = offsets[body.start_byte] if offsets else body.start_byte
-            y = offsets[body.end_byte] if offsets else body.end_byte
+            x, y = at(body.start_byte), at(body.end_byte)
             chars[x:y] = [ch if ch == "\n" else " " for ch in chars[x:y]]
     return "".join(chars)
+
+
+class _Overrun(Exception):
+    """bashlex ran past its time budget (raised inside the worker thread)."""
+
+
+class _Worker:
+    """One thread that runs bashlex, so a runaway parse can be stopped from outside.
+
+    bashlex is pure Python; a budget overrun is stopped by raising `_Overrun` in the worker
+    (`PyThreadState_SetAsyncExc`), never in the caller, and the caller gets an answer that
+    means "disagree" (so: ASK).
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[str, _Job]] = queue.SimpleQueue()
+        self._state = threading.Lock()
+        self._running: _Job | None = None
+        self._thread: threading.Thread | None = None
+        self._serial = threading.Lock()
+
+    def parse(self, text: str, budget: float) -> Counter[tuple[Span, ...]]:
+        with self._serial:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._loop, name="safehold-bashlex", daemon=True
+                )
+                self._thread.start()
+            job = _Job()
+            self._jobs.put((text, job))
+            if not job.done.wait(budget):
+                with self._state:
+                    if self._running is job and self._thread.ident is not None:
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                            ctypes.c_ulong(self._thread.ident), ctypes.py_object(_Overrun)
+                        )
+                job.done.wait(budget)
+                raise _Overrun("bashlex ran past its time budget")
+        if job.error is not None:
+            raise job.error
+        assert job.result is not None
+        return job.result
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                text, job = self._jobs.get()
+                with self._state:
+                    self._running = job
+                try:
+                    job.result = _bashlex_commands(text)
+                except BaseException as exc:  # everything, `_Overrun` included, is an answer
+                    job.error = exc if isinstance(exc, Exception) else _Overrun(str(exc))
+                finally:
+                    with self._state:
+                        self._running = None
+                    job.done.set()
+            except BaseException:  # INVARIANT: a stray `_Overrun` never kills the worker
+                continue
+
+
+@dataclass(slots=True)
+class _Job:
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Counter[tuple[Span, ...]] | None = None
+    error: Exception | None = None
+
+
+_WORKER = _Worker()
+# Far above any real command (a 10,000-character script takes bashlex ~50 ms).
+BASHLEX_BUDGET = 1.0
 
 
 @functools.lru_cache(maxsize=4096)
 def disagreement(text: str) -> str | None:
     """Why bashlex and tree-sitter disagree on `text`'s commands, or None when they agree."""
     try:
-        theirs = _bashlex_commands(_for_bashlex(text))
+        theirs = _WORKER.parse(_for_bashlex(text), BASHLEX_BUDGET)
     except Exception as exc:  # bashlex raises many types (and RecursionError) on valid bash
         return f"the second parser could not read it ({type(exc).__name__})"
     try:

@@ -387,6 +387,16 @@ def _emit(
                 assigns=(*assigns, *raw.assignments, *entry.assignments),
             )
             continue
+        if entry.words and _guard(entry.words[0].text) is not None:
+            # `$'\x07...'` decodes to a program name nobody can read back reliably.
+            acc.add_opaque(
+                _reason(
+                    "control-character",
+                    "command-name",
+                    f"the program name `{_show(entry.words[0].text)!r}` contains control "
+                    "characters",
+                )
+            )
         if entry.words or entry.layers:
             acc.commands.append(_simple(entry, raw, layers, assigns))
 
