@@ -160,29 +160,39 @@ class _Worker:
     def parse(self, text: str, budget: float) -> Counter[tuple[Span, ...]]:
         with self._serial:
             if self._thread is None or not self._thread.is_alive():
+                self._jobs = queue.SimpleQueue()
                 self._thread = threading.Thread(
-                    target=self._loop, name="safehold-bashlex", daemon=True
+                    target=self._loop, args=(self._jobs,), name="safehold-bashlex", daemon=True
                 )
                 self._thread.start()
             job = _Job()
             self._jobs.put((text, job))
             if not job.done.wait(budget):
-                with self._state:
-                    if self._running is job and self._thread.ident is not None:
-                        ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                            ctypes.c_ulong(self._thread.ident), ctypes.py_object(_Overrun)
-                        )
-                job.done.wait(budget)
+                self._stop(job, self._thread)
                 raise _Overrun("bashlex ran past its time budget")
         if job.error is not None:
             raise job.error
         assert job.result is not None
         return job.result
 
-    def _loop(self) -> None:
+    def _stop(self, job: _Job, thread: threading.Thread) -> None:
+        # The exception can land where it is swallowed (a gc callback): repeat until the
+        # job ends. A worker that still does not stop is abandoned for a fresh one.
+        for _ in range(200):
+            with self._state:
+                if self._running is not job or thread.ident is None:
+                    return
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                    ctypes.c_ulong(thread.ident), ctypes.py_object(_Overrun)
+                )
+            if job.done.wait(0.01):
+                return
+        self._thread = None
+
+    def _loop(self, jobs: queue.SimpleQueue[tuple[str, _Job]]) -> None:
         while True:
             try:
-                text, job = self._jobs.get()
+                text, job = jobs.get()
                 with self._state:
                     self._running = job
                 try:
