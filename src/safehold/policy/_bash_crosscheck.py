@@ -8,7 +8,6 @@ reason; it never raises.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import queue
 import threading
@@ -142,12 +141,47 @@ class _Overrun(Exception):
     """bashlex ran past its time budget (raised inside the worker thread)."""
 
 
-class _Worker:
-    """One thread that runs bashlex, so a runaway parse can be stopped from outside.
+class _Cancel:
+    """Which worker thread must stop at its next cancellation point (None: none)."""
 
-    bashlex is pure Python; a budget overrun is stopped by raising `_Overrun` in the worker
-    (`PyThreadState_SetAsyncExc`), never in the caller, and the caller gets an answer that
-    means "disagree" (so: ASK).
+    thread: int | None = None
+
+
+_CANCEL = _Cancel()
+
+
+def _cancellation_point() -> None:
+    if _CANCEL.thread is not None and _CANCEL.thread == threading.get_ident():
+        raise _Overrun("bashlex ran past its time budget")
+
+
+def _install_cancellation_points() -> None:
+    # bashlex's loops (word expansion, the tokenizer's character reads) go through these
+    # functions; wrapping them lets a runaway parse be stopped without tracing every call.
+    import bashlex.subst
+    import bashlex.tokenizer
+
+    for owner, name in ((bashlex.subst, "_paramexpand"), (bashlex.tokenizer.tokenizer, "_getc")):
+        original = getattr(owner, name, None)
+        if original is None or getattr(original, "_safehold_cancellable", False):
+            continue
+
+        def cancellable(*args: Any, __original: Any = original, **kwargs: Any) -> Any:
+            _cancellation_point()
+            return __original(*args, **kwargs)
+
+        cancellable._safehold_cancellable = True  # type: ignore[attr-defined]
+        setattr(owner, name, cancellable)
+
+
+_install_cancellation_points()
+
+
+class _Worker:
+    """One thread that runs bashlex, so a runaway parse never holds up the caller.
+
+    The caller waits at most the budget, then gets an answer that means "disagree" (so:
+    ASK) and asks the worker to stop at its next cancellation point.
     """
 
     def __init__(self) -> None:
@@ -176,18 +210,14 @@ class _Worker:
         return job.result
 
     def _stop(self, job: _Job, thread: threading.Thread) -> None:
-        # The exception can land where it is swallowed (a gc callback): repeat until the
-        # job ends. A worker that still does not stop is abandoned for a fresh one.
-        for _ in range(200):
-            with self._state:
-                if self._running is not job or thread.ident is None:
-                    return
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                    ctypes.c_ulong(thread.ident), ctypes.py_object(_Overrun)
-                )
-            if job.done.wait(0.01):
+        # Ask the worker to stop at its next cancellation point; one that does not stop in
+        # time is abandoned (it is a daemon thread) and a fresh worker takes the next job.
+        with self._state:
+            if self._running is not job:
                 return
-        self._thread = None
+            _CANCEL.thread = thread.ident
+        if not job.done.wait(0.5):
+            self._thread = None
 
     def _loop(self, jobs: queue.SimpleQueue[tuple[str, _Job]]) -> None:
         while True:
@@ -195,6 +225,7 @@ class _Worker:
                 text, job = jobs.get()
                 with self._state:
                     self._running = job
+                    _CANCEL.thread = None
                 try:
                     job.result = _bashlex_commands(text)
                 except BaseException as exc:  # everything, `_Overrun` included, is an answer
