@@ -213,6 +213,8 @@ def test_command_v_does_not_run_its_argument() -> None:
         ("cat <<EOF\n`rm y`\nEOF\n", "heredoc-substitution"),
         ("timeout --bogus 5 rm x", "unknown-wrapper-option"),
         ("find . -exec rm {}", "unknown-wrapper-option"),
+        ("time { rm -rf /; }", "reserved-word"),  # found by the bash differential test
+        ("echo \\ x", "unparsed-text"),
         ('bash -c \'bash -c "bash -c \\"bash -c ls\\""\'', "nesting-too-deep"),
     ],
 )

@@ -56,6 +56,36 @@ _READ_OPS = frozenset({"<", "<&"})
 # Harmless device files: redirecting to them touches no file the policy guards.
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _ALLOWED_CONTROL = frozenset("\t\n")
+_RESERVED = frozenset(
+    {
+        "{",
+        "}",
+        "!",
+        "[[",
+        "]]",
+        "((",
+        "))",
+        "(",
+        ")",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "in",
+        "select",
+        "function",
+        "coproc",
+        "time",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,6 +417,18 @@ def _emit(
                 assigns=(*assigns, *raw.assignments, *entry.assignments),
             )
             continue
+        if entry.words and entry.words[0].static and entry.words[0].text in _RESERVED:
+            # `time { rm x; }`: tree-sitter reads `time` as a program with arguments; bash
+            # reads a keyword before a compound command. A reserved word as a program name
+            # means the parse went wrong.
+            acc.add_opaque(
+                _reason(
+                    "reserved-word",
+                    entry.words[0].text,
+                    f"`{entry.words[0].text}` is a shell keyword where a program name was "
+                    "expected; the command is not understood",
+                )
+            )
         if entry.words and _guard(entry.words[0].text) is not None:
             # `$'\x07...'` decodes to a program name nobody can read back reliably.
             acc.add_opaque(
