@@ -211,6 +211,7 @@ _WRAPPERS = (
     "env ", "env X=1 ", "nice ", "nice -n 5 ", "nohup ", "timeout 5 ", "command ", "exec ",
     "builtin ", "time ", "stdbuf -oL ", "setsid ", "xargs ", "X=1 ", "env -i ", "\\command ",
 )  # fmt: skip
+_KEYWORD_PREFIXES = ("", "", "time ", "! ", "time -p ", "nice ", "command ")
 _TRICKS = ("\\\n", "\\", "'", '"', "`", "$(", ")", "(", "{ ", " }", "\t", "\\\t", "<", ">o")
 
 
@@ -229,9 +230,9 @@ def _simple(rng: random.Random, depth: int) -> str:
     elif roll < 0.47:
         command = f"find . -maxdepth 0 -exec {command} \\;"
     elif roll < 0.52:
-        command = f"( {command} )"
+        command = rng.choice(_KEYWORD_PREFIXES) + f"( {command} )"
     elif roll < 0.56:
-        command = f"{{ {command}; }}"
+        command = rng.choice(_KEYWORD_PREFIXES) + f"{{ {command}; }}"
     elif roll < 0.60:
         command += " > /tmp/o 2>&1"
     return command
