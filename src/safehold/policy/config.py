@@ -449,6 +449,7 @@ DEFAULT_COMMAND_RULES: tuple[CommandRule, ...] = (
         *(f"rm -r {root}" for root in _DELETE_ROOTS),
         "shred -r /",
         "shred -r ~",
+        *(f"find {root} -delete" for root in ("/", "/*", "~", "$HOME")),
     ),
     *_rules(
         Verdict.DENY,
