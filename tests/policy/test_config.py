@@ -24,14 +24,28 @@ def test_defaults_are_review_mode_with_workspace_allowed() -> None:
 
 
 @pytest.mark.parametrize(
-    "secret", [".ssh/", "*.pem", "*.key", ".env", ".netrc", ".npmrc", ".pypirc", "/etc/shadow",
-               "/etc/sudoers", ".aws/", ".gnupg/"]
+    "secret",
+    [
+        ".ssh/",
+        "*.pem",
+        "*.key",
+        ".env",
+        ".netrc",
+        ".npmrc",
+        ".pypirc",
+        "/etc/shadow",
+        "/etc/sudoers",
+        ".aws/",
+        ".gnupg/",
+    ],
 )
 def test_builtin_denied_list_covers_common_secrets(secret: str) -> None:
     assert secret in SafetyConfig().denied_paths
 
 
-@pytest.mark.parametrize("protected", [".git", ".bashrc", ".zshrc", ".vscode/", ".idea/", ".mcp.json"])
+@pytest.mark.parametrize(
+    "protected", [".git", ".bashrc", ".zshrc", ".vscode/", ".idea/", ".mcp.json"]
+)
 def test_builtin_protected_list_covers_repo_and_shell_config(protected: str) -> None:
     assert protected in SafetyConfig().protected_paths
 
@@ -52,15 +66,19 @@ def test_user_lists_extend_the_builtin_lists() -> None:
 
 def test_replacing_the_builtin_lists_needs_the_explicit_opt_out() -> None:
     config = SafetyConfig(
-        denied_paths=["x"], replace_default_denied_paths=True,
-        protected_paths=["y"], replace_default_protected_paths=True,
+        denied_paths=["x"],
+        replace_default_denied_paths=True,
+        protected_paths=["y"],
+        replace_default_protected_paths=True,
     )
     assert config.denied_paths == ("x",)
     assert config.protected_paths == ("y",)
 
 
 def test_extension_is_stable_under_revalidation() -> None:
-    config = SafetyConfig(denied_paths=["x"], command_rules=[{"pattern": "make", "decision": "allow"}])
+    config = SafetyConfig(
+        denied_paths=["x"], command_rules=[{"pattern": "make", "decision": "allow"}]
+    )
     again = SafetyConfig.model_validate(config.model_dump())
     assert again == config
     assert config.with_mode("auto").with_mode("review") == config
@@ -188,12 +206,24 @@ def test_loaded_file_protects_itself(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "expected"),
     [
-        ("a.toml", 'read_only = "yes"\n', r"a\.toml: line 1: `read_only`: Input should be a valid boolean"),
+        (
+            "a.toml",
+            'read_only = "yes"\n',
+            r"a\.toml: line 1: `read_only`: Input should be a valid boolean",
+        ),
         ("b.toml", "\n\ndenied_path = []\n", r"line 3: `denied_path`: unknown field"),
         ("c.toml", "read_only = \n", r"c\.toml: invalid TOML: .*line 1"),
         ("d.json", '{"read_only": true,\n "x": }', r"d\.json: line 2, column \d+: invalid JSON"),
-        ("e.json", '{"acp_approval_timeout": NaN}', r"e\.json: invalid JSON: `NaN` is not a valid number"),
-        ("f.toml", "[sandbox]\nmode = \"linx\"\n", r"line 2: `sandbox\.mode`: Input should be 'bwrap' or 'none'"),
+        (
+            "e.json",
+            '{"acp_approval_timeout": NaN}',
+            r"e\.json: invalid JSON: `NaN` is not a valid number",
+        ),
+        (
+            "f.toml",
+            '[sandbox]\nmode = "linx"\n',
+            r"line 2: `sandbox\.mode`: Input should be 'bwrap' or 'none'",
+        ),
         ("g.json", "[1, 2]", r"top level must be a table"),
         ("h.yaml", "read_only: true", r"unknown config format `\.yaml`"),
     ],

@@ -44,7 +44,9 @@ def test_derived_mode_and_option_values_follow_the_table(
         ("read-only", (True, True, True)),
     ],
 )
-def test_with_mode_sets_all_three_flags_atomically(mode: str, flags: tuple[bool, bool, bool]) -> None:
+def test_with_mode_sets_all_three_flags_atomically(
+    mode: str, flags: tuple[bool, bool, bool]
+) -> None:
     w, x, ro = flags
     for start in (SafetyConfig(), SafetyConfig(read_only=True), SafetyConfig().with_mode("auto")):
         after = start.with_mode(mode)
@@ -67,7 +69,9 @@ def test_with_mode_sets_all_three_flags_atomically(mode: str, flags: tuple[bool,
         ("read_only", False, "read_only", False),
     ],
 )
-def test_with_option_changes_its_one_flag(name: str, value: bool, field: str, expected: bool) -> None:
+def test_with_option_changes_its_one_flag(
+    name: str, value: bool, field: str, expected: bool
+) -> None:
     before = SafetyConfig().with_mode("auto") if not value else SafetyConfig()
     after = before.with_option(name, value)
     assert getattr(after, field) is expected

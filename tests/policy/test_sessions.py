@@ -47,15 +47,15 @@ def test_fork_copies_then_diverges() -> None:
     store = SessionPolicies()
     store.open("a", "/w")
     store.set_mode("a", "read-only")
-    store.grant("a", "tool:\"x\"", GrantEffect.ALLOW)
+    store.grant("a", 'tool:"x"', GrantEffect.ALLOW)
     store.fork("a", "b")
     assert store.config("b").mode is Mode.READ_ONLY
-    assert dict(store.grants("b")) == {"tool:\"x\"": GrantEffect.ALLOW}
+    assert dict(store.grants("b")) == {'tool:"x"': GrantEffect.ALLOW}
     assert store.workspace("b") == "/w"
     store.set_mode("b", "auto")
-    store.revoke("b", "tool:\"x\"")
+    store.revoke("b", 'tool:"x"')
     assert store.config("a").mode is Mode.READ_ONLY
-    assert dict(store.grants("a")) == {"tool:\"x\"": GrantEffect.ALLOW}
+    assert dict(store.grants("a")) == {'tool:"x"': GrantEffect.ALLOW}
 
 
 def test_load_forgets_earlier_toggles_and_grants() -> None:
@@ -95,9 +95,21 @@ def test_open_twice_is_refused() -> None:
 @pytest.mark.parametrize(
     ("floor", "change", "message"),
     [
-        (Mode.REVIEW, ("mode", "auto"), "mode `auto` refused for session `s`: the operator floor is `review`"),
-        (Mode.REVIEW, ("option", "auto_approve_writes", True), "`auto_approve_writes=true` refused"),
-        (Mode.REVIEW, ("option", "auto_approve_execute", True), "requires approval for writes and for execute"),
+        (
+            Mode.REVIEW,
+            ("mode", "auto"),
+            "mode `auto` refused for session `s`: the operator floor is `review`",
+        ),
+        (
+            Mode.REVIEW,
+            ("option", "auto_approve_writes", True),
+            "`auto_approve_writes=true` refused",
+        ),
+        (
+            Mode.REVIEW,
+            ("option", "auto_approve_execute", True),
+            "requires approval for writes and for execute",
+        ),
         (Mode.READ_ONLY, ("mode", "review"), "keeps the session read-only"),
         (Mode.READ_ONLY, ("option", "read_only", False), "`read_only=false` refused"),
     ],
