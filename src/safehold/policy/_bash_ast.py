@@ -188,6 +188,12 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
         return
     if kind in _ARITH_NODES:
         out.saw_arithmetic = True
+    if not node.child_count:
+        if kind in ("raw_string", "string_content", "word"):
+            text = _text(node, src)
+            if "$(" in text or "`" in text:
+                out.saw_quoted_code = True
+        return
     deeper = _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth + 1, ctx.redirects)
     if kind == "command":
         _command(node, src, out, deeper, ctx.extra_words)
@@ -213,10 +219,6 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
             out.functions[name] = max(out.functions.get(name, 0), calls)
     elif kind in ("command_substitution", "process_substitution"):
         _walk_children(node, src, out, _Ctx(False, (), ctx.depth + 1))
-    elif kind in ("raw_string", "string_content") or (kind == "word" and not node.children):
-        text = _text(node, src)
-        if "$(" in text or "`" in text:
-            out.saw_quoted_code = True
     elif kind == "compound_statement" and node.children and node.children[0].type == "((":
         out.saw_arithmetic = True
         _walk_children(node, src, out, deeper)

@@ -62,6 +62,8 @@ class Word:
 def _unescape_unquoted(raw: str) -> str:
     # Outside quotes a backslash quotes the next character (backslash-newline is guarded
     # out before parsing, so it never reaches here).
+    if "\\" not in raw:
+        return raw
     out: list[str] = []
     i = 0
     while i < len(raw):
@@ -76,6 +78,8 @@ def _unescape_unquoted(raw: str) -> str:
 
 
 def _unescaped_glob(raw: str) -> bool:
+    if not _GLOB.search(raw):
+        return False
     i = 0
     while i < len(raw):
         ch = raw[i]

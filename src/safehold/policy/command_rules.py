@@ -239,7 +239,23 @@ def _allow_matches(c: _Compiled, args: Sequence[Word]) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=64)
 def compile_rules(rules: tuple[CommandRule, ...]) -> CompiledRules:
-    """Compile a config's rules (cached: configs are immutable and hashable)."""
+    """Compile a config's rules once (configs are immutable, so the result is cached)."""
+    # Hashing 100 pydantic rules costs more than matching them: look the tuple up by
+    # identity first (keeping it alive so its id is not reused), by value second.
+    hit = _BY_IDENTITY.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    compiled = _compile_by_value(rules)
+    if len(_BY_IDENTITY) >= 64:
+        _BY_IDENTITY.clear()
+    _BY_IDENTITY[id(rules)] = (rules, compiled)
+    return compiled
+
+
+_BY_IDENTITY: dict[int, tuple[tuple[CommandRule, ...], CompiledRules]] = {}
+
+
+@functools.lru_cache(maxsize=64)
+def _compile_by_value(rules: tuple[CommandRule, ...]) -> CompiledRules:
     return CompiledRules(rules)
