@@ -304,6 +304,8 @@ _DANGEROUS_ENV = frozenset(
         "BASHOPTS",
         "GLOBIGNORE",
         "HOME",
+        "CDPATH",
+        "OLDPWD",
         "XDG_CONFIG_HOME",
         "ZDOTDIR",
         "INPUTRC",

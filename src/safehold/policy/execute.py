@@ -202,11 +202,15 @@ def _cd_dirs(analysis: ShellAnalysis) -> tuple[list[str], bool]:
     unknown = False
     for cmd in analysis.commands:
         if cmd.program in _CD:
-            args = [w for w in cmd.words[1:] if not (w.static and w.text.startswith("-"))]
+            args = [
+                w
+                for w in cmd.words[1:]
+                if not (w.static and w.text.startswith("-") and w.text != "-")
+            ]
             if not args:
                 dirs.append("~")
-            elif not args[0].static:
-                unknown = True
+            elif args[0].text == "-" or not (args[0].static or args[0].home):
+                unknown = True  # `cd -` goes to $OLDPWD; `cd "$d"` anywhere
             else:
                 dirs.append(args[0].text)
     return dirs, unknown
@@ -220,6 +224,16 @@ def _spellings(path: str, dirs: list[str]) -> list[str]:
 
 def _check_paths(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings) -> None:
     dirs, unknown_cd = _cd_dirs(analysis)
+    if unknown_cd:
+        found.add(
+            found.ask,
+            Reason(
+                "cd-computed",
+                "cd",
+                "the command changes to a directory computed at run time, so the files its "
+                "relative paths name cannot be checked",
+            ),
+        )
     for r in analysis.redirects:
         if unknown_cd and not r.target.startswith(("/", "~")):
             found.add(
@@ -292,10 +306,15 @@ def _check_argument(text: str, dirs: list[str], policy: CompiledPolicy, found: _
                 )
 
 
-def _exists(policy: CompiledPolicy, relative: str) -> bool:
+def _exists(policy: CompiledPolicy, path: str) -> bool:
     # A bare word (`credentials`) is a path only if such a file exists; one lstat, no read.
-    base = policy.home if relative.startswith("~") else policy.workspace
+    if path.startswith("/"):
+        full = path
+    elif path == "~" or path.startswith("~/"):
+        full = policy.home + path[1:]
+    else:
+        full = posixpath.join(policy.workspace, path)
     try:
-        return os.path.lexists(posixpath.join(base, relative.lstrip("~/")))
+        return os.path.lexists(full)
     except (OSError, ValueError):
         return True  # cannot tell: check it as a path
