@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from safehold.policy._bash_crosscheck import disagreement
 from safehold.policy._command_hazards import hazards
-from safehold.policy.command_rules import compile_rules
+from safehold.policy.command_rules import CompiledRules, compile_rules
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Reason, Verdict
 from safehold.policy.grants import command_grant_key
@@ -180,6 +180,7 @@ def _apply_rules(
                             f"`{_show(layer)}` matches ask rule `{m.rule.pattern}`{why}",
                         ),
                     )
+        _check_hidden_commands(cmd, rules, found)
         if allows is None:
             continue
         rule = rules.allow_match(cmd.words) if cmd.words and not cmd.assignments else None
@@ -194,6 +195,30 @@ def _apply_rules(
                 )
             )
     return allows
+
+
+def _check_hidden_commands(cmd: SimpleCommand, rules: CompiledRules, found: _Findings) -> None:
+    """Ask when a program's arguments spell a denied command (`valgrind rm -rf /`).
+
+    No list of wrappers is complete (`ssh host …`, `docker exec c …`, `valgrind …`): any
+    program may run its arguments. Only deny rules with more than a program name count, so
+    `grep shutdown log` stays quiet while `echo rm -rf /` asks.
+    """
+    words = cmd.words
+    for i in range(1, len(words) - 1):
+        if not words[i].static:
+            continue
+        for m in rules.strict_matches(words[i:]):
+            if m.certain and m.rule.decision is Verdict.DENY and " " in m.rule.pattern:
+                found.add(
+                    found.ask,
+                    Reason(
+                        "command-may-run-denied",
+                        m.rule.pattern,
+                        f"`{_show(cmd)}` may run `{_show(words[i:])}`, which matches deny "
+                        f"rule `{m.rule.pattern}`",
+                    ),
+                )
 
 
 def _cd_dirs(analysis: ShellAnalysis) -> tuple[list[str], bool]:
