@@ -204,3 +204,37 @@ def test_issue_4_bashlex_runaway_is_stopped_and_asks(tree: Path) -> None:
     # The worker survives the overrun, and what bashlex sees no longer loops.
     assert _bash_crosscheck.disagreement("ls -la | wc -l") is None
     assert assess(runaway, tree).verdict is Verdict.ASK  # a program name with control chars
+
+
+def test_plain_words_need_no_second_parser_but_anything_else_does(tree: Path) -> None:
+    from safehold.policy import _bash_crosscheck
+
+    before = _bash_crosscheck.disagreement.cache_info()
+    assert assess("git log -n 5", tree).verdict is Verdict.ALLOW
+    assert _bash_crosscheck.disagreement.cache_info() == before
+    assert assess("git log -n 5 | head -n 2", tree).verdict is Verdict.ALLOW
+    after = _bash_crosscheck.disagreement.cache_info()
+    assert after.misses + after.hits > before.misses + before.hits
+
+
+@pytest.mark.parametrize(
+    ("command", "verdict"),
+    [
+        ("valgrind rm -rf /", Verdict.ASK),
+        ("ssh host rm -rf ~", Verdict.ASK),
+        ("grep shutdown log", Verdict.ALLOW),
+        ("echo reboot", Verdict.ALLOW),
+        ("git commit -m 'rm -rf /'", Verdict.ALLOW),
+    ],
+)
+def test_arguments_that_spell_a_denied_command_ask(
+    tree: Path, command: str, verdict: Verdict
+) -> None:
+    assert assess(command, tree).verdict is verdict
+
+
+def test_a_computed_cd_asks_and_a_static_one_is_followed(tree: Path) -> None:
+    assert "cd-computed" in codes(assess('cd "$D" && make', tree))
+    assert "cd-computed" in codes(assess("cd - && ls", tree))
+    assert assess("cd src && ls", tree).verdict is Verdict.ALLOW
+    assert assess("cd ~/.ssh && cat id_rsa", tree).verdict is Verdict.DENY
