@@ -251,6 +251,12 @@ def test_garbage_input_is_opaque_never_an_exception(garbage: object) -> None:
     assert result.opaque and not result.commands
 
 
+def test_issue_4_a_huge_sequence_is_measured_not_copied() -> None:
+    # Found by the deep hypothesis profile: `list(range(10**12))` ran the machine out of memory.
+    assert opaque_codes(range(10**12)) == {"command-too-long"}
+    assert opaque_codes(range(10**30)) == {"analysis-error"}
+
+
 def test_an_argv_list_is_one_command_with_no_shell_parsing() -> None:
     result = understood_argv(["echo", "a && rm -rf /", "$(x)"])
     assert [c.argv for c in result.commands] == [("echo", "a && rm -rf /", "$(x)")]

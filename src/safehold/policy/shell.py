@@ -48,6 +48,8 @@ __all__ = [
 
 MAX_COMMAND_LENGTH = 10_000
 """Longer commands are opaque: nobody reviews them, and parse time grows with length."""
+MAX_ARGV_WORDS = 4096
+"""Longer argv lists are opaque (checked before the list is copied)."""
 MAX_SCRIPT_DEPTH = 3
 """How many `bash -c` / `eval` layers are re-analysed before the rest is opaque."""
 
@@ -193,7 +195,7 @@ class _Acc:
 
 def analyze(command: str | Sequence[str]) -> ShellAnalysis:
     """Analyse a shell command string (bash syntax) or an argv list; never raises."""
-    if isinstance(command, str):
+    if type(command) is str:  # a subclass could hash or compare in surprising ways
         return _analyze_text(command)
     return _analyze_safely(command)
 
@@ -232,6 +234,18 @@ def _analyze(command: object) -> ShellAnalysis:
             )
         grant = _analyze_script(command, acc, depth=0, layers=(), assigns=())
     elif isinstance(command, Sequence) and not isinstance(command, bytes | bytearray):
+        # Measure before copying: `range(10**12)` is a Sequence too.
+        if len(command) > MAX_ARGV_WORDS:
+            return ShellAnalysis(
+                opaque=(
+                    _reason(
+                        "command-too-long",
+                        "max-length",
+                        f"the argv list has {len(command)} words; over {MAX_ARGV_WORDS} is "
+                        "not analysed",
+                    ),
+                )
+            )
         argv = list(command)
         if not argv or not all(isinstance(a, str) for a in argv) or not argv[0].strip():
             return ShellAnalysis(
