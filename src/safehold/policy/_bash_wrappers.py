@@ -105,6 +105,13 @@ def unwrap(words: tuple[Word, ...], *, stdin_fed: bool) -> list[Unwrapped]:
         step = _step(name, words, stdin_fed)
         if step is None:
             return [*out, Unwrapped(tuple(layers), words, tuple(assignments))]
+        if step.script is not None and not step.extra and not step.assignments:
+            # The script is re-analysed so its deny rules still fire; any opaque reason
+            # of the step (a static `eval`) is kept beside it.
+            return [
+                *out,
+                Unwrapped((*layers, words), (), tuple(assignments), step.script, step.opaque),
+            ]
         if step.opaque:
             return [*out, Unwrapped(tuple(layers), words, tuple(assignments), None, step.opaque)]
         out.extend(
@@ -196,7 +203,12 @@ def _step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
         return _interpreter(name, words, stdin_fed)
     if name == "eval":
         if all(w.static for w in words[1:]):
-            return _Step(script=("eval", " ".join(w.text for w in words[1:])))
+            # SPEC §5: `eval` is opaque (ASK) even with static words; the words are still
+            # re-analysed so that `eval 'rm -rf /'` is denied rather than merely asked.
+            return _Step(
+                script=("eval", " ".join(w.text for w in words[1:])),
+                opaque=_opaque("eval", "eval", "`eval` runs a string as shell code"),
+            )
         return _Step(
             opaque=_opaque("eval", "eval", "`eval` of a computed string runs unknown code")
         )
