@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from safehold.policy._bash_tables import SHELL_KEYWORDS
 from safehold.policy._bash_words import Word, evaluate_word
 
 __all__ = ["RawCommand", "RawRedirect", "Walk", "parse_tree", "uncovered_text", "walk_script"]
@@ -42,36 +43,8 @@ _REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_re
 _STDIN_OPS = frozenset({"<", "<<", "<<-", "<<<", "<>", "<&"})
 _ARITH_NODES = frozenset({"arithmetic_expansion", "c_style_for_statement"})
 # Tokens that change what a command list means; part of the exact command a grant names.
-_OPERATORS = frozenset(
-    {
-        "&&",
-        "||",
-        ";",
-        ";;",
-        ";&",
-        ";;&",
-        "|",
-        "|&",
-        "&",
-        "!",
-        "{",
-        "}",
-        "if",
-        "then",
-        "else",
-        "elif",
-        "fi",
-        "for",
-        "while",
-        "until",
-        "do",
-        "done",
-        "case",
-        "esac",
-        "in",
-        "select",
-        "function",
-    }
+_OPERATORS = (
+    frozenset({"&&", "||", ";", ";;", ";&", ";;&", "|", "|&", "&"}) | SHELL_KEYWORDS
 )
 
 

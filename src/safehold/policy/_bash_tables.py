@@ -24,6 +24,7 @@ __all__ = [
     "SETSID_OPTIONS",
     "SHELL_ARG_OPTS",
     "SHELL_FLAG_LETTERS",
+    "SHELL_KEYWORDS",
     "SHELL_LONG_FLAGS",
     "SIMPLE_WRAPPERS",
     "STDBUF_OPTIONS",
@@ -35,6 +36,31 @@ __all__ = [
     "is_dangerous_env",
     "skip_options",
 ]
+
+
+# Bash's reserved words that open, continue or close a compound command.
+SHELL_KEYWORDS = frozenset(
+    {
+        "{",
+        "}",
+        "!",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "in",
+        "select",
+        "function",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

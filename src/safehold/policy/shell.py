@@ -31,7 +31,7 @@ from safehold.policy._bash_ast import (
     uncovered_text,
     walk_script,
 )
-from safehold.policy._bash_tables import is_dangerous_env
+from safehold.policy._bash_tables import SHELL_KEYWORDS, is_dangerous_env
 from safehold.policy._bash_words import Word
 from safehold.policy._bash_wrappers import Unwrapped, program_name, unwrap
 from safehold.policy.decision import Reason
@@ -58,36 +58,7 @@ _READ_OPS = frozenset({"<", "<&"})
 # Harmless device files: redirecting to them touches no file the policy guards.
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _ALLOWED_CONTROL = frozenset("\t\n")
-_RESERVED = frozenset(
-    {
-        "{",
-        "}",
-        "!",
-        "[[",
-        "]]",
-        "((",
-        "))",
-        "(",
-        ")",
-        "if",
-        "then",
-        "else",
-        "elif",
-        "fi",
-        "for",
-        "while",
-        "until",
-        "do",
-        "done",
-        "case",
-        "esac",
-        "in",
-        "select",
-        "function",
-        "coproc",
-        "time",
-    }
-)
+_RESERVED = SHELL_KEYWORDS | {"[[", "]]", "((", "))", "(", ")", "coproc", "time"}
 
 
 @dataclass(frozen=True, slots=True)
