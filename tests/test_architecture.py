@@ -8,8 +8,17 @@ from pathlib import Path
 import safehold
 
 POLICY = Path(safehold.__file__).parent / "policy"
-FORBIDDEN = ("subprocess", "socket", "asyncio.subprocess", "safehold.adapters", "acp", "http",
-             "urllib", "multiprocessing", "ctypes")
+FORBIDDEN = (
+    "subprocess",
+    "socket",
+    "asyncio.subprocess",
+    "safehold.adapters",
+    "acp",
+    "http",
+    "urllib",
+    "multiprocessing",
+    "ctypes",
+)
 
 
 def _imports(path: Path) -> set[str]:

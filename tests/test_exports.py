@@ -8,8 +8,19 @@ import pytest
 
 import safehold
 
-SPEC_CORE = ["SafetyConfig", "SandboxConfig", "Mode", "CommandRule", "ToolCall", "ToolKind",
-             "Decision", "Verdict", "SessionPolicies", "PolicyError", "validate_timeout"]
+SPEC_CORE = [
+    "SafetyConfig",
+    "SandboxConfig",
+    "Mode",
+    "CommandRule",
+    "ToolCall",
+    "ToolKind",
+    "Decision",
+    "Verdict",
+    "SessionPolicies",
+    "PolicyError",
+    "validate_timeout",
+]
 
 
 def test_all_is_sorted_and_unique() -> None:

@@ -29,7 +29,11 @@ def test_validate_ok(tmp_path: Path) -> None:
     [
         ("typo.toml", "denied_path = ['x']\n", "`denied_path`: unknown field"),
         ("type.toml", "read_only = 'yes'\n", "`read_only`: Input should be a valid boolean"),
-        ("nan.toml", "acp_approval_timeout = nan\n", "`acp_approval_timeout`: timeout must be finite"),
+        (
+            "nan.toml",
+            "acp_approval_timeout = nan\n",
+            "`acp_approval_timeout`: timeout must be finite",
+        ),
         ("neg.json", '{"acp_approval_timeout": -1}', "must be >= 0"),
         ("mode.toml", "[sandbox]\nmode = 'linux'\n", "`sandbox.mode`"),
         ("neg.toml", "denied_paths = ['!keep.pem']\n", "negation"),

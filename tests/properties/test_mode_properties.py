@@ -72,7 +72,9 @@ def test_with_option_changes_exactly_one_flag(f: Flags, option: tuple[str, bool]
 
 
 @given(changes)
-def test_mode_and_option_changes_never_touch_other_fields(seq: list[Mode | tuple[str, bool]]) -> None:
+def test_mode_and_option_changes_never_touch_other_fields(
+    seq: list[Mode | tuple[str, bool]],
+) -> None:
     start = SafetyConfig(
         denied_paths=["private/"],
         allowed_paths=["{workspace}", "/opt/shared"],

@@ -18,7 +18,7 @@ from safehold import GrantEffect, Mode, PolicyError, SafetyConfig, SessionPolici
 from safehold.policy.modes import OPTION_NAMES, Flags, flags_for_mode, flags_meet_floor
 
 MODES = list(Mode)
-KEYS = ["tool:\"read\"", "cmd:[[\"ls\"]]", "path:[\"edit\", [\"/w/a\"]]"]
+KEYS = ['tool:"read"', 'cmd:[["ls"]]', 'path:["edit", ["/w/a"]]']
 
 
 def _flags_after_option(flags: Flags, name: str, value: bool) -> Flags:
@@ -186,7 +186,6 @@ class SessionRules(RuleBasedStateMachine):
         assert listed == {
             sid: (cwd, self._expected(flags).mode) for sid, (cwd, flags, _) in self.model.items()
         }
-
 
     def teardown(self) -> None:
         # The full comparison once per run; the cheap flag check runs after every step.

@@ -43,9 +43,7 @@ _REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_re
 _STDIN_OPS = frozenset({"<", "<<", "<<-", "<<<", "<>", "<&"})
 _ARITH_NODES = frozenset({"arithmetic_expansion", "c_style_for_statement"})
 # Tokens that change what a command list means; part of the exact command a grant names.
-_OPERATORS = (
-    frozenset({"&&", "||", ";", ";;", ";&", ";;&", "|", "|&", "&"}) | SHELL_KEYWORDS
-)
+_OPERATORS = frozenset({"&&", "||", ";", ";;", ";&", ";;&", "|", "|&", "&"}) | SHELL_KEYWORDS
 
 
 @dataclass(frozen=True, slots=True)
