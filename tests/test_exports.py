@@ -17,10 +17,25 @@ SPEC_CORE = [
     "ToolKind",
     "Decision",
     "Verdict",
+    "evaluate",
     "SessionPolicies",
     "PolicyError",
+    "ApprovalCallback",
+    "ApprovalRequest",
+    "ApprovalOutcome",
     "validate_timeout",
+    "gate",
+    "Gate",
 ]
+SPEC_ADAPTERS = {
+    "safehold.adapters.acp": ["make_acp_approval_callback", "AcpPolicyBridge"],
+    "safehold.adapters.bwrap": [
+        "run_sandboxed",
+        "run_sandboxed_sync",
+        "CommandResult",
+        "SandboxUnavailable",
+    ],
+}
 
 
 def test_all_is_sorted_and_unique() -> None:
@@ -46,3 +61,12 @@ def test_public_classes_have_docstrings(module: str) -> None:
         obj = getattr(mod, name)
         if isinstance(obj, type) or callable(obj):
             assert (obj.__doc__ or "").strip(), f"{module}.{name} has no docstring"
+
+
+@pytest.mark.parametrize(
+    ("module", "name"), [(m, n) for m, names in SPEC_ADAPTERS.items() for n in names]
+)
+def test_spec_adapter_names_are_exported(module: str, name: str) -> None:
+    mod = importlib.import_module(module)
+    assert name in mod.__all__
+    assert getattr(mod, name) is not None
