@@ -241,3 +241,12 @@ def test_load_errors_are_one_line_naming_file_line_and_field(
 def test_load_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no such file"):
         SafetyConfig.load(tmp_path / "nope.toml")
+
+
+def test_list_errors_name_the_field_not_the_merged_index(tmp_path: Path) -> None:
+    # The built-in entries are merged in front, so the user's first entry is not index 0.
+    f = tmp_path / "p.toml"
+    f.write_text('denied_paths = ["!keep.pem"]\n')
+    with pytest.raises(ConfigError) as info:
+        SafetyConfig.load(f)
+    assert "`denied_paths`: path pattern `!keep.pem` is a negation" in str(info.value)

@@ -373,13 +373,20 @@ def _line_of(key: str, text: str) -> int | None:
     return text.count("\n", 0, match.start()) + 1 if match else None
 
 
+_MERGED_FIELDS = frozenset({"denied_paths", "protected_paths", "command_rules"})
+
+
 def format_validation_error(
     exc: ValidationError, *, source: Path | None = None, text: str | None = None
 ) -> str:
     """Render a pydantic error as one line: `file: line N: field: what is wrong`."""
     parts = []
     for err in exc.errors(include_url=False):
-        loc = ".".join(str(x) for x in err["loc"] if not str(x).startswith("function-after"))
+        parts_of_loc = [x for x in err["loc"] if not str(x).startswith("function-after")]
+        if parts_of_loc and parts_of_loc[0] in _MERGED_FIELDS:
+            # The index counts the built-in entries merged in front; the message names the value.
+            parts_of_loc = [x for x in parts_of_loc if not isinstance(x, int)]
+        loc = ".".join(str(x) for x in parts_of_loc)
         msg = err["msg"]
         if msg.startswith("Value error, "):
             msg = msg[len("Value error, ") :]
