@@ -26,10 +26,12 @@ from typing import TYPE_CHECKING
 
 from safehold.policy._bash_crosscheck import disagreement
 from safehold.policy._command_hazards import hazards
+from safehold.policy._globs import expand_braces, expand_globs, has_expansion
 from safehold.policy.command_rules import CompiledRules, compile_rules
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Reason, Verdict
 from safehold.policy.grants import command_grant_key
+from safehold.policy.paths import list_directory
 from safehold.policy.shell import ShellAnalysis, SimpleCommand, Word, analyze
 
 if TYPE_CHECKING:
@@ -287,6 +289,8 @@ def _check_paths(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findin
                 if candidate not in seen:
                     seen.add(candidate)
                     _check_argument(candidate, dirs, policy, found)
+                    if not word.static and has_expansion(candidate):
+                        _check_expansions(candidate, dirs, policy, found)
 
 
 def _redirect_reason(op: str, reason: Reason) -> Reason:
@@ -301,7 +305,7 @@ def _path_candidates(word: Word) -> list[str]:
             if text.startswith(home):
                 text = "~" + text[len(home) :]
         # Other computed words: only a literal tail can be judged (`$X/.ssh/id_rsa`).
-        if "/" not in text and "~" not in text:
+        if "/" not in text and "~" not in text and not has_expansion(text):
             return []
     out: list[str] = []
     if not text.startswith("-"):
@@ -331,14 +335,44 @@ def _check_argument(text: str, dirs: list[str], policy: CompiledPolicy, found: _
                 )
 
 
+def _check_expansions(text: str, dirs: list[str], policy: CompiledPolicy, found: _Findings) -> None:
+    # Bash expands braces and globs before the program runs: `tar cf x ~/.gnup?` reads
+    # ~/.gnupg. Check every path the word expands to now; too many to check is an ASK.
+    words = expand_braces(text)
+    unknown = words is None
+    for word in words or ():
+        for spelling in _spellings(word, dirs):
+            matches = expand_globs(_absolute(policy, spelling), list_directory)
+            if matches is None:
+                unknown = True
+                continue
+            for match in matches:
+                for reason in policy.check_denied(match):
+                    message = f"command argument `{text}` expands to `{match}`: {reason.message}"
+                    target = found.deny if reason.code == "path-denied" else found.ask
+                    found.add(target, Reason(reason.code, reason.rule, message))
+    if unknown:
+        found.add(
+            found.ask,
+            Reason(
+                "glob-unchecked",
+                text,
+                f"command argument `{text}` expands to more paths than can be checked",
+            ),
+        )
+
+
+def _absolute(policy: CompiledPolicy, path: str) -> str:
+    if path.startswith("/"):
+        return path
+    if path == "~" or path.startswith("~/"):
+        return policy.home + path[1:]
+    return posixpath.join(policy.workspace, path)
+
+
 def _exists(policy: CompiledPolicy, path: str) -> bool:
     # A bare word (`credentials`) is a path only if such a file exists; one lstat, no read.
-    if path.startswith("/"):
-        full = path
-    elif path == "~" or path.startswith("~/"):
-        full = policy.home + path[1:]
-    else:
-        full = posixpath.join(policy.workspace, path)
+    full = _absolute(policy, path)
     try:
         return os.path.lexists(full)
     except (OSError, ValueError):

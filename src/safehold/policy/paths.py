@@ -8,8 +8,9 @@ NFC-normalise; case-fold on case-insensitive volumes. Two forms are kept: the *l
 (lexically normalised) and the *resolved* one. Deny matches either; allow needs the resolved
 form inside a root; a write matching a protected pattern asks.
 
-The only I/O in the policy package lives here, in `resolve_path` and `volume_folds_case`
-(lstat/readlink and an `O_PATH` open, never a read); tests may replace either.
+The only I/O in the policy package lives here, in `resolve_path`, `volume_folds_case` and
+`list_directory` (lstat/readlink, an `O_PATH` open and a directory listing, never a file
+read); tests may replace any of them.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ __all__ = [
     "PathCheck",
     "PathRejected",
     "compile_policy",
+    "list_directory",
     "resolve_path",
     "volume_folds_case",
 ]
@@ -184,6 +186,14 @@ def volume_folds_case(root: str) -> bool:
         if not head:
             return sys.platform in ("darwin", "win32")
         probe = head
+
+
+def list_directory(path: str) -> list[str] | None:
+    """The names in a directory (what a shell glob can expand to); None if it cannot be listed."""
+    try:
+        return os.listdir(path)
+    except (OSError, ValueError):
+        return None
 
 
 # -- canonicalisation ------------------------------------------------------------------------
