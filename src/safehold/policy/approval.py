@@ -16,7 +16,9 @@ Semantics (SPEC §6), in the order `Gate.check` applies them:
   every waiter gets the answer. A waiter that is cancelled leaves the dialog running for
   the others; the dialog is cancelled only when its last waiter leaves. An allow_once is
   only handed to waiters whose call is identical to the one shown (arguments, locations,
-  diffs); a waiter with a different call under the same key asks again afterwards.
+  diffs); a waiter with a different call under the same key asks again afterwards. An
+  allow_always reaches such a waiter only through its grant: when its call still asks after
+  the grant (an `env` argument, say), it asks again too.
 """
 
 from __future__ import annotations
@@ -236,11 +238,19 @@ class Gate:
         try:
             asked = await self._ask(request, callback, wait)
             while asked.shared and not asked.same_call:
-                if asked.answer.outcome is not ApprovalOutcome.ALLOW_ONCE:
+                outcome = asked.answer.outcome
+                if outcome is ApprovalOutcome.ALLOW_ALWAYS:
+                    # The grant covers the key, but only what a grant may lift: a hard ASK
+                    # of this call (an `env` argument, a protected path) the person never
+                    # saw still needs their answer about this call itself.
+                    again = self._evaluate(session_id, call)
+                    if again.verdict is not Verdict.ASK:
+                        return self._finish(session_id, call, again, asked)
+                    request = ApprovalRequest(session_id, call, again, request.diffs)
+                elif outcome is not ApprovalOutcome.ALLOW_ONCE:
                     break
-                # The person allowed *another* call with this key once (a different
-                # content for the same path, say): that says nothing about this one. An
-                # "always" answer is different: its grant covers the key by definition.
+                # The person allowed *another* call with this key (a different content for
+                # the same path, say): that says nothing about what this one adds.
                 asked = await self._ask(request, callback, wait)
         except asyncio.CancelledError:
             reason = Reason(

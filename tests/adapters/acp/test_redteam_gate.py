@@ -1,0 +1,78 @@
+"""Red-team regressions for the approval flow over a real ACP connection (issues 5-7)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from safehold.adapters.acp.bridge import AcpPolicyBridge
+from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.decision import Verdict
+from safehold.policy.sessions import SessionPolicies
+from tests.adapters.acp.bridge_harness import BridgeAgent, RecordingClient, connected, eventually
+
+pytestmark = pytest.mark.acp
+
+
+def bash(command: str, call_id: str, **extra: Any) -> ToolCall:
+    return ToolCall(
+        name="bash",
+        arguments={"command": command, **extra},
+        kind=ToolKind.EXECUTE,
+        tool_call_id=call_id,
+    )
+
+
+def codes(decision: Any) -> list[str]:
+    return [r.code for r in decision.reasons]
+
+
+class ScriptedClient(RecordingClient):
+    """Answers the n-th permission request with the n-th kind of `script` (the last repeats)."""
+
+    def __init__(self, script: list[str], hold: asyncio.Event | None = None) -> None:
+        super().__init__(answer=script[0], hold=hold)
+        self.script = list(script)
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> Any:
+        n = len(self.permission_requests)
+        self.answer = self.script[min(n, len(self.script) - 1)]
+        return await super().request_permission(session_id, tool_call, options, **kwargs)
+
+
+async def _session(conn: Any, tmp_path: Path) -> str:
+    return str((await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id)
+
+
+async def test_issue_5_shared_always_allow_does_not_lift_a_hard_ask_of_another_call(
+    tmp_path: Path,
+) -> None:
+    # Two concurrent calls share the grant key cmd:[["make"]], so they share one dialog.
+    # The person is shown plain `make` and answers "Always allow". The second call carries
+    # an `env` with LD_PRELOAD, which grants never lift: it must be asked about on its own
+    # (and here the person rejects it), not ride on the answer about plain `make`.
+    agent = BridgeAgent(AcpPolicyBridge(SessionPolicies()))
+    hold = asyncio.Event()
+    client = ScriptedClient(["allow_always", "reject_once"], hold=hold)
+    env = {"LD_PRELOAD": "/tmp/evil.so"}
+    async with connected(agent, client) as conn:
+        sid = await _session(conn, tmp_path)
+        gate = agent.bridge.gate_tool_call
+        plain = asyncio.create_task(gate(agent.conn, sid, bash("make", "c1")))
+        await eventually(lambda: len(client.permission_requests) == 1, "first dialog opened")
+        sneaky = asyncio.create_task(gate(agent.conn, sid, bash("make", "c2", env=env)))
+        await asyncio.sleep(0.05)  # the second call joins the open dialog
+        assert len(client.permission_requests) == 1
+        hold.set()
+        allowed = await plain
+        decision = await sneaky
+    assert allowed.verdict is Verdict.ALLOW
+    assert decision.verdict is Verdict.DENY, codes(decision)
+    assert "rejected-once" in codes(decision)
+    shown = [req[1].raw_input for req in client.permission_requests]
+    assert shown == [{"command": "make"}, {"command": "make", "env": env}]
