@@ -155,7 +155,7 @@ class _Answer:
     grant_note: str = ""
 
 
-_DialogKey = tuple[asyncio.AbstractEventLoop, str, str]
+_DialogKey = tuple[asyncio.AbstractEventLoop, str, int | None, str]
 
 
 @dataclass(slots=True)
@@ -222,6 +222,7 @@ class Gate:
         `acp_approval_timeout`; a bad value raises ValueError before anything is decided.
         """
         wait = None if timeout is None else validate_timeout(timeout)
+        generation = self._generation(session_id)  # read first: a reload after it is seen
         decision = self._evaluate(session_id, call)
         if decision.verdict is not Verdict.ASK:
             return self._finish(session_id, call, decision, None)
@@ -236,7 +237,7 @@ class Gate:
             wait = self._policies.config(session_id).acp_approval_timeout
         request = ApprovalRequest(session_id, call, decision, tuple(diffs))
         try:
-            asked = await self._ask(request, callback, wait)
+            asked = await self._ask(request, callback, wait, generation)
             while asked.shared and not asked.same_call:
                 outcome = asked.answer.outcome
                 if outcome is ApprovalOutcome.ALLOW_ALWAYS:
@@ -251,14 +252,14 @@ class Gate:
                     break
                 # The person allowed *another* call with this key (a different content for
                 # the same path, say): that says nothing about what this one adds.
-                asked = await self._ask(request, callback, wait)
+                asked = await self._ask(request, callback, wait, generation)
         except asyncio.CancelledError:
             reason = Reason(
                 "task-cancelled", _APPROVAL, "the task waiting for approval was cancelled"
             )
             self._record(session_id, call, _deny(decision, reason), None, best_effort=True)
             raise
-        final = self._conclude(request, asked.answer)
+        final = self._conclude(request, asked.answer, generation)
         return self._finish(session_id, call, final, asked)
 
     # -- deciding ------------------------------------------------------------------------
@@ -286,7 +287,15 @@ class Gate:
             )
             return Decision(Verdict.DENY, (reason,))
 
-    def _conclude(self, request: ApprovalRequest, answer: _Answer) -> Decision:
+    def _generation(self, session_id: str) -> int | None:
+        try:
+            return self._policies.generation(session_id)
+        except UnknownSessionError:
+            return None
+
+    def _conclude(
+        self, request: ApprovalRequest, answer: _Answer, generation: int | None
+    ) -> Decision:
         decision = request.decision
         if answer.outcome is None:
             assert answer.failure is not None
@@ -298,6 +307,10 @@ class Gate:
         # The answer was given for the policy as it stood when we asked; if the session
         # turned read-only, closed or gained a reject grant meanwhile, that wins.
         again = self._evaluate(request.session_id, request.call)
+        if again.verdict is not Verdict.DENY and self._generation(request.session_id) != generation:
+            # Loaded again, or closed and reopened under the same id: the person answered
+            # for the session as it was, not for the one that now has this id.
+            return _deny(decision, _reloaded(request.session_id))
         if again.verdict is Verdict.DENY:
             changed = Reason(
                 "policy-changed",
@@ -310,16 +323,20 @@ class Gate:
     # -- asking --------------------------------------------------------------------------
 
     async def _ask(
-        self, request: ApprovalRequest, callback: ApprovalCallback, wait: float
+        self,
+        request: ApprovalRequest,
+        callback: ApprovalCallback,
+        wait: float,
+        generation: int | None,
     ) -> _Asked:
         loop = asyncio.get_running_loop()
         grant_key = request.decision.grant_key
-        key = None if grant_key is None else (loop, request.session_id, grant_key)
+        key = None if grant_key is None else (loop, request.session_id, generation, grant_key)
         with self._lock:
             dialog = self._dialogs.get(key) if key is not None else None
             shared = dialog is not None and not dialog.task.done()
             if dialog is None or not shared:
-                task = loop.create_task(self._run_dialog(key, request, callback, wait))
+                task = loop.create_task(self._run_dialog(key, request, callback, wait, generation))
                 dialog = _Dialog(task, key, request)
                 if key is not None:
                     self._dialogs[key] = dialog
@@ -349,6 +366,7 @@ class Gate:
         request: ApprovalRequest,
         callback: ApprovalCallback,
         wait: float,
+        generation: int | None,
     ) -> _Answer:
         started = time.monotonic()
         try:
@@ -371,7 +389,7 @@ class Gate:
                     f"the approval callback returned `{outcome!r}`, not an ApprovalOutcome",
                 )
                 return _Answer(None, failure, latency)
-            return self._remember(request, outcome, latency)
+            return self._remember(request, outcome, latency, generation)
         finally:
             # INVARIANT: the grant is recorded and the dialog forgotten in one step with no
             # await between, so a later ASK either sees the grant or opens a new dialog; it
@@ -383,7 +401,11 @@ class Gate:
                         del self._dialogs[key]
 
     def _remember(
-        self, request: ApprovalRequest, outcome: ApprovalOutcome, latency: float
+        self,
+        request: ApprovalRequest,
+        outcome: ApprovalOutcome,
+        latency: float,
+        generation: int | None,
     ) -> _Answer:
         effect = _GRANT_EFFECT.get(outcome)
         if effect is None:
@@ -396,8 +418,12 @@ class Gate:
                 grant_note=" (no grant recorded: the call has no narrow key)",
             )
         try:
-            self._policies.grant(request.session_id, key, effect)
+            if generation is None:
+                raise UnknownSessionError(request.session_id)
+            self._policies.grant(request.session_id, key, effect, generation=generation)
         except UnknownSessionError:
+            if self._policies.is_open(request.session_id):
+                return _Answer(None, _reloaded(request.session_id), latency)
             failure = Reason(
                 "session-closed",
                 "session",
@@ -491,6 +517,15 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+def _reloaded(session_id: str) -> Reason:
+    return Reason(
+        "session-reloaded",
+        "session",
+        f"session `{session_id}` was loaded again or reopened while the person was deciding; "
+        "the answer was for the session as it was",
+    )
 
 
 def _deny(decision: Decision, reason: Reason) -> Decision:

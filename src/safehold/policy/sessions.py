@@ -7,6 +7,7 @@ grants; the effective config for a set of flags is built once and shared.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,11 +42,17 @@ class SessionInfo:
     mode: Mode
 
 
+# Every open/load/fork makes a new session instance with a number never used before, so an
+# answer given to one instance can tell that the id now names another (reloaded, reopened).
+_generations = itertools.count(1)
+
+
 @dataclass(slots=True)
 class _Session:
     cwd: str
     flags: Flags
     grants: dict[str, GrantEffect] = field(default_factory=dict)
+    generation: int = field(default_factory=lambda: next(_generations))
 
 
 class SessionPolicies:
@@ -124,6 +131,11 @@ class SessionPolicies:
         with self._lock:
             return self._get(session_id).cwd
 
+    def generation(self, session_id: str) -> int:
+        """A number naming this instance of the session; a load, or a close and reopen, changes it."""
+        with self._lock:
+            return self._get(session_id).generation
+
     def is_open(self, session_id: str) -> bool:
         """True while the session is open."""
         with self._lock:
@@ -160,10 +172,19 @@ class SessionPolicies:
             state = self._sessions.get(session_id)
             return MappingProxyType({} if state is None else dict(state.grants))
 
-    def grant(self, session_id: str, key: str, effect: GrantEffect) -> None:
-        """Record an "always" answer for the session under `key`."""
+    def grant(
+        self, session_id: str, key: str, effect: GrantEffect, *, generation: int | None = None
+    ) -> None:
+        """Record an "always" answer for the session under `key`.
+
+        With `generation`, only in that instance of the session: one reloaded or reopened
+        since raises `UnknownSessionError` and records nothing.
+        """
         with self._lock:
-            self._get(session_id).grants[key] = GrantEffect(effect)
+            state = self._get(session_id)
+            if generation is not None and state.generation != generation:
+                raise UnknownSessionError(session_id)
+            state.grants[key] = GrantEffect(effect)
 
     def revoke(self, session_id: str, key: str) -> bool:
         """Drop one grant; False if there was none."""

@@ -76,3 +76,59 @@ async def test_issue_5_shared_always_allow_does_not_lift_a_hard_ask_of_another_c
     assert "rejected-once" in codes(decision)
     shown = [req[1].raw_input for req in client.permission_requests]
     assert shown == [{"command": "make"}, {"command": "make", "env": env}]
+
+
+@pytest.mark.parametrize("how", ["load", "close-then-resume"])
+async def test_issue_6_an_answer_never_lands_in_a_reloaded_session(
+    tmp_path: Path, how: str
+) -> None:
+    # A dialog opened in session S is still pending when the client reloads S (session/load
+    # resets it: "earlier toggles and grants are gone"), or closes it and resumes the same
+    # id. The late "Always allow" was given to the old S: it must not record a grant in the
+    # new S nor allow the call there.
+    policies = SessionPolicies()
+    agent = BridgeAgent(AcpPolicyBridge(policies))
+    hold = asyncio.Event()
+    client = RecordingClient(answer="allow_always", hold=hold)
+    async with connected(agent, client) as conn:
+        sid = await _session(conn, tmp_path)
+        pending = asyncio.create_task(
+            agent.bridge.gate_tool_call(agent.conn, sid, bash("make", "c1"))
+        )
+        await eventually(lambda: len(client.permission_requests) == 1, "dialog opened")
+        if how == "load":
+            await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
+        else:
+            agent.bridge.close_session(sid)
+            agent.bridge.resume_session(sid, str(tmp_path))
+        hold.set()
+        decision = await pending
+        assert decision.verdict is Verdict.DENY, codes(decision)
+        assert "session-reloaded" in codes(decision)
+        assert dict(policies.grants(sid)) == {}
+        # The reloaded session asks again for the same command.
+        client.answer = "reject_once"
+        again = await agent.bridge.gate_tool_call(agent.conn, sid, bash("make", "c2"))
+    assert again.verdict is Verdict.DENY
+    assert "rejected-once" in codes(again)
+    assert len(client.permission_requests) == 2
+
+
+def test_issue_6_a_grant_for_an_earlier_instance_of_the_session_is_refused(tmp_path: Path) -> None:
+    from safehold.errors import UnknownSessionError
+    from safehold.policy.grants import GrantEffect
+
+    policies = SessionPolicies()
+    policies.open("s", str(tmp_path))
+    first = policies.generation("s")
+    policies.load("s", str(tmp_path))
+    with pytest.raises(UnknownSessionError):
+        policies.grant("s", 'tool:"x"', GrantEffect.ALLOW, generation=first)
+    assert dict(policies.grants("s")) == {}
+    policies.grant("s", 'tool:"x"', GrantEffect.ALLOW, generation=policies.generation("s"))
+    assert dict(policies.grants("s")) == {'tool:"x"': GrantEffect.ALLOW}
+    policies.close("s")
+    policies.open("s", str(tmp_path))
+    assert policies.generation("s") not in {first}
+    forked = policies.fork("s", "t")
+    assert forked is not None and policies.generation("t") != policies.generation("s")
