@@ -309,3 +309,36 @@ def test_analysis_of_deep_nesting_is_bounded() -> None:
     deep = "echo " + "$(" * 2000 + "x" + ")" * 2000
     result = analyze(deep)
     assert result.opaque
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printf -v 'a[$(touch p)]' %s y",
+        "read 'a[$(touch p)]' <<< x",
+        'read "a[\\$(touch p)]" <<< x',
+        "read $'a[$(touch p)]' <<< x",
+        "declare 'a[$(touch p)]=1'",
+        "typeset 'a[$(touch p)]=1'",
+        "declare -n r='a[$(touch p)]'",
+        "export 'a[`touch p`]'",
+        "test -v 'a[$(touch p)]'",
+        "let 'a[$(touch p)]'",
+        "builtin read 'a[$(touch p)]' <<< x",
+        "[ -v 'a[$(touch p)]' ]",
+        "[[ -v 'a[$(touch p)]' ]]",
+        "x='a[$(touch p)]'; [[ $x -eq 1 ]]",
+        "x='a[$(touch p)]'; echo ${!x}",
+    ],
+)
+def test_issue_4_builtins_evaluating_subscripts_run_the_code_inside(command: str) -> None:
+    # Verified with real bash: each of these runs `touch p` while evaluating `a[...]`.
+    assert "arithmetic-code" in opaque_codes(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["printf -v x %s y", "read -a x <<< y", "declare x=1", "let x=1", "test -v x"],
+)
+def test_issue_4_builtins_with_plain_names_stay_understood(command: str) -> None:
+    understood(command)

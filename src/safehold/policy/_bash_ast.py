@@ -157,8 +157,11 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
     if node.is_error or node.is_missing:
         out.opaque_reason("unparseable", "parser", "the command could not be parsed")
         return
-    if kind in _ARITH_NODES:
+    if kind in _ARITH_NODES or kind == "test_command":
+        # `[[ $x -eq 1 ]]`, `[ -v "$x" ]` evaluate array subscripts held in variables too.
         out.saw_arithmetic = True
+    elif kind == "expansion" and _text(node, src).startswith("${!"):
+        out.saw_arithmetic = True  # `${!x}` with x='a[$(cmd)]' runs cmd
     if not node.child_count:
         if kind in ("raw_string", "string_content", "word"):
             text = _text(node, src)

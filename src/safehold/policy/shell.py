@@ -59,6 +59,15 @@ _READ_OPS = frozenset({"<", "<&"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _ALLOWED_CONTROL = frozenset("\t\n")
 _RESERVED = SHELL_KEYWORDS | {"[[", "]]", "((", "))", "(", ")", "coproc", "time"}
+# Builtins that take a variable name or an arithmetic expression as an argument: bash
+# evaluates an array subscript there, so `read 'a[$(cmd)]'` runs `cmd`.
+_SUBSCRIPT_BUILTINS = frozenset(
+    {
+        "printf", "read", "declare", "typeset", "local", "export", "readonly", "test", "[",
+        "let", "unset", "getopts", "wait", "mapfile", "readarray", "shift", "return", "exit",
+        "ulimit", "caller", "break", "continue", "source", ".",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,6 +384,7 @@ def _emit(
 ) -> None:
     _check_assignments(raw.assignments, acc)
     if raw.kind == "declaration":
+        _check_subscript_code(raw.words, acc)
         acc.commands.append(_simple(Unwrapped((), raw.words), raw, layers, assigns))
         return
     if not raw.words:
@@ -424,8 +434,29 @@ def _emit(
                     "characters",
                 )
             )
+        _check_subscript_code(entry.words, acc)
         if entry.words or entry.layers:
             acc.commands.append(_simple(entry, raw, layers, assigns))
+
+
+def _check_subscript_code(words: tuple[Word, ...], acc: _Acc) -> None:
+    """Opaque when a builtin gets a name like `a[$(cmd)]`: bash runs `cmd` evaluating it."""
+    if not words or not words[0].static or program_name(words[0]) != words[0].text:
+        return  # `/usr/bin/printf` is not the builtin
+    if words[0].text not in _SUBSCRIPT_BUILTINS:
+        return
+    for w in words[1:]:
+        subscript = w.text.partition("[")[2]
+        if "$(" in subscript or "`" in subscript:
+            acc.add_opaque(
+                _reason(
+                    "arithmetic-code",
+                    words[0].text,
+                    f"`{words[0].text}` evaluates the subscript in `{_show(w.text)}`, which "
+                    "runs the command inside it",
+                )
+            )
+            return
 
 
 def _simple(
