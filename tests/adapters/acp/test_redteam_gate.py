@@ -132,3 +132,26 @@ def test_issue_6_a_grant_for_an_earlier_instance_of_the_session_is_refused(tmp_p
     assert policies.generation("s") not in {first}
     forked = policies.fork("s", "t")
     assert forked is not None and policies.generation("t") != policies.generation("s")
+
+
+async def test_issue_7_terminal_args_are_shown_in_the_permission_dialog(tmp_path: Path) -> None:
+    # ACP's terminal shape is `command` + `args`; the engine decides (and the grant key
+    # records) the whole argv. The person must see the whole argv too, not just `rm`.
+    agent = BridgeAgent(AcpPolicyBridge(SessionPolicies()))
+    client = RecordingClient(answer="reject_once")
+    target = str(tmp_path / "data")
+    call = ToolCall(
+        name="terminal",
+        arguments={"command": "rm", "args": ["-rf", target]},
+        kind=ToolKind.EXECUTE,
+        tool_call_id="c1",
+    )
+    async with connected(agent, client) as conn:
+        sid = await _session(conn, tmp_path)
+        decision = await agent.bridge.gate_tool_call(agent.conn, sid, call)
+    assert decision.verdict is Verdict.DENY
+    assert decision.grant_key is not None and target in decision.grant_key
+    shown = client.permission_requests[0][1]
+    assert shown.title == f"rm -rf {target}"
+    texts = [c.content.text for c in shown.content if getattr(c, "type", "") == "content"]
+    assert f"rm -rf {target}" in texts

@@ -201,6 +201,14 @@ def _command_text(call: ToolCall) -> str | None:
     if call.kind is not ToolKind.EXECUTE:
         return None
     command = call.arguments.get("command")
+    extra = call.arguments.get("args")
+    if extra is not None:
+        # ACP's terminal shape: the engine decides `command` + `args` as one argv, so the
+        # person sees all of it (showing only `rm` for `rm -rf ~` would hide the point).
+        argv = [command, *extra] if isinstance(extra, list | tuple) else []
+        if argv and all(isinstance(a, str) for a in argv):
+            return shlex.join(argv)
+        return repr({"command": command, "args": extra})
     if isinstance(command, str):
         return command
     if isinstance(command, Sequence) and all(isinstance(a, str) for a in command):
