@@ -187,6 +187,45 @@ class _Collector:
             self.walk(prefix, depth, protect=False)
 
 
+def _mask_hard_links(col: _Collector, tops: tuple[str, ...], limit: int) -> None:
+    """Mask every other name, in the walked trees, of a denied file that has hard links.
+
+    Masks work on paths, and a hard link is the same file under a name no pattern denies
+    (`notes.txt` for `server.pem`), so a denied file with more than one link has each of its
+    names masked. Only when one exists is the workspace walked again (with its own budget).
+    """
+    budget = _Budget(limit)
+    wanted: set[tuple[int, int]] = set()
+
+    def note(path: str) -> None:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            wanted.add((st.st_dev, st.st_ino))
+
+    for path in tuple(col.masked):
+        if os.path.isdir(path) and not os.path.islink(path):
+            for inner, is_link in _entries(path, -1, budget):
+                if not is_link:
+                    note(inner)
+        else:
+            note(path)
+    if not wanted:
+        return
+    for top in tops:
+        for path, is_link in _entries(top, -1, budget):
+            if is_link or path in col.masked:
+                continue
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) in wanted:
+                col.masked.add(path)
+
+
 def _canonical_root(raw: str, cwd: str, home: str) -> str:
     path = raw.replace("{workspace}", cwd)
     if path == "~" or path.startswith("~/"):
@@ -233,6 +272,7 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
                 col.walk(sub, 1, protect=False)
     for pattern in col.denied.patterns:
         col.literal(pattern, home)
+    _mask_hard_links(col, tuple(dict.fromkeys((real_cwd, *roots))), col.budget.limit)
     for root in roots:
         for pattern in col.protected.patterns:
             name = pattern.removeprefix("**/").rstrip("/")

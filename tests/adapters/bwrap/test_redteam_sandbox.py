@@ -1,0 +1,41 @@
+"""Red-team regressions for the bubblewrap runner, checked against what the kernel did."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.adapters.bwrap.conftest import Runner
+
+
+def test_issue_7_a_hard_link_to_a_denied_file_is_masked_too(run: Runner, ws: Path) -> None:
+    # `server.pem` is denied and masked by path; `notes.txt` is a second name for the same
+    # inode. Masking only the denied name left the secret one `cat` (or `cp`) away.
+    (ws / "server.pem").write_text("PRIVATE-KEY\n")
+    os.link(ws / "server.pem", ws / "notes.txt")
+    (ws / "deep").mkdir()
+    os.link(ws / "server.pem", ws / "deep" / "copy")
+    result = run("cat notes.txt deep/copy; cp notes.txt leak.txt; cat leak.txt")
+    assert b"PRIVATE-KEY" not in result.stdout
+    assert not (ws / "leak.txt").exists() or "PRIVATE" not in (ws / "leak.txt").read_text()
+    assert (ws / "notes.txt").read_text() == "PRIVATE-KEY\n"  # the host file is untouched
+
+
+def test_issue_7_a_hard_link_into_a_denied_directory_is_masked_too(run: Runner, ws: Path) -> None:
+    # A denied directory is masked whole; a file inside it with a second name elsewhere in
+    # the workspace must not be readable under that name either.
+    secrets = ws / ".ssh"
+    secrets.mkdir()
+    (secrets / "id_work").write_text("SSH-SECRET\n")
+    os.link(secrets / "id_work", ws / "harmless.txt")
+    result = run("cat harmless.txt .ssh/id_work")
+    assert b"SSH-SECRET" not in result.stdout
+    assert result.exit_code != 0
+
+
+def test_issue_7_an_ordinary_file_with_hard_links_stays_readable(run: Runner, ws: Path) -> None:
+    (ws / "a.txt").write_text("PUBLIC\n")
+    os.link(ws / "a.txt", ws / "b.txt")
+    result = run("cat a.txt b.txt")
+    assert result.exit_code == 0
+    assert result.stdout == b"PUBLIC\nPUBLIC\n"
