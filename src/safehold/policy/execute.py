@@ -240,7 +240,36 @@ def _cd_dirs(analysis: ShellAnalysis) -> tuple[list[str], bool]:
                 unknown = True  # `cd -` goes to $OLDPWD; `cd "$d"` anywhere
             else:
                 dirs.append(args[0].text)
+        for layer in cmd.wrapper_words:
+            # `env -C DIR`, `sudo -D DIR`, `git -C DIR`: the inner program's relative
+            # paths are relative to DIR, as after a `cd`.
+            for word in _chdir_values(layer):
+                if word.static or word.home:
+                    dirs.append(word.text)
+                else:
+                    unknown = True
     return dirs, unknown
+
+
+_CHDIR_OPTIONS = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir"), "git": ("-C",)}
+
+
+def _chdir_values(layer: tuple[Word, ...]) -> list[Word]:
+    """The directories a wrapper layer changes to before running its inner program."""
+    if not layer:
+        return []
+    options = _CHDIR_OPTIONS.get(layer[0].text.rsplit("/", 1)[-1], ())
+    out: list[Word] = []
+    for i, word in enumerate(layer[1:], start=1):
+        text = word.text
+        for opt in options:
+            if text == opt and i + 1 < len(layer):
+                out.append(layer[i + 1])
+            elif opt.startswith("--") and text.startswith(opt + "="):
+                out.append(Word(text[len(opt) + 1 :], word.static, word.splits, word.home))
+            elif not opt.startswith("--") and text.startswith(opt) and len(text) > len(opt):
+                out.append(Word(text[len(opt) :], word.static, word.splits, word.home))
+    return out
 
 
 def _spellings(path: str, dirs: list[str]) -> list[str]:
@@ -284,7 +313,8 @@ def _check_paths(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findin
                 found.grantable = False  # grants never lift a protected-path ASK
     seen: set[str] = set()
     for cmd in analysis.commands:
-        for word in cmd.words:
+        # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths.
+        for word in (*(w for layer in cmd.wrapper_words for w in layer), *cmd.words):
             for candidate in _path_candidates(word):
                 if candidate not in seen:
                     seen.add(candidate)
@@ -312,8 +342,14 @@ def _path_candidates(word: Word) -> list[str]:
         out.append(text)
     if "=" in text:
         out.append(text.split("=", 1)[1])
-    if text.startswith("@"):
-        out.append(text[1:])  # curl's `-d @file`
+    if text.startswith("-") and not text.startswith("--") and len(text) > 2:
+        # A value attached to a short option: `grep -f.env`, `curl -d@.env`, `-T~/.ssh/k`.
+        rest = text[2:]
+        start = next((i for i, c in enumerate(rest) if c in "/~.@<"), None)
+        if start is not None:
+            out.append(rest[start:])
+    # curl's `-d @file`, `-F name=@file` and `-F 'name=<file'` read the file.
+    out.extend(c[1:] for c in list(out) if c.startswith(("@", "<")))
     return [c for c in out if c]
 
 
