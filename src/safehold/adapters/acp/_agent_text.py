@@ -47,6 +47,9 @@ def output_text(result: CommandResult) -> str:
     )
     if result.truncated:
         status += "; output truncated"
+    # What the sandbox could not prevent (a protected path created, a symlink swapped) is
+    # for the person to review, so it goes where they look, not only into the log.
+    status += "".join(f"\nsandbox audit: {finding}" for finding in result.findings)
     return f"{fence}\n{body}\n{fence}\n{status}" if body else status
 
 

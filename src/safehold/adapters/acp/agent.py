@@ -295,6 +295,7 @@ class SafeholdAgent:
                 "timed_out": result.timed_out,
                 "truncated": result.truncated,
                 "sandboxed": result.sandboxed,
+                "findings": list(result.findings),
                 "decision": decision.to_dict(),
             },
         )
