@@ -342,3 +342,47 @@ def test_issue_4_builtins_evaluating_subscripts_run_the_code_inside(command: str
 )
 def test_issue_4_builtins_with_plain_names_stay_understood(command: str) -> None:
     understood(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        ("git config core.pager 'rm -rf ~'", "git-config-code"),
+        ("git config --local Alias.x '!sh -c x'", "git-config-code"),
+        ("git config set core.hooksPath /tmp/h", "git-config-code"),
+        ('git config "$KEY" x', "git-config-code"),
+        ("git rebase -x 'rm -rf ~' HEAD~1", "git-runs-command"),
+        ("git rebase --exec=id HEAD~1", "git-runs-command"),
+        ("git fetch --upload-pack='touch p' origin", "git-runs-command"),
+        ("git clone -u 'touch p' https://x/y", "git-runs-command"),
+        ("git clone --template=/tmp/t https://x/y", "git-runs-command"),
+        ("git push --receive-pack=x origin", "git-runs-command"),
+        ("git archive --exec=x --remote=y HEAD", "git-runs-command"),
+        ("git grep -Oid x", "git-runs-command"),
+        ("git difftool -x id", "git-runs-command"),
+        ("git submodule foreach 'rm -rf ~'", "git-runs-command"),
+        ("git bisect run ./x.sh", "git-runs-command"),
+        ("git filter-branch --tree-filter id HEAD", "git-runs-command"),
+    ],
+)
+def test_issue_4_git_options_that_run_or_install_commands_are_opaque(
+    command: str, code: str
+) -> None:
+    assert code in opaque_codes(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git config user.name 'A B'",
+        "git config --get remote.origin.url",
+        "git config --list",
+        "git rebase -i HEAD~2",
+        "git fetch -u origin",
+        "git grep -n foo",
+        "git submodule update --init",
+        "git bisect start",
+    ],
+)
+def test_issue_4_ordinary_git_subcommands_stay_understood(command: str) -> None:
+    understood(command)

@@ -396,7 +396,64 @@ def _git(words: tuple[Word, ...]) -> _Step:
             return _unknown("git", t)
         else:
             break
+    problem = _git_runs_code(words[i:])
+    if problem is not None:
+        return _Step(opaque=problem)
     return _Step(keep_self=True, self_words=(words[0], *words[i:]))
+
+
+# Options of git subcommands whose value git runs as a shell command (or a program).
+_GIT_COMMAND_OPTIONS = {
+    "rebase": ("-x", "--exec"),
+    "clone": ("-u", "--upload-pack", "--template", "-c", "--config"),
+    "fetch": ("--upload-pack",),
+    "pull": ("--upload-pack",),
+    "ls-remote": ("--upload-pack",),
+    "archive": ("--exec",),
+    "push": ("--receive-pack", "--exec"),
+    "grep": ("-O", "--open-files-in-pager"),
+    "difftool": ("-x", "--extcmd"),
+    "send-email": ("--smtp-server", "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd"),
+    "init": ("--template",),
+}
+# Subcommands that run a command given as an argument.
+_GIT_COMMAND_SUBCOMMANDS = frozenset({"filter-branch", "filter-repo"})
+_GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list"})
+
+
+def _git_runs_code(words: tuple[Word, ...]) -> Reasons | None:
+    """Why `git SUBCOMMAND ARGS…` runs code the analysis cannot see, or None."""
+    if not words:
+        return None
+    sub = words[0].text
+    args = words[1:]
+    if sub in _GIT_COMMAND_SUBCOMMANDS or (
+        sub in ("submodule", "bisect") and any(w.text in ("foreach", "run") for w in args)
+    ):
+        return _opaque("git-runs-command", f"git {sub}", f"`git {sub}` runs a given command")
+    if sub == "config" and not any(w.text in _GIT_CONFIG_READS for w in args):
+        # `git config core.pager 'rm -rf ~'` makes the next, harmless-looking `git log` run it.
+        for w in args:
+            if not w.static or w.text.lower().startswith(GIT_CODE_KEYS):
+                return _opaque(
+                    "git-config-code",
+                    "git config",
+                    f"`git config {w.text}` can make later git commands run another program",
+                )
+        return None
+    for w in args:
+        for opt in _GIT_COMMAND_OPTIONS.get(sub, ()):
+            t = w.text
+            glued = t.startswith(opt) and (
+                t[len(opt) : len(opt) + 1] == "=" if opt.startswith("--") else len(t) > len(opt)
+            )
+            if t == opt or glued:
+                return _opaque(
+                    "git-runs-command",
+                    f"git {sub} {opt}",
+                    f"`git {sub} {opt}` runs a command that is not analysed",
+                )
+    return None
 
 
 def _shell(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
