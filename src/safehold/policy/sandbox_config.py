@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
@@ -55,7 +54,9 @@ class SandboxConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    mode: SandboxMode = "bwrap" if sys.platform.startswith("linux") else "none"
+    # Every platform defaults to bwrap: where it cannot run, commands fail to start
+    # (SandboxUnavailable) until the operator writes `mode = "none"` themselves.
+    mode: SandboxMode = "bwrap"
     """`bwrap` runs commands in bubblewrap; `none` is the explicit opt-out (no sandbox)."""
     profile: SandboxProfile = "workspace-write"
     """`workspace-write`: the workspace and `writable_roots` are writable; `read-only`: only a private /tmp."""

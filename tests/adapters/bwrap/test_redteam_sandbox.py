@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.adapters.bwrap.conftest import Runner
@@ -39,3 +41,18 @@ def test_issue_7_an_ordinary_file_with_hard_links_stays_readable(run: Runner, ws
     result = run("cat a.txt b.txt")
     assert result.exit_code == 0
     assert result.stdout == b"PUBLIC\nPUBLIC\n"
+
+
+def test_issue_7_no_platform_defaults_to_running_without_a_sandbox() -> None:
+    # `mode = "none"` is the explicit opt-out; off Linux the default used to be "none", so a
+    # default config ran approved commands unsandboxed there without anyone asking for it.
+    code = (
+        "import importlib, sys\n"
+        "import safehold.policy.sandbox_config as m\n"
+        "sys.platform = 'darwin'\n"
+        "m = importlib.reload(m)\n"
+        "assert m.SandboxConfig().mode == 'bwrap', m.SandboxConfig().mode\n"
+        "assert m.SandboxConfig(mode='none').mode == 'none'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
