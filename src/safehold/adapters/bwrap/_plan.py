@@ -276,8 +276,10 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
     for root in roots:
         for pattern in col.protected.patterns:
             name = pattern.removeprefix("**/").rstrip("/")
-            if name and "/" not in name and not _GLOB.search(name):
-                candidate = os.path.join(root, name)
+            if name and not name.startswith("/") and not _GLOB.search(name):
+                # Multi-component names too: `.github/workflows` is as missing when only
+                # `.github` exists, and a workflow planted there runs in CI.
+                candidate = os.path.join(root, re.sub(r"\\(.)", r"\1", name))
                 if not os.path.lexists(candidate):
                     col.watch[candidate] = Watch(candidate, None)
     return _finish(col, real_cwd, roots)
