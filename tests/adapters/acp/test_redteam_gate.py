@@ -155,3 +155,47 @@ async def test_issue_7_terminal_args_are_shown_in_the_permission_dialog(tmp_path
     assert shown.title == f"rm -rf {target}"
     texts = [c.content.text for c in shown.content if getattr(c, "type", "") == "content"]
     assert f"rm -rf {target}" in texts
+
+
+async def test_issue_7_the_dialog_says_an_always_answer_covers_the_whole_tool(
+    tmp_path: Path,
+) -> None:
+    # A tool without a command or a path gets a tool-wide grant key: "Always allow" for one
+    # `send_email` to a colleague also allows every later `send_email`, to anyone. The
+    # person must be told that scope in the dialog before choosing it.
+    agent = BridgeAgent(AcpPolicyBridge(SessionPolicies()))
+    client = RecordingClient(answer="allow_always")
+    call = ToolCall(
+        name="send_email",
+        arguments={"to": "colleague@example.com"},
+        kind=ToolKind.OTHER,
+        tool_call_id="c1",
+    )
+    later = ToolCall(
+        name="send_email",
+        arguments={"to": "attacker@example.net"},
+        kind=ToolKind.OTHER,
+        tool_call_id="c2",
+    )
+    async with connected(agent, client) as conn:
+        sid = await _session(conn, tmp_path)
+        first = await agent.bridge.gate_tool_call(agent.conn, sid, call)
+        second = await agent.bridge.gate_tool_call(agent.conn, sid, later)
+    assert first.grant_key == 'tool:"send_email"'
+    assert second.verdict is Verdict.ALLOW  # the grant is tool-wide by design (SPEC 6.2) ...
+    shown = client.permission_requests[0][1]
+    texts = [c.content.text for c in shown.content if getattr(c, "type", "") == "content"]
+    # ... and the person was told so when they chose it.
+    assert any("every `send_email` call, whatever its arguments" in t for t in texts), texts
+
+
+def test_issue_7_always_scope_names_each_kind_of_key() -> None:
+    from safehold.adapters.acp.permission import always_scope
+    from safehold.policy.grants import command_grant_key, path_grant_key
+
+    assert "exactly this command" in always_scope(command_grant_key([["make"]]))
+    path = always_scope(path_grant_key("write_file", ["/w/a.txt"]))
+    assert "`write_file`" in path and "`/w/a.txt`" in path and "whatever it writes" in path
+    assert "asks again" in always_scope(None)
+    assert "`odd`" in always_scope("odd")
+    assert "`path:[broken`" in always_scope("path:[broken")

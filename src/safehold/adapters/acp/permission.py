@@ -11,6 +11,7 @@ editor can close its dialog. Task cancellation propagates.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import shlex
@@ -184,6 +185,7 @@ def build_permission_tool_call(request: ApprovalRequest) -> ToolCallUpdate:
     why = "; ".join(r.message for r in request.decision.reasons)
     if why:
         content.append(text_content(f"safehold asks because: {why}"))
+    content.append(text_content(always_scope(request.decision.grant_key)))
     content.extend(diff_content(d.path, d.new_text, d.old_text) for d in request.diffs)
     return tool_call_update(
         call.tool_call_id or f"safehold-{uuid.uuid4().hex}",
@@ -195,6 +197,31 @@ def build_permission_tool_call(request: ApprovalRequest) -> ToolCallUpdate:
         raw_input=_json_safe(dict(call.arguments)),
         content=content,
     )
+
+
+def always_scope(grant_key: str | None) -> str:
+    """Say what an "always" answer will cover: a tool-wide grant must not look like a narrow one."""
+    try:
+        if grant_key is None:
+            return "An \u201calways\u201d answer is not remembered for this call: it asks again."
+        kind, _, body = grant_key.partition(":")
+        if kind == "cmd":
+            return "An \u201calways\u201d answer covers exactly this command, for this session."
+        if kind == "path":
+            tool, paths = json.loads(body)
+            where = ", ".join(f"`{visible_text(str(p))}`" for p in paths)
+            return (
+                f"An \u201calways\u201d answer covers every `{visible_text(str(tool))}` call on "
+                f"{where}, whatever it writes, for this session."
+            )
+        if kind == "tool":
+            return (
+                f"An \u201calways\u201d answer covers every `{visible_text(str(json.loads(body)))}` "
+                "call, whatever its arguments, for this session."
+            )
+    except (ValueError, TypeError):
+        pass
+    return f"An \u201calways\u201d answer is recorded under `{visible_text(str(grant_key))}`."
 
 
 def _command_text(call: ToolCall) -> str | None:
