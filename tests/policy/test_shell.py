@@ -386,3 +386,49 @@ def test_issue_4_git_options_that_run_or_install_commands_are_opaque(
 )
 def test_issue_4_ordinary_git_subcommands_stay_understood(command: str) -> None:
     understood(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ssh host 'rm -rf /'",
+        "ssh -i key -p 22 host rm -rf /",
+        "ssh -o ProxyCommand='rm -rf /' host",
+        "ssh -oProxyCommand='rm -rf /' host",
+        "scp -o 'ProxyCommand rm -rf /' a host:",
+        "sftp -o ProxyCommand='rm -rf /' host",
+        "scp -S 'rm -rf /' a host:",
+        "tar -xf x.tar --to-command='rm -rf /'",
+        "tar -cf x.tar --checkpoint-action=exec='rm -rf /' .",
+        "tar --use-compress-program='rm -rf /' -cf x .",
+        "tar -I 'rm -rf /' -cf x .",
+        "rsync -e 'rm -rf /' a host:",
+        "rsync -avze 'rm -rf /' a host:",
+        "rsync --rsh='rm -rf /' a host:",
+    ],
+)
+def test_issue_4_command_strings_handed_to_a_shell_are_analysed(command: str) -> None:
+    # These programs run the string with a shell (locally, or on the remote host for ssh):
+    # it was one opaque-free word before, so `rm -rf /` inside ran unattended.
+    assert ("rm", "-rf", "/") in argvs(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [("ssh -F ./cfg host", "hidden-command"), ('ssh host "$CMD"', "dynamic-script")],
+)
+def test_issue_4_unknowable_command_strings_are_opaque(command: str, code: str) -> None:
+    assert code in opaque_codes(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ssh host",
+        "ssh -t host 'cd /srv && make'",
+        "rsync -avz -e ssh src host:",
+        "tar czf x.tgz src",
+    ],
+)
+def test_issue_4_ordinary_remote_and_archive_commands_stay_understood(command: str) -> None:
+    understood(command)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from safehold.policy._bash_command_strings import command_strings
 from safehold.policy._bash_tables import (
     COMMAND_OPTIONS,
     ENV_OPTIONS,
@@ -249,7 +250,33 @@ def _step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
                 f"`{name}` runs or redefines commands in a way that is not analysed",
             )
         )
+    if name in ("tar", "rsync", "scp", "sftp", "ssh"):
+        return _command_string_step(name, words)
     return None
+
+
+def _command_string_step(name: str, words: tuple[Word, ...]) -> _Step | None:
+    """`ssh host CMD`, `tar --to-command=CMD`: CMD is re-analysed as an `sh -c` script."""
+    strings, unknown = command_strings(name, words)
+    if unknown is not None:
+        return _Step(
+            opaque=_opaque(
+                "hidden-command",
+                unknown,
+                f"`{unknown}` may make `{name}` run a command that is not analysed",
+            )
+        )
+    extra: list[Unwrapped] = []
+    for w in strings:
+        if not w.static:
+            return _Step(
+                opaque=_opaque(
+                    "dynamic-script", name, f"`{name}` runs a computed command `{w.text}`"
+                )
+            )
+        if w.text.strip():
+            extra.append(Unwrapped((), (), (), ("sh", w.text)))
+    return _Step(extra=tuple(extra), keep_self=True) if extra else None
 
 
 def _is_nice_number(word: Word) -> bool:

@@ -1,0 +1,105 @@
+"""Options whose value a program runs as a shell command: `tar --to-command`, `rsync -e`, `ssh`.
+
+These programs are not wrappers (they do their own work too), but a string they hand to a
+shell is a script like `bash -c`'s: the caller re-analyses it so that deny rules, paths and
+opaque constructs inside it count (`ssh host 'rm -rf ~'`, `tar -I 'sh -c x' -cf a .`).
+"""
+
+from __future__ import annotations
+
+from safehold.policy._bash_words import Word
+
+__all__ = ["command_strings"]
+
+# program -> options whose value is a command (`--opt VALUE`, `--opt=VALUE`, `-oVALUE`).
+_COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
+    "tar": (
+        "--to-command",
+        "--use-compress-program",
+        "-I",
+        "--info-script",
+        "--new-volume-script",
+        "-F",
+        "--rsh-command",
+    ),
+    "rsync": ("-e", "--rsh", "--rsync-path"),
+    "scp": ("-S",),
+}
+# ssh options that take a value; any other option is a flag.
+_SSH_WITH_ARG = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
+# `ssh -o Key=VALUE` keys whose value ssh runs as a local command.
+_SSH_COMMAND_KEYS = ("proxycommand", "localcommand", "knownhostscommand", "remotecommand")
+_SSH_LIKE = frozenset({"ssh", "scp", "sftp", "rsync"})
+
+Found = tuple[list[Word], str | None]
+
+
+def command_strings(name: str, words: tuple[Word, ...]) -> Found:
+    """The command strings `words` hand to a shell, and an option that makes them unknowable.
+
+    The second element names an option (`ssh -F`) after which what runs cannot be known;
+    the caller makes the command opaque for it.
+    """
+    out: list[Word] = []
+    for opt in _COMMAND_OPTIONS.get(name, ()):
+        out.extend(_values(words, opt))
+    if name == "tar":
+        for w in words:
+            action = w.text.partition("=")[2] if w.text.startswith("--checkpoint-action=") else ""
+            if action.startswith("exec="):
+                out.append(Word(action[len("exec=") :], w.static))
+    if name in _SSH_LIKE:
+        for opt in ("-o",):
+            for value in _values(words, opt):
+                key, _, rest = value.text.replace("=", " ", 1).partition(" ")
+                if key.lower() in _SSH_COMMAND_KEYS or not value.static:
+                    out.append(Word(rest.strip(), value.static))
+        if any(w.text == "-F" or (w.text.startswith("-F") and name != "rsync") for w in words):
+            return out, f"{name} -F"  # a config file may set ProxyCommand
+    if name == "ssh":
+        remote = _ssh_remote_command(words)
+        if remote:
+            out.append(Word(" ".join(w.text for w in remote), all(w.static for w in remote)))
+    return out, None
+
+
+def _values(words: tuple[Word, ...], opt: str) -> list[Word]:
+    out: list[Word] = []
+    for i, w in enumerate(words[1:], start=1):
+        t = w.text
+        if t == opt and i + 1 < len(words):
+            out.append(words[i + 1])
+        elif opt.startswith("--") and t.startswith(opt + "="):
+            out.append(Word(t[len(opt) + 1 :], w.static))
+        elif not opt.startswith("--") and t.startswith(opt) and len(t) > len(opt):
+            out.append(Word(t[len(opt) :], w.static))
+        elif (
+            not opt.startswith("--")
+            and len(t) > 2
+            and t.startswith("-")
+            and not t.startswith("--")
+            and t.endswith(opt[1])
+            and i + 1 < len(words)
+        ):
+            out.append(words[i + 1])  # a cluster ending in the option: `rsync -avze CMD`
+    return out
+
+
+def _ssh_remote_command(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """The words after ssh's destination: the command the remote shell runs."""
+    i = 1
+    while i < len(words):
+        t = words[i].text
+        if t == "--":
+            i += 1
+            break
+        if not t.startswith("-") or t == "-":
+            break
+        letters = t[1:]
+        for k, letter in enumerate(letters):
+            if letter in _SSH_WITH_ARG:
+                i += 1 if k + 1 < len(letters) else 2
+                break
+        else:
+            i += 1
+    return words[i + 1 :]
