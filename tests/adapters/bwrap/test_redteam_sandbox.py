@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from safehold import SafetyConfig
+from safehold.adapters.bwrap import run_sandboxed_sync
 from tests.adapters.bwrap.conftest import Runner
 
 
@@ -73,3 +77,20 @@ def test_issue_7_creating_a_missing_nested_protected_path_is_reported(
     joined = "\n".join(result.findings)
     assert ".github/workflows" in joined
     assert ".config/fish" in joined
+
+
+def test_issue_7_a_hard_link_in_home_to_a_home_secret_is_masked(
+    ws: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # HOME outside /tmp (the sandbox's /tmp is private) with `.ssh/id_ed25519` and a second
+    # name for it, `~/backup`, that no pattern denies.
+    home = outside / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("HOME-KEY\n")
+    os.link(home / ".ssh" / "id_ed25519", home / "backup")
+    monkeypatch.setenv("HOME", str(home))
+    result = run_sandboxed_sync(
+        f"cat {home}/backup {home}/.ssh/id_ed25519", cwd=str(ws), config=SafetyConfig()
+    )
+    assert b"HOME-KEY" not in result.stdout
+    assert result.exit_code != 0

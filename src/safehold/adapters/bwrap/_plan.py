@@ -187,7 +187,7 @@ class _Collector:
             self.walk(prefix, depth, protect=False)
 
 
-def _mask_hard_links(col: _Collector, tops: tuple[str, ...], limit: int) -> None:
+def _mask_hard_links(col: _Collector, tops: tuple[tuple[str, int], ...], limit: int) -> None:
     """Mask every other name, in the walked trees, of a denied file that has hard links.
 
     Masks work on paths, and a hard link is the same file under a name no pattern denies
@@ -214,8 +214,8 @@ def _mask_hard_links(col: _Collector, tops: tuple[str, ...], limit: int) -> None
             note(path)
     if not wanted:
         return
-    for top in tops:
-        for path, is_link in _entries(top, -1, budget):
+    for top, depth in tops:
+        for path, is_link in _entries(top, depth, budget):
             if is_link or path in col.masked:
                 continue
             try:
@@ -272,7 +272,10 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
                 col.walk(sub, 1, protect=False)
     for pattern in col.denied.patterns:
         col.literal(pattern, home)
-    _mask_hard_links(col, tuple(dict.fromkeys((real_cwd, *roots))), col.budget.limit)
+    tops = [(top, -1) for top in dict.fromkeys((real_cwd, *roots))]
+    if home != "/" and os.path.isdir(home):
+        tops.append((home, 1))  # `~/backup` sharing `~/.ssh/id_ed25519`'s inode
+    _mask_hard_links(col, tuple(tops), col.budget.limit)
     for root in roots:
         for pattern in col.protected.patterns:
             name = pattern.removeprefix("**/").rstrip("/")
