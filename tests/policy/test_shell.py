@@ -432,3 +432,44 @@ def test_issue_4_unknowable_command_strings_are_opaque(command: str, code: str) 
 )
 def test_issue_4_ordinary_remote_and_archive_commands_stay_understood(command: str) -> None:
     understood(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -W ignore -c 'import os'",
+        "python3 -X dev -c x",
+        "node --require ./x -e x",
+        "node -r x -e x",
+        "node --some-new-option v -e x",
+        "perl -I lib -e x",
+        "perl -M strict -e x",
+        "ruby -I lib -e x",
+        "ruby -C dir -e x",
+        "php -d x=1 -r x",
+        "lua -l x -e x",
+        "fish -c 'rm -rf ~'",
+        "csh -c x",
+        "pwsh -Command x",
+        "pwsh -COMMAND x",
+        "bun -e x",
+        "deno eval x",
+        "Rscript -e x",
+        "julia -e x",
+        "expect -c x",
+        "osascript -e x",
+    ],
+)
+def test_issue_4_inline_code_is_found_after_option_values_and_in_more_runtimes(
+    command: str,
+) -> None:
+    # `python3 -W ignore -c CODE` was read as running the script `ignore`.
+    assert "inline-code" in opaque_codes(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["python3 -W error x.py", "python3 -u x.py", "node x.js", "deno run x.ts", "Rscript x.R"],
+)
+def test_issue_4_scripts_run_by_runtimes_stay_understood(command: str) -> None:
+    understood(command)
