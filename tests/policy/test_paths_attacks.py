@@ -200,3 +200,49 @@ def test_declared_path_arguments_and_acp_locations_are_checked(tree: dict[str, s
     assert evaluate(SafetyConfig(), undeclared, workspace=tree["ws"]).verdict is Verdict.ALLOW
     located = ToolCall("edit", {"text": "x"}, ToolKind.EDIT, locations=("src/main.py", ".env"))
     assert evaluate(SafetyConfig(), located, workspace=tree["ws"]).verdict is Verdict.DENY
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"filePath": "{home}/.ssh/id_rsa"},
+        {"FILE_PATH": "{home}/.ssh/id_rsa"},
+        {"Path": "{home}/.ssh/id_rsa"},
+        {"target_file": "{home}/.ssh/id_rsa"},
+        {"targetFile": "{home}/.ssh/id_rsa"},
+        {"notebookPath": "{ws}/.env"},
+        {"pathname": "{home}/.ssh/id_rsa"},
+        {"folder": "{home}/.ssh"},
+        {"outputDir": "{home}/.ssh"},
+        {"newPath": "{home}/.ssh/authorized_keys", "path": "{ws}/ok.txt"},
+        {"uri": "file://{home}/.ssh/id_rsa"},
+        {"url": "{home}/.ssh/id_rsa"},
+        {"opts": {"sourceFile": "{ws}/.env"}},
+    ],
+    ids=lambda a: next(iter(a)),
+)
+def test_issue_3_paths_under_camel_case_and_suffixed_names_are_checked(
+    arguments: dict[str, object], tree: dict[str, str]
+) -> None:
+    # Only exact snake_case names were recognised: `{"filePath": "~/.ssh/id_rsa"}` was ALLOW.
+    def fill(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: fill(v) for k, v in value.items()}
+        return str(value).format(home=tree["home"], ws=tree["ws"])
+
+    call = ToolCall("tool", fill(arguments), ToolKind.READ)  # type: ignore[arg-type]
+    decision = evaluate(SafetyConfig().with_mode("auto"), call, workspace=tree["ws"])
+    assert decision.verdict is Verdict.DENY, decision
+
+
+def test_issue_3_a_move_tools_from_and_to_are_paths(tree: dict[str, str]) -> None:
+    call = ToolCall("mv", {"from": "ok.txt", "to": "/tmp/elsewhere"}, ToolKind.MOVE)
+    decision = evaluate(SafetyConfig().with_mode("auto"), call, workspace=tree["ws"])
+    assert decision.verdict is Verdict.DENY
+    assert {r.code for r in decision.reasons} == {"path-outside-allowed"}
+
+
+def test_issue_3_remote_urls_are_not_paths(tree: dict[str, str]) -> None:
+    call = ToolCall("fetch", {"url": "https://example.com/.env.example"}, ToolKind.FETCH)
+    decision = evaluate(SafetyConfig().with_mode("auto"), call, workspace=tree["ws"])
+    assert decision.verdict is Verdict.ALLOW

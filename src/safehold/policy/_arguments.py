@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from safehold.policy.calls import ToolCall
+from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.decision import Reason
 
 __all__ = ["COMMON_PATH_ARGUMENTS", "PathArgument", "find_path_arguments"]
@@ -58,6 +58,35 @@ COMMON_PATH_ARGUMENTS: Final = frozenset(
     }
 )
 
+
+def _normal(key: object) -> str:
+    """`filePath`, `FILE_PATH`, `file-path` and `file_path` are one name."""
+    return str(key).lower().replace("_", "").replace("-", "")
+
+
+_COMMON_NORMAL: Final = frozenset(_normal(k) for k in COMMON_PATH_ARGUMENTS) | {
+    "pathname",
+    "pathnames",
+    "folder",
+    "folders",
+    "oldpath",
+    "newpath",
+    "targetfile",
+}
+# Names ending like this hold paths too (`targetFile`, `configPath`, `outputDir`).
+_PATH_SUFFIXES: Final = ("path", "paths", "file", "files", "filename", "filenames", "dir")
+_PATH_SUFFIXES_LONG: Final = ("dirs", "directory", "directories", "folder", "folders")
+# Names that hold a path only when the value looks like a local one (`url: file:///etc/x`);
+# `https://host/.env.example` is a remote name, not a file here.
+_URL_NAMES: Final = frozenset({"url", "uri", "urls", "uris"})
+_LOCAL_PREFIXES: Final = ("file:", "/", "~", ".")
+
+
+def _is_path_name(key: object) -> bool:
+    name = _normal(key)
+    return name in _COMMON_NORMAL or name.endswith(_PATH_SUFFIXES + _PATH_SUFFIXES_LONG)
+
+
 _MAX_DEPTH: Final = 16
 _MAX_PATHS: Final = 1000
 
@@ -86,8 +115,10 @@ class _Finder:
         elif isinstance(value, Mapping):
             for key in sorted(value, key=str):
                 sub = f"{where}.{key}" if where else str(key)
-                if key in COMMON_PATH_ARGUMENTS or key in self.declared:
+                if key in self.declared or _is_path_name(key):
                     self.take(value[key], sub, depth + 1, declared=key in self.declared)
+                elif _normal(key) in _URL_NAMES and _local(value[key]):
+                    self.take(value[key], sub, depth + 1, declared=False)
                 else:
                     self.search(value[key], sub, depth + 1)
         elif isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
@@ -121,9 +152,22 @@ class _Finder:
         # A number or bool under a common name (`target: 3`) is not a path; ignore it.
 
 
+def _local(value: object) -> bool:
+    """A URL argument naming a local file: `file:///etc/shadow`, `/etc/shadow`, `~/x`."""
+    if isinstance(value, str | bytes):
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        return text.lower().startswith(_LOCAL_PREFIXES)
+    if isinstance(value, Sequence) and not isinstance(value, bytearray):
+        return any(_local(v) for v in value)
+    return False
+
+
 def find_path_arguments(call: ToolCall) -> tuple[tuple[PathArgument, ...], tuple[Reason, ...]]:
     """Every path in the call, in a stable order, and a reason for each invalid one."""
-    finder = _Finder(frozenset(call.path_args))
+    declared = frozenset(call.path_args)
+    if call.kind is ToolKind.MOVE:
+        declared |= {"from", "to"}  # a move tool's `{"from": a, "to": b}`
+    finder = _Finder(declared)
     finder.search(call.arguments, "", 0)
     for i, location in enumerate(call.locations):
         path = getattr(location, "path", location)
