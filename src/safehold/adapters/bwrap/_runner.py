@@ -140,6 +140,20 @@ def _spawn_bwrap(
         os.close(status_r)
 
 
+def _writable(sandbox: SandboxConfig, cwd: str) -> tuple[str, ...]:
+    # The roots as plan_mounts expands them (it validates them later); here only to keep
+    # the bwrap search out of every directory a command could have planted a binary in.
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    roots = []
+    for raw in sandbox.writable_roots:
+        path = raw.replace("{workspace}", cwd)
+        if path == "~" or path.startswith("~/"):
+            path = home + path[1:]
+        if os.path.isabs(path):
+            roots.append(path)
+    return tuple(roots)
+
+
 def _close(fd: int) -> None:
     if fd >= 0:
         with contextlib.suppress(OSError):
@@ -227,9 +241,9 @@ def _run(
             sandboxed=False,
         )
     native_arch()  # unknown architecture: SandboxUnavailable before anything runs
-    bwrap = read_version(find_bwrap(sandbox.bwrap_path, cwd=cwd))
+    plan = plan_mounts(config, cwd)  # config errors first, then the bwrap search
+    bwrap = read_version(find_bwrap(sandbox.bwrap_path, cwd=cwd, writable=_writable(sandbox, cwd)))
     _probe(bwrap, sandbox)
-    plan = plan_mounts(config, cwd)
     started = time.monotonic()
     raw = _spawn_bwrap(
         bwrap,
