@@ -287,3 +287,37 @@ def test_issue_3_wrapper_and_option_paths_in_the_workspace_are_fine(
     tree: Path, command: str
 ) -> None:
     assert assess(command, tree).verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf {home}",
+        "rm -rf {home}/",
+        "rm -rf {home}//.",
+        "rm -rf {ws}/..",
+        "rm -rf ..",
+        "rm -rf ~/proj/..",
+        "rm -rf $HOME/x/..",
+        "find {home} -delete",
+        "sudo rm -rf {home}",
+    ],
+)
+def test_issue_4_the_home_directory_spelled_otherwise_is_still_denied(
+    tree: Path, command: str
+) -> None:
+    # Deny rules name `~`; `rm -rf /home/me` and `rm -rf ..` from `~/proj` were ALLOW.
+    text = command.format(home=tree.parent, ws=tree)
+    a = assess(text, tree)
+    assert a.verdict is Verdict.DENY and "command-denied" in codes(a), a.reasons
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rm -rf {ws}/build", "rm -rf build dist", "rm -rf .", "rm -rf {home}/proj/src/x"],
+)
+def test_issue_4_deleting_inside_the_workspace_by_any_spelling_is_fine(
+    tree: Path, command: str
+) -> None:
+    text = command.format(home=tree.parent, ws=tree)
+    assert assess(text, tree).verdict is Verdict.ALLOW

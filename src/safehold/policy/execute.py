@@ -95,7 +95,7 @@ def _assess(command: object, config: SafetyConfig, policy: CompiledPolicy) -> Co
         found.grantable = False
     for reason in hazards(analysis):
         found.add(found.deny, reason)
-    allow_reasons = _apply_rules(analysis, config, found)
+    allow_reasons = _apply_rules(analysis, config, found, policy)
     _check_paths(analysis, policy, found)
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
     if found.deny:
@@ -144,14 +144,62 @@ def _show(cmd: SimpleCommand | tuple[Word, ...]) -> str:
     return text if len(text) <= 80 else text[:79] + "…"
 
 
+def _home_spelled(words: tuple[Word, ...], home: str, workspace: str) -> tuple[Word, ...] | None:
+    """`words` with the home directory spelled `~` and `..` resolved, if that changes any.
+
+    `rm -rf /home/me` is `rm -rf ~`, `rm -rf ~/..` is `rm -rf /home`, and in a workspace
+    `~/proj`, `rm -rf ..` is `rm -rf ~`: deny rules are written with one spelling, so each
+    operand naming a place gets its resolved one too.
+    """
+    home = posixpath.normpath(home)
+    out: list[Word] = list(words[:1])
+    changed = False
+    for w in words[1:]:
+        t = w.text
+        for var in ("$HOME", "${HOME}"):
+            if not w.static and (t == var or t.startswith(var + "/")):
+                t = "~" + t[len(var) :]
+        # A relative operand matters only when `..` takes it out of the workspace.
+        relative = w.static and t[:1] not in ("", "-", "/", "~") and ".." in t
+        if relative and _inside(posixpath.normpath(posixpath.join(workspace, t)), workspace):
+            relative = False
+        if t == "~" or t.startswith("~/") or (w.static and t.startswith("/")) or relative:
+            if relative:
+                base = posixpath.join(workspace, t)
+            else:
+                base = home + t[1:] if t.startswith("~") else t
+            full = posixpath.normpath(re.sub("/+", "/", base))
+            full = "/" if full.startswith("//") else full
+            if full == home or full.startswith(home.rstrip("/") + "/"):
+                new = Word("~" + full[len(home) :], True)
+            else:
+                new = Word(full, True)
+            changed = changed or new.text != w.text
+            out.append(new)
+        else:
+            out.append(w)
+    return tuple(out) if changed else None
+
+
+def _inside(path: str, root: str) -> bool:
+    root = posixpath.normpath(root)
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
 def _apply_rules(
-    analysis: ShellAnalysis, config: SafetyConfig, found: _Findings
+    analysis: ShellAnalysis, config: SafetyConfig, found: _Findings, policy: CompiledPolicy
 ) -> list[Reason] | None:
     """Add deny/ask rule hits; return allow reasons when every command is allowed."""
     rules = compile_rules(config.command_rules)
     allows: list[Reason] | None = [] if analysis.commands else None
     for cmd in analysis.commands:
-        for layer in (*cmd.wrapper_words, cmd.words):
+        layers = [*cmd.wrapper_words, cmd.words]
+        layers += [
+            alt
+            for layer in layers
+            if (alt := _home_spelled(layer, policy.home, policy.workspace)) is not None
+        ]
+        for layer in layers:
             for m in rules.strict_matches(layer):
                 why = f" ({m.rule.reason})" if m.rule.reason else ""
                 if m.rule.decision is Verdict.DENY and m.certain:
