@@ -287,3 +287,31 @@ def test_paths_nested_deeper_than_the_bound_are_denied(ws: str) -> None:
     decision = decide(ws, ToolCall("mcp", {"payload": nested}), Mode.AUTO)
     assert decision.verdict is D
     assert codes(decision) == ["path-argument-invalid"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "verdict"),
+    [
+        ({"command": "rm -rf /", "args": []}, Verdict.DENY),
+        ({"command": "ls; rm -rf /", "args": ["-la"]}, Verdict.DENY),
+        ({"command": "ls", "args": ["; rm -rf /"]}, Verdict.DENY),
+        ({"command": "echo", "args": ["$(rm -rf /)"]}, Verdict.DENY),
+        ({"command": "echo", "args": ["$(touch x)"]}, Verdict.ALLOW),  # sees `touch x`
+        ({"command": "$CMD", "args": []}, Verdict.ASK),
+    ],
+)
+def test_issue_3_acp_command_and_args_are_also_read_as_a_shell_would(
+    ws: str, arguments: dict[str, object], verdict: Verdict
+) -> None:
+    # ACP clients differ: some exec `command` + `args`, some hand the joined line to a shell.
+    # `{"command": "rm -rf /", "args": []}` was ALLOW in auto mode as a program named
+    # `rm -rf /`.
+    call = ToolCall("terminal", arguments, ToolKind.EXECUTE)
+    decision = evaluate(SafetyConfig().with_mode("auto"), call, workspace=ws)
+    assert decision.verdict is verdict, decision
+
+
+def test_issue_3_a_plain_acp_argv_keeps_its_grant_key(ws: str) -> None:
+    call = ToolCall("terminal", {"command": "npm", "args": ["test"]}, ToolKind.EXECUTE)
+    decision = evaluate(SafetyConfig().with_mode("auto"), call, workspace=ws)
+    assert decision.verdict is Verdict.ALLOW and decision.grant_key is not None

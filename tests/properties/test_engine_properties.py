@@ -166,14 +166,16 @@ def reference_verdict(
     liftable_ask = False
     skip_approval = False
     if side is Side.EXECUTE:
-        command, problems = _command_of(call)
+        command, problems, shell_text = _command_of(call)
         if problems:
             return Verdict.DENY
-        assessment = assess_command(command, config=config, policy=policy)
-        if assessment.verdict is Verdict.DENY:
+        readings = [assess_command(command, config=config, policy=policy)]
+        if shell_text is not None:  # ACP `command` + `args`: the shell's reading counts too
+            readings.append(assess_command(shell_text, config=config, policy=policy))
+        if any(a.verdict is Verdict.DENY for a in readings):
             return Verdict.DENY
-        liftable_ask = assessment.verdict is Verdict.ASK
-        skip_approval = assessment.verdict is Verdict.ALLOW and assessment.skip_approval
+        liftable_ask = any(a.verdict is Verdict.ASK for a in readings)
+        skip_approval = all(a.verdict is Verdict.ALLOW and a.skip_approval for a in readings)
         unliftable_ask = unliftable_ask or bool(call.arguments.get("env"))
     key = evaluate(config, call, workspace=ws).grant_key
     effect = grants.get(key) if key is not None else None

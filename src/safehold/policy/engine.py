@@ -179,12 +179,18 @@ def _step2_paths(
     return canonicals
 
 
-def _command_of(call: ToolCall) -> tuple[object, list[Reason]]:
-    """The command an execute call runs: `command`, or ACP terminal's `command` + `args`."""
+def _command_of(call: ToolCall) -> tuple[object, list[Reason], str | None]:
+    """The command an execute call runs: `command`, or ACP terminal's `command` + `args`.
+
+    The third value is the shell reading of `command` + `args`, for the ACP shape: clients
+    differ in whether they exec the argv or hand `command` (and the joined `args`) to a shell
+    (`{"command": "rm -rf /", "args": []}`), so both readings are assessed.
+    """
     args = call.arguments
     command = args.get("command")
     problems: list[Reason] = []
     extra = args.get("args")
+    shell_text = None
     if extra is not None:
         ok = (
             isinstance(command, str)
@@ -200,16 +206,32 @@ def _command_of(call: ToolCall) -> tuple[object, list[Reason]]:
                 )
             )
         else:
+            shell_text = " ".join([str(command), *extra])
             command = [command, *extra]
-    return command, problems
+    return command, problems, shell_text
+
+
+_RANK = {Verdict.ALLOW: 0, Verdict.ASK: 1, Verdict.DENY: 2}
+
+
+def _stricter(a: CommandAssessment, b: CommandAssessment) -> CommandAssessment:
+    """The stricter of two readings of one command; a tie keeps `a` but not a looser skip."""
+    if _RANK[b.verdict] > _RANK[a.verdict]:
+        return CommandAssessment(b.verdict, b.reasons, None, False)
+    if a.skip_approval and not b.skip_approval:
+        return CommandAssessment(a.verdict, a.reasons, a.grant_key, False)
+    return a
 
 
 def _step3_command(
     config: SafetyConfig, policy: CompiledPolicy, call: ToolCall, steps: _Steps
 ) -> CommandAssessment:
-    command, problems = _command_of(call)
+    command, problems, shell_text = _command_of(call)
     steps.deny.extend(problems)
     assessment = assess_command(command, config=config, policy=policy)
+    if shell_text is not None:
+        shell = assess_command(shell_text, config=config, policy=policy)
+        assessment = _stricter(assessment, shell)
     if assessment.verdict is Verdict.DENY:
         steps.deny.extend(assessment.reasons)
     elif assessment.verdict is Verdict.ASK:
