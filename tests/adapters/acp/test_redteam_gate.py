@@ -199,3 +199,58 @@ def test_issue_7_always_scope_names_each_kind_of_key() -> None:
     assert "asks again" in always_scope(None)
     assert "`odd`" in always_scope("odd")
     assert "`path:[broken`" in always_scope("path:[broken")
+
+
+class _ReloadingClient(RecordingClient):
+    """Answers the dialog, then at once asks the agent to load the session in another cwd."""
+
+    conn: Any = None
+    other: str = ""
+    sid: str = ""
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> Any:
+        response = await super().request_permission(session_id, tool_call, options, **kwargs)
+        # One loop turn later: the answer is on its way before the load request, so the
+        # gate has concluded when the load lands, and the agent is about to run.
+        loop = asyncio.get_running_loop()
+        self.pending: asyncio.Future[Any] = loop.create_future()
+
+        def send_load() -> None:
+            load = self.conn.load_session(cwd=self.other, session_id=self.sid, mcp_servers=[])
+            asyncio.ensure_future(load).add_done_callback(
+                lambda f: self.pending.set_result(f.result())
+            )
+
+        loop.call_soon(send_load)
+        return response
+
+
+@pytest.mark.sandbox
+async def test_issue_6_a_command_judged_in_one_workspace_never_runs_in_a_reloaded_one(
+    tmp_path: Path,
+) -> None:
+    # The reference agent: `touch ran-here` is allowed in session S (cwd a); right after the
+    # answer the client loads S again with cwd b. The command was judged against a, so it
+    # must not run in b (it used to: the cwd was read after the decision).
+    from acp.schema import TextContentBlock
+
+    from safehold.adapters.acp.agent import SafeholdAgent
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    agent = SafeholdAgent()
+    client = _ReloadingClient(answer="allow_once")
+    async with connected(agent, client) as conn:
+        sid = str((await conn.new_session(cwd=str(a), mcp_servers=[])).session_id)
+        client.conn, client.other, client.sid = conn, str(b), sid
+        block = TextContentBlock(type="text", text="touch ran-here")
+        await conn.prompt(session_id=sid, prompt=[block])
+        await client.pending
+        final = [u for u in client.of_kind("tool_call_update") if u.status == "failed"]
+    assert not (b / "ran-here").exists()
+    assert not (a / "ran-here").exists()
+    text = final[-1].content[0].content.text if final else ""
+    assert "not run" in text or "session-reloaded" in text, text

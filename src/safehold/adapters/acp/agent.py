@@ -249,6 +249,7 @@ class SafeholdAgent:
         call = ToolCall(
             name="bash", arguments={"command": line}, kind=ToolKind.EXECUTE, tool_call_id=call_id
         )
+        instance = self._instance(session_id)
         decision = await self.bridge.gate_tool_call(self.conn, session_id, call)
         log.info("session %s: %s -> %s", session_id, line, decision.verdict.value)
         if not decision.allowed:
@@ -274,8 +275,16 @@ class SafeholdAgent:
             outcomes.append("denied")
             await self._finish(session_id, call_id, "failed", "not run: the session was closed")
             return
+        config = self.policies.config(session_id)
+        if self._instance(session_id) != instance:
+            # Loaded again (maybe in another cwd) since the call was judged: the decision
+            # was about the session as it was, so the command must not run in the new one.
+            outcomes.append("denied")
+            text = "not run: the session was loaded again while the command was being decided"
+            await self._finish(session_id, call_id, "failed", text)
+            return
         try:
-            result = await run_sandboxed(line, cwd=cwd, config=self.policies.config(session_id))
+            result = await run_sandboxed(line, cwd=cwd, config=config)
         except (SandboxError, ValueError, TypeError, OSError) as exc:
             # Fail closed: the command did not run, and never runs outside the sandbox.
             outcomes.append("sandbox error")
@@ -299,6 +308,12 @@ class SafeholdAgent:
                 "decision": decision.to_dict(),
             },
         )
+
+    def _instance(self, session_id: str) -> int | None:
+        try:
+            return self.policies.generation(session_id)
+        except PolicyError:
+            return None
 
     # -- sending -------------------------------------------------------------------------
 
