@@ -150,3 +150,16 @@ def test_issue_7_a_wheel_bwrap_inside_the_workspace_is_refused(
     elsewhere = tmp_path / "other"
     elsewhere.mkdir()
     assert find_bwrap(None, cwd=str(elsewhere)) == str(planted)  # outside: used as before
+
+
+def test_issue_7_the_audit_log_cannot_be_rewritten_from_the_sandbox(run: Runner, ws: Path) -> None:
+    # An audit log kept inside the workspace (`audit.path = "./logs/audit.jsonl"` style) is
+    # the record of what the agent was allowed to do: the agent must not be able to rewrite
+    # it. The gate appends from outside the sandbox, so read-only inside is enough.
+    log = ws / "logs" / "audit.jsonl"
+    log.parent.mkdir()
+    log.write_text('{"verdict":"deny"}\n')
+    config = SafetyConfig(audit={"path": str(log)})
+    result = run("echo '{}' > logs/audit.jsonl; rm -f logs/audit.jsonl", config=config)
+    assert result.exit_code != 0
+    assert log.read_text() == '{"verdict":"deny"}\n'

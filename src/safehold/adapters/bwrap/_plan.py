@@ -272,6 +272,14 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
                 col.walk(sub, 1, protect=False)
     for pattern in col.denied.patterns:
         col.literal(pattern, home)
+    if config.audit.path is not None:
+        # The record of what the agent was allowed to do: read-only to the agent (the gate
+        # appends from outside the sandbox). Resolved as the sink opens it.
+        log = os.path.realpath(os.path.expanduser(config.audit.path))
+        if col.in_root(log) and os.path.isfile(log):
+            col.protect.add(log)
+        elif col.in_root(log) and not os.path.lexists(log):
+            col.watch[log] = Watch(log, None)
     tops = [(top, -1) for top in dict.fromkeys((real_cwd, *roots))]
     if home != "/" and os.path.isdir(home):
         tops.append((home, 1))  # `~/backup` sharing `~/.ssh/id_ed25519`'s inode
