@@ -42,7 +42,10 @@ class JsonlFileSink:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = Path(os.path.expanduser(os.fspath(path)))
         self._lock = threading.Lock()
-        fd = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        # O_NOFOLLOW: a symlink planted at the log's path (say by a sandboxed command, to
+        # `~/.bashrc`) must not make the host append attacker-chosen text elsewhere.
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+        fd = os.open(self._path, flags, 0o600)
         self._file = os.fdopen(fd, "a", encoding="utf-8")
 
     @property
