@@ -321,3 +321,36 @@ def test_issue_4_deleting_inside_the_workspace_by_any_spelling_is_fine(
 ) -> None:
     text = command.format(home=tree.parent, ws=tree)
     assert assess(text, tree).verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd && rm -rf .",
+        "cd ~; rm -rf ./*",
+        "cd / && rm -rf etc",
+        "pushd /; rm -rf usr; popd",
+        "(cd /etc; rm -rf .)",
+        "cd .. && rm -rf ../",
+        "kill -- -1",
+        "kill -9 -- -1",
+    ],
+)
+def test_issue_4_deletes_relative_to_a_cd_and_kill_after_dashes_are_denied(
+    tree: Path, command: str
+) -> None:
+    # Deny rules saw `.`, `etc`, `usr` as written, not where the `cd` put them; `--` hid
+    # `-1` from `kill -1`.
+    a = assess(command, tree)
+    assert a.verdict is not Verdict.ALLOW, a.reasons
+    if "*" not in command:
+        assert "command-denied" in codes(a), a.reasons
+
+
+@pytest.mark.parametrize(
+    "command", ["cd src && rm -rf build", "cd src; rm -rf .", "rm -- -rf", "kill -- 1234"]
+)
+def test_issue_4_relative_deletes_inside_the_workspace_stay_allowed(
+    tree: Path, command: str
+) -> None:
+    assert assess(command, tree).verdict is Verdict.ALLOW

@@ -205,7 +205,9 @@ def _split_argv(
         t = w.text
         if not end_of_options and t == "--":
             end_of_options = True
-        elif not end_of_options and t.startswith("-") and len(t) > 1:
+        elif t.startswith("-") and len(t) > 1 and (not end_of_options or t[1:].isdigit()):
+            # After `--` a `-1` is still what `kill -1` means (every process): deny rules
+            # read it as the option they were written with.
             options.update(_expand_option(program, t))
             if "=" in t:
                 operands.append(t)

@@ -144,7 +144,9 @@ def _show(cmd: SimpleCommand | tuple[Word, ...]) -> str:
     return text if len(text) <= 80 else text[:79] + "…"
 
 
-def _home_spelled(words: tuple[Word, ...], home: str, workspace: str) -> tuple[Word, ...] | None:
+def _home_spelled(
+    words: tuple[Word, ...], home: str, workspace: str, base: str
+) -> tuple[Word, ...] | None:
     """`words` with the home directory spelled `~` and `..` resolved, if that changes any.
 
     `rm -rf /home/me` is `rm -rf ~`, `rm -rf ~/..` is `rm -rf /home`, and in a workspace
@@ -159,16 +161,17 @@ def _home_spelled(words: tuple[Word, ...], home: str, workspace: str) -> tuple[W
         for var in ("$HOME", "${HOME}"):
             if not w.static and (t == var or t.startswith(var + "/")):
                 t = "~" + t[len(var) :]
-        # A relative operand matters only when `..` takes it out of the workspace.
-        relative = w.static and t[:1] not in ("", "-", "/", "~") and ".." in t
-        if relative and _inside(posixpath.normpath(posixpath.join(workspace, t)), workspace):
+        # A relative operand (from `base`: the workspace, or where a `cd` went) matters
+        # only when it lands outside the workspace: `cd / && rm -rf etc`, `rm -rf ..`.
+        relative = w.static and t[:1] not in ("", "-", "/", "~")
+        if relative and _inside(posixpath.normpath(posixpath.join(base, t)), workspace):
             relative = False
         if t == "~" or t.startswith("~/") or (w.static and t.startswith("/")) or relative:
             if relative:
-                base = posixpath.join(workspace, t)
+                spelled = posixpath.join(base, t)
             else:
-                base = home + t[1:] if t.startswith("~") else t
-            full = posixpath.normpath(re.sub("/+", "/", base))
+                spelled = home + t[1:] if t.startswith("~") else t
+            full = posixpath.normpath(re.sub("/+", "/", spelled))
             full = "/" if full.startswith("//") else full
             if full == home or full.startswith(home.rstrip("/") + "/"):
                 new = Word("~" + full[len(home) :], True)
@@ -192,12 +195,15 @@ def _apply_rules(
     """Add deny/ask rule hits; return allow reasons when every command is allowed."""
     rules = compile_rules(config.command_rules)
     allows: list[Reason] | None = [] if analysis.commands else None
+    cd_dirs, _ = _cd_dirs(analysis)
+    bases = [policy.workspace, *(_absolute(policy, d) for d in cd_dirs)]
     for cmd in analysis.commands:
         layers = [*cmd.wrapper_words, cmd.words]
         layers += [
             alt
+            for base in bases
             for layer in layers
-            if (alt := _home_spelled(layer, policy.home, policy.workspace)) is not None
+            if (alt := _home_spelled(layer, policy.home, policy.workspace, base)) is not None
         ]
         for layer in layers:
             for m in rules.strict_matches(layer):
