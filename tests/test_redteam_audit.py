@@ -27,3 +27,24 @@ def test_issue_7_an_audit_log_path_that_is_a_symlink_is_refused(tmp_path: Path) 
     with JsonlFileSink(real) as sink:
         sink.record({"verdict": "deny"})
     assert real.read_text() == '{"verdict":"deny"}\n'
+
+
+def test_issue_7_the_agent_log_file_refuses_a_symlink(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    target = tmp_path / ".bashrc"
+    target.write_text("# rc\n")
+    link = tmp_path / "agent.log"
+    link.symlink_to(target)
+    done = subprocess.run(
+        [sys.executable, "-m", "safehold.cli", "acp", "--log-file", str(link)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "--log-file" in done.stderr and "Traceback" not in done.stderr
+    assert target.read_text() == "# rc\n"

@@ -63,7 +63,11 @@ def _configure_logging(log_file: str | None, level: str) -> None:
     handler: logging.Handler
     if log_file:
         try:
-            handler = logging.FileHandler(log_file, encoding="utf-8")
+            # O_NOFOLLOW: a symlink planted at the log's path must not make the agent
+            # append lines that quote commands to another file (`~/.bashrc`).
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+            fd = os.open(log_file, flags, 0o600)
+            handler = logging.StreamHandler(os.fdopen(fd, "a", encoding="utf-8"))
         except OSError as exc:
             from safehold.errors import ConfigError
 
