@@ -179,3 +179,27 @@ def test_builtin_deny_rules(command: str) -> None:
 )
 def test_builtin_rules_leave_ordinary_commands_alone(command: str) -> None:
     assert compile_rules(DEFAULT_COMMAND_RULES).strict_matches(words(command)) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "systemctl start reboot.target",
+        "systemctl isolate poweroff.target",
+        "systemctl --no-block start halt.target",
+        "dd if=/dev/zero of=/dev/disk/by-id/ata-x",
+        "dd of=/dev/block/8:0 if=/dev/zero",
+    ],
+)
+def test_issue_4_reboot_targets_and_disk_aliases_are_denied(command: str) -> None:
+    # Each was ALLOW: `systemctl reboot` was denied but not the unit it starts, and
+    # `/dev/disk*` stopped at the `/` of `/dev/disk/by-id/...`.
+    hits = compile_rules(DEFAULT_COMMAND_RULES).strict_matches(words(command))
+    assert any(m.certain and m.rule.decision is Verdict.DENY for m in hits), command
+
+
+@pytest.mark.parametrize(
+    "command", ["systemctl restart nginx", "systemctl list-units --type=target", "dd if=a of=b"]
+)
+def test_issue_4_ordinary_systemctl_and_dd_stay_allowed(command: str) -> None:
+    assert compile_rules(DEFAULT_COMMAND_RULES).strict_matches(words(command)) == []

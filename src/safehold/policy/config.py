@@ -447,6 +447,8 @@ _DISKS = (
     "dm-*",
     "md*",
     "loop*",
+    "disk/**",  # /dev/disk/by-id/..., /dev/disk/by-uuid/...
+    "block/**",  # /dev/block/8:0
 )
 
 DEFAULT_COMMAND_RULES: tuple[CommandRule, ...] = (
@@ -501,6 +503,10 @@ DEFAULT_COMMAND_RULES: tuple[CommandRule, ...] = (
         "systemctl reboot",
         "systemctl halt",
         "systemctl kexec",
+        *(
+            f"systemctl * {target}.target"  # `systemctl start|isolate reboot.target`
+            for target in ("poweroff", "reboot", "halt", "kexec", "rescue", "emergency")
+        ),
         "loginctl poweroff",
         "loginctl reboot",
     ),
