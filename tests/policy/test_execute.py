@@ -354,3 +354,30 @@ def test_issue_4_relative_deletes_inside_the_workspace_stay_allowed(
     tree: Path, command: str
 ) -> None:
     assert assess(command, tree).verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ln -s ~/.bashrc x; echo evil >> x",
+        "ln -sf {home}/.bashrc x && echo evil > x",
+        "ln -s .. up; echo x > up/escape",
+        "ln ~/.bashrc hard; echo e >> hard",
+        "cp -s ~/.bashrc x; echo e >> x",
+        "cp --link ~/.bashrc x; echo e >> x",
+    ],
+)
+def test_issue_3_a_redirect_through_a_link_made_in_the_same_command_asks(
+    tree: Path, command: str
+) -> None:
+    # `echo evil >> ~/.bashrc` is denied, but the link did not exist when `x` was checked,
+    # so the same write was ALLOW in auto mode.
+    a = assess(command.format(home=tree.parent), tree)
+    assert a.verdict is not Verdict.ALLOW and a.grant_key is None, a.reasons
+
+
+@pytest.mark.parametrize(
+    "command", ["ln -s src/main.py m 2>/dev/null", "cp -r src out > log.txt", "ln -sf a b"]
+)
+def test_issue_3_links_without_redirects_and_copies_stay_allowed(tree: Path, command: str) -> None:
+    assert assess(command, tree).verdict is Verdict.ALLOW

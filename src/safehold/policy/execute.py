@@ -344,6 +344,20 @@ def _check_paths(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findin
                 "relative paths name cannot be checked",
             ),
         )
+    linker = next((c for c in analysis.commands if _makes_links(c)), None)
+    if linker is not None and analysis.redirects:
+        # `ln -s ~/.bashrc x; echo evil >> x`: the redirect target is checked now, before
+        # the link exists, so where it lands is not known.
+        found.add(
+            found.ask,
+            Reason(
+                "redirect-through-new-link",
+                linker.program,
+                f"`{_show(linker)}` creates a link in the same command as a redirection, so "
+                "the file the redirection opens cannot be checked",
+            ),
+        )
+        found.grantable = False
     for r in analysis.redirects:
         if unknown_cd and not r.target.startswith(("/", "~")):
             found.add(
@@ -375,6 +389,21 @@ def _check_paths(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findin
                     _check_argument(candidate, dirs, policy, found)
                     if not word.static and has_expansion(candidate):
                         _check_expansions(candidate, dirs, policy, found)
+
+
+def _makes_links(cmd: SimpleCommand) -> bool:
+    """`ln`, `link`, `cp -s/-l` (and their long forms): the command creates a link."""
+    if cmd.program in ("ln", "link"):
+        return True
+    if cmd.program != "cp":
+        return False
+    for w in cmd.words[1:]:
+        t = w.text
+        if t in ("--symbolic-link", "--link") or (
+            t.startswith("-") and not t.startswith("--") and ("s" in t or "l" in t)
+        ):
+            return True
+    return False
 
 
 def _redirect_reason(op: str, reason: Reason) -> Reason:
