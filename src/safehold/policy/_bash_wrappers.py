@@ -264,7 +264,13 @@ def _step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
         "ltrace",
         "gdb",
         "busybox",
-    ):
+        # Run a command later or in a server that may live outside the sandbox.
+        "at",
+        "batch",
+        "systemd-run",
+        "tmux",
+        "screen",
+    ) or (name == "crontab" and not (len(words) == 2 and words[1].text == "-l")):
         return _Step(
             opaque=_opaque(
                 "hidden-command",
