@@ -496,3 +496,20 @@ def test_issue_4_commands_scheduled_or_run_by_a_server_are_hidden(command: str) 
 
 def test_issue_4_listing_the_crontab_is_understood() -> None:
     understood("crontab -l")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "xargs --process-slot-var=PATH id",
+        "xargs --process-slot-var LD_PRELOAD id",
+        'xargs --process-slot-var "$V" id',
+    ],
+)
+def test_issue_4_xargs_slot_variable_is_an_assignment(command: str) -> None:
+    # xargs sets the variable for the program it runs: PATH=0 makes `id` resolve to ./0/id.
+    assert "dangerous-env" in opaque_codes(command)
+
+
+def test_issue_4_an_ordinary_xargs_slot_variable_is_understood() -> None:
+    understood("xargs -P4 --process-slot-var SLOT echo")

@@ -24,6 +24,7 @@ from safehold.policy._bash_tables import (
     SUDO_OPTIONS,
     TIMEOUT_OPTIONS,
     XARGS_OPTIONS,
+    is_dangerous_env,
     skip_options,
 )
 from safehold.policy._bash_words import Word
@@ -366,6 +367,19 @@ def _xargs(words: tuple[Word, ...]) -> _Step:
         return _unknown("xargs", bad)
     replace = None
     for k, w in enumerate(words[1:i], start=1):
+        if w.text.startswith("--process-slot-var"):
+            # xargs sets this variable for the program: `PATH` there changes what runs.
+            holder = w if "=" in w.text else (words[k + 1] if k + 1 < i else w)
+            var = w.text.partition("=")[2] if "=" in w.text else holder.text
+            if not holder.static or is_dangerous_env(var) or not var:
+                return _Step(
+                    opaque=_opaque(
+                        "dangerous-env",
+                        var or "--process-slot-var",
+                        f"`xargs --process-slot-var` sets `{var}`, which can make programs "
+                        "run other code",
+                    )
+                )
         if w.text in ("-I", "--replace") and k + 1 < i:
             replace = words[k + 1].text
         elif w.text.startswith("-I") and len(w.text) > 2:
