@@ -246,3 +246,31 @@ def test_issue_3_remote_urls_are_not_paths(tree: dict[str, str]) -> None:
     call = ToolCall("fetch", {"url": "https://example.com/.env.example"}, ToolKind.FETCH)
     decision = evaluate(SafetyConfig().with_mode("auto"), call, workspace=tree["ws"])
     assert decision.verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"input": "*** Begin Patch\n*** Add File: ../../outside.txt\n+x\n*** End Patch"},
+        {"input": "*** Begin Patch\n*** Update File: .env\n@@\n-a\n+b\n*** End Patch"},
+        {"patch": "*** Update File: ok.txt\n*** Move to: {home}/.bashrc\n"},
+        {"diff": "--- a/ok.txt\n+++ b/../../../etc/cron.d/x\n@@ -1 +1 @@\n-a\n+b\n"},
+        {"changes": "diff --git a/ok.txt b/.env\nrename from ok.txt\nrename to .env\n"},
+        {"text": "*** Begin Patch\n*** Delete File: {home}/.ssh/id_rsa\n*** End Patch"},
+    ],
+)
+def test_issue_3_files_named_inside_patch_arguments_are_checked(
+    arguments: dict[str, str], tree: dict[str, str]
+) -> None:
+    # An apply_patch-style tool edits the files its patch names; they were never checked.
+    filled = {k: v.replace("{home}", tree["home"]) for k, v in arguments.items()}
+    call = ToolCall("apply_patch", filled, ToolKind.EDIT)
+    decision = evaluate(SafetyConfig().with_mode("auto"), call, workspace=tree["ws"])
+    assert decision.verdict is Verdict.DENY, decision
+
+
+def test_issue_3_a_patch_inside_the_workspace_is_allowed(tree: dict[str, str]) -> None:
+    patch = "*** Begin Patch\n*** Update File: src/main.py\n@@\n-a\n+b\n*** End Patch"
+    call = ToolCall("apply_patch", {"input": patch}, ToolKind.EDIT)
+    decision = evaluate(SafetyConfig().with_mode("auto"), call, workspace=tree["ws"])
+    assert decision.verdict is Verdict.ALLOW, decision

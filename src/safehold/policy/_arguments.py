@@ -9,6 +9,7 @@ a tool could still turn it into a path.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -115,6 +116,10 @@ class _Finder:
         elif isinstance(value, Mapping):
             for key in sorted(value, key=str):
                 sub = f"{where}.{key}" if where else str(key)
+                item = value[key]
+                if isinstance(item, str) and _is_patch(key, item):
+                    for i, name in enumerate(_patch_paths(item)):
+                        self.take(name, f"{sub} (patch file {i + 1})", depth + 1, declared=True)
                 if key in self.declared or _is_path_name(key):
                     self.take(value[key], sub, depth + 1, declared=key in self.declared)
                 elif _normal(key) in _URL_NAMES and _local(value[key]):
@@ -150,6 +155,39 @@ class _Finder:
         elif declared:
             self.bad(where, f"should be a path but is a {type(value).__name__}")
         # A number or bool under a common name (`target: 3`) is not a path; ignore it.
+
+
+# Headers naming the files a patch changes: Codex's `apply_patch` format and unified diffs.
+_PATCH_HEADER: Final = re.compile(
+    r"^(?:\*\*\* (?:Add|Update|Delete) File: |\*\*\* Move to: |--- |\+\+\+ "
+    r"|rename (?:from|to) |copy (?:from|to) )(.+?)\s*$"
+    r"|^diff --git (\S+) (\S+)\s*$",
+    re.MULTILINE,
+)
+_PATCH_NAMES: Final = frozenset({"patch", "diff", "input", "patchtext", "unifieddiff", "changes"})
+
+
+def _patch_paths(text: str) -> list[str]:
+    """The files a patch text names (`*** Update File: x`, `+++ b/x`, `diff --git a/x b/y`)."""
+    out: list[str] = []
+    for m in _PATCH_HEADER.finditer(text):
+        for name in (m.group(1), m.group(2), m.group(3)):
+            if not name:
+                continue
+            name = name.split("\t", 1)[0]  # `--- a/x<TAB>timestamp`
+            if name == "/dev/null":
+                continue
+            out.append(name)
+            if name.startswith(("a/", "b/")):
+                out.append(name[2:])  # git's prefixes; both readings are checked
+    return out
+
+
+def _is_patch(key: object, value: str) -> bool:
+    if _normal(key) in _PATCH_NAMES:
+        return True
+    head = value.lstrip()[:32]
+    return head.startswith(("*** Begin Patch", "diff --git ", "--- "))
 
 
 def _local(value: object) -> bool:
