@@ -513,3 +513,33 @@ def test_issue_4_xargs_slot_variable_is_an_assignment(command: str) -> None:
 
 def test_issue_4_an_ordinary_xargs_slot_variable_is_understood() -> None:
     understood("xargs -P4 --process-slot-var SLOT echo")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "awk 'BEGIN { system(\"rm -rf ~\") }'",
+        "awk '{ print | \"sh\" }' f",
+        "awk 'BEGIN { \"id\" | getline x }'",
+        "gawk -v x=1 'BEGIN { system(\"id\") }'",
+        "gawk -e 'BEGIN { system(\"id\") }'",
+        "gawk --source='BEGIN { system(\"id\") }'",
+        'awk "$PROG" f',
+    ],
+)
+def test_issue_4_awk_programs_that_run_commands_are_inline_code(command: str) -> None:
+    assert "inline-code" in opaque_codes(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "awk -F: '{print $1}' /etc/passwd",
+        "awk '/a|b/ {print $2}' f",
+        "awk -F'|' '{print $1}' f",
+        "awk -f prog.awk f",
+        "ls | awk '{s+=$5} END {print s}'",
+    ],
+)
+def test_issue_4_ordinary_awk_programs_stay_understood(command: str) -> None:
+    understood(command)

@@ -7,6 +7,7 @@ wrong guess about which word is the inner program is exactly a bypass.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from safehold.policy._bash_command_strings import command_strings
@@ -281,6 +282,56 @@ def _step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
         )
     if name in ("tar", "rsync", "scp", "sftp", "ssh"):
         return _command_string_step(name, words)
+    if name in _AWKS:
+        return _awk(name, words)
+    return None
+
+
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+# awk statements that run a shell command: `system(...)`, `print | "cmd"`, `"cmd" | getline`.
+_AWK_RUNS = re.compile(r"system\s*\(|\|\s*&|\|\s*getline|\bprintf?\b[^;{}\n]*\|")
+_AWK_ARG_OPTIONS = frozenset({"-F", "-v", "-f", "--field-separator", "--assign", "--file"})
+
+
+def _awk(name: str, words: tuple[Word, ...]) -> _Step | None:
+    """`awk 'BEGIN { system("rm -rf ~") }'`: a program that runs commands is inline code."""
+    programs: list[Word] = []
+    from_file = False
+    i = 1
+    while i < len(words):
+        t = words[i].text
+        if t in ("-e", "--source") and i + 1 < len(words):
+            programs.append(words[i + 1])  # gawk's program text given as an option
+            i += 2
+        elif t.startswith("--source="):
+            programs.append(Word(t[len("--source=") :], words[i].static))
+            i += 1
+        elif (
+            t in ("-f", "--file") or t.startswith("--file=") or (t.startswith("-f") and len(t) > 2)
+        ):
+            from_file = True  # the program is a file, like a script
+            i += 1 if "=" in t or (len(t) > 2 and not t.startswith("--")) else 2
+        elif t == "--":
+            i += 1
+            break
+        elif t in _AWK_ARG_OPTIONS:
+            i += 2
+        elif t.startswith("-") and t != "-":
+            i += 1
+        else:
+            break
+    if not programs and not from_file and i < len(words):
+        programs.append(words[i])
+    for program in programs:
+        if not program.static or _AWK_RUNS.search(program.text):
+            return _Step(
+                opaque=_opaque(
+                    "inline-code",
+                    f"{name} program",
+                    f"the `{name}` program runs shell commands (`system`, pipes), which are "
+                    "not analysed",
+                )
+            )
     return None
 
 
