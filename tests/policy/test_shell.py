@@ -543,3 +543,41 @@ def test_issue_4_awk_programs_that_run_commands_are_inline_code(command: str) ->
 )
 def test_issue_4_ordinary_awk_programs_stay_understood(command: str) -> None:
     understood(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed '1e rm -rf ~' f",
+        "sed '1eecho x' f",
+        "sed '/x/e id' f",
+        "sed '$!e id' f",
+        "sed 's/.*/id/e' f",
+        "sed 's|x|id|ge' f",
+        "sed -ne '1e id' f",
+        "sed -ne1eid f",
+        "sed --expression='1e id' f",
+        'sed "$SCRIPT" f',
+    ],
+)
+def test_issue_4_sed_scripts_that_run_commands_are_inline_code(command: str) -> None:
+    # GNU sed's `e` command and `s///e` flag run shell commands; verified with real sed.
+    assert "inline-code" in opaque_codes(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -i 's/a/b/' f",
+        "sed 's/e/E/g' f",
+        "sed -n '/e/p' f",
+        "sed ':end;N;b end' f",
+        "sed 'y/e/E/' f",
+        "sed -ie 's/a/b/' f",
+        "sed -i.bake 's/a/b/' f",
+        "sed -f s.sed f",
+        "sed '1!G;h;$!d' f",
+    ],
+)
+def test_issue_4_ordinary_sed_scripts_stay_understood(command: str) -> None:
+    understood(command)

@@ -284,6 +284,82 @@ def _step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
         return _command_string_step(name, words)
     if name in _AWKS:
         return _awk(name, words)
+    if name in ("sed", "gsed"):
+        return _sed(name, words)
+    return None
+
+
+# GNU sed runs a command with `e` (`1e id`, `/x/eid`) and the `e` flag of `s` (`s/.*/id/e`).
+# To find an `e` command, the parts that hold free text are blanked first: `s` and `y`
+# commands, regex addresses, `a`/`i`/`c` text and labels.
+_SED_S_E_FLAG = re.compile(r"s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpIiMm0-9w]*e", re.S)
+_SED_TEXT = re.compile(
+    r"[sy](.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpIiMm0-9]*"
+    r"|/(?:\\.|[^/\\\n])*/[IM]*"
+    r"|\\(.)(?:\\.|(?!\2).)*\2"
+    r"|(?:^|(?<=[;{}\s0-9$!,]))[aic]\\?[^\n]*"
+    r"|[:btTrRwW]\s*[^;\n}]*",
+    re.S,
+)
+_SED_E_COMMAND = re.compile(r"(?:^|[;\n{}0-9$!,\s])e")
+
+
+def _sed_runs(script: str) -> bool:
+    if _SED_S_E_FLAG.search(script):
+        return True
+    return _SED_E_COMMAND.search(_SED_TEXT.sub(" ", script)) is not None
+
+
+def _sed(name: str, words: tuple[Word, ...]) -> _Step | None:
+    """`sed '1e rm -rf ~'`, `sed 's/.*/id/e'`: a script that runs commands is inline code."""
+    scripts: list[Word] = []
+    from_file = False
+    i = 1
+    while i < len(words):
+        t = words[i].text
+        if t in ("-e", "--expression") and i + 1 < len(words):
+            scripts.append(words[i + 1])
+            i += 2
+        elif t.startswith("--expression="):
+            scripts.append(Word(t.partition("=")[2], words[i].static))
+            i += 1
+        elif t in ("-f", "--file") or t.startswith("--file="):
+            from_file = True
+            i += 1 if "=" in t else 2
+        elif t in ("-l", "--line-length"):
+            i += 2
+        elif t == "--":
+            i += 1
+            break
+        elif t.startswith("-") and t != "-" and not t.startswith("--"):
+            i += 1
+            for k, letter in enumerate(t[1:], start=2):
+                if letter == "i":
+                    break  # the rest is the backup suffix: `-i.bak`
+                if letter in "efl":
+                    # A cluster ending in an option with a value: `-ne SCRIPT`, `-ne1d`.
+                    value = words[i] if k == len(t) and i < len(words) else Word(t[k:], True)
+                    i += 1 if k == len(t) else 0
+                    if letter == "e":
+                        scripts.append(value)
+                    from_file = from_file or letter == "f"
+                    break
+        elif t.startswith("-") and t != "-":
+            i += 1
+        else:
+            break
+    if not scripts and not from_file and i < len(words):
+        scripts.append(words[i])
+    for script in scripts:
+        text = script.text
+        if not script.static or _sed_runs(text):
+            return _Step(
+                opaque=_opaque(
+                    "inline-code",
+                    f"{name} e",
+                    f"the `{name}` script runs shell commands (`e`), which are not analysed",
+                )
+            )
     return None
 
 
