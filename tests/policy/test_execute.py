@@ -381,3 +381,23 @@ def test_issue_3_a_redirect_through_a_link_made_in_the_same_command_asks(
 )
 def test_issue_3_links_without_redirects_and_copies_stay_allowed(tree: Path, command: str) -> None:
     assert assess(command, tree).verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "docker exec c sh -c 'rm -rf /'",
+        "kubectl exec p -- bash -c 'rm -rf ~'",
+        "valgrind bash -c 'ls; rm -rf /'",
+    ],
+)
+def test_issue_4_a_shell_script_in_another_programs_arguments_is_read_for_deny_rules(
+    tree: Path, command: str
+) -> None:
+    # `docker exec c rm -rf /` asked, but the same command as `sh -c '...'` was ALLOW.
+    a = assess(command, tree)
+    assert a.verdict is Verdict.ASK and "command-may-run-denied" in codes(a), a.reasons
+
+
+def test_issue_4_a_harmless_shell_script_in_arguments_stays_allowed(tree: Path) -> None:
+    assert assess("docker exec c sh -c 'ls -la'", tree).verdict is Verdict.ALLOW

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from safehold.policy._bash_crosscheck import disagreement
+from safehold.policy._bash_wrappers import SHELLS, program_name
 from safehold.policy._command_hazards import hazards
 from safehold.policy._globs import expand_braces, expand_globs, has_expansion
 from safehold.policy.command_rules import CompiledRules, compile_rules
@@ -264,6 +265,21 @@ def _check_hidden_commands(cmd: SimpleCommand, rules: CompiledRules, found: _Fin
     for i in range(1, len(words) - 1):
         if not words[i].static:
             continue
+        if program_name(words[i]) in SHELLS and all(w.static for w in words[i:]):
+            # `docker exec c sh -c 'rm -rf /'`: the shell's script is analysed as one.
+            for inner in analyze([w.text for w in words[i:]]).commands:
+                for layer in (*inner.wrapper_words, inner.words):
+                    for m in rules.strict_matches(layer):
+                        if m.certain and m.rule.decision is Verdict.DENY:
+                            found.add(
+                                found.ask,
+                                Reason(
+                                    "command-may-run-denied",
+                                    m.rule.pattern,
+                                    f"`{_show(cmd)}` may run `{_show(layer)}`, which matches "
+                                    f"deny rule `{m.rule.pattern}`",
+                                ),
+                            )
         for m in rules.strict_matches(words[i:]):
             if m.certain and m.rule.decision is Verdict.DENY and " " in m.rule.pattern:
                 found.add(
