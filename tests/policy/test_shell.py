@@ -405,6 +405,8 @@ def test_issue_4_ordinary_git_subcommands_stay_understood(command: str) -> None:
         "rsync -e 'rm -rf /' a host:",
         "rsync -avze 'rm -rf /' a host:",
         "rsync --rsh='rm -rf /' a host:",
+        "man -P 'rm -rf /' ls",
+        "man --pager='rm -rf /' ls",
     ],
 )
 def test_issue_4_command_strings_handed_to_a_shell_are_analysed(command: str) -> None:

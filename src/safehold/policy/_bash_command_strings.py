@@ -24,6 +24,7 @@ _COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
     ),
     "rsync": ("-e", "--rsh", "--rsync-path"),
     "scp": ("-S",),
+    "man": ("-P", "--pager"),
 }
 # ssh options that take a value; any other option is a flag.
 _SSH_WITH_ARG = frozenset("BbcDEeFIiJLlmOoPpQRSWw")

@@ -280,7 +280,7 @@ def _step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> _Step | None:
                 f"`{name}` runs or redefines commands in a way that is not analysed",
             )
         )
-    if name in ("tar", "rsync", "scp", "sftp", "ssh"):
+    if name in ("tar", "rsync", "scp", "sftp", "ssh", "man"):
         return _command_string_step(name, words)
     if name in _AWKS:
         return _awk(name, words)
