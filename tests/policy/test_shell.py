@@ -583,3 +583,24 @@ def test_issue_4_sed_scripts_that_run_commands_are_inline_code(command: str) -> 
 )
 def test_issue_4_ordinary_sed_scripts_stay_understood(command: str) -> None:
     understood(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "vim -c '!rm -rf ~' x",
+        "vim +'!id' x",
+        "nvim --cmd '!id'",
+        "ex -s -c '%s/a/b/|x' f",
+        "emacs --eval '(shell-command \"id\")'",
+        "emacs -batch -eval '(x)'",
+        "emacsclient -e '(x)'",
+    ],
+)
+def test_issue_4_editor_commands_on_the_command_line_are_inline_code(command: str) -> None:
+    assert "inline-code" in opaque_codes(command)
+
+
+@pytest.mark.parametrize("command", ["vim +10 f", "vim +/foo f", "vim -R f", "vim -x f", "emacs f"])
+def test_issue_4_opening_a_file_in_an_editor_is_understood(command: str) -> None:
+    understood(command)
