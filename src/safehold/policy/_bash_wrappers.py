@@ -130,14 +130,7 @@ def unwrap(words: tuple[Word, ...], *, stdin_fed: bool) -> list[Unwrapped]:
         step = _step(name, words, stdin_fed)
         if step is None:
             return [*out, Unwrapped(tuple(layers), words, tuple(assignments))]
-        if step.script is not None and not step.extra and not step.assignments:
-            # The script is re-analysed so its deny rules still fire; any opaque reason
-            # of the step (a static `eval`) is kept beside it.
-            return [
-                *out,
-                Unwrapped((*layers, words), (), tuple(assignments), step.script, step.opaque),
-            ]
-        if step.opaque:
+        if step.opaque and step.script is None:
             return [*out, Unwrapped(tuple(layers), words, tuple(assignments), None, step.opaque)]
         out.extend(
             Unwrapped(
@@ -151,7 +144,12 @@ def unwrap(words: tuple[Word, ...], *, stdin_fed: bool) -> list[Unwrapped]:
         )
         assignments.extend(step.assignments)
         if step.script is not None:
-            return [*out, Unwrapped((*layers, words), (), tuple(assignments), step.script)]
+            # The script is re-analysed so its deny rules still fire; an opaque reason of the
+            # step itself (a static `eval`) stays beside it.
+            return [
+                *out,
+                Unwrapped((*layers, words), (), tuple(assignments), step.script, step.opaque),
+            ]
         if step.keep_self:
             # The wrapper is a command in its own right (find, git): emit it as such.
             own = (*layers, words) if step.self_words is not None else tuple(layers)
