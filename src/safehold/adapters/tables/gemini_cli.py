@@ -1,0 +1,66 @@
+"""Gemini CLI's tools: names (and their legacy aliases), kinds and argument keys.
+
+Argument names follow Gemini CLI's tool declarations (`file_path`, `dir_path`, `pattern`,
+`include_pattern`, ...); older releases used `absolute_path`, `path`, `directory` and
+`include`, which are listed too. MCP tools are named `mcp__<server>__<tool>` in hooks
+(`mcp_<server>_<tool>` in policies).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from safehold.adapters.tool_table import ToolSpec, ToolTable
+from safehold.policy.calls import ToolKind
+
+__all__ = ["GEMINI_CLI_TOOLS"]
+
+_K = ToolKind
+_DIRS = ("dir_path", "path", "directory")
+_GREP = ToolSpec(_K.SEARCH, path_args=_DIRS, glob_args=("include_pattern", "include"))
+
+GEMINI_CLI_TOOLS: Final = ToolTable(
+    "Gemini CLI",
+    {
+        # Shell: `command` runs as `bash -c`, in `dir_path` (older: `directory`).
+        "run_shell_command": ToolSpec(
+            _K.EXECUTE,
+            path_args=("dir_path", "directory"),
+            command_arg="command",
+            cwd_arg="dir_path",
+        ),
+        "read_file": ToolSpec(_K.READ, path_args=("file_path", "absolute_path", "path")),
+        "write_file": ToolSpec(_K.EDIT, path_args=("file_path",)),
+        "replace": ToolSpec(_K.EDIT, path_args=("file_path",)),
+        "glob": ToolSpec(_K.SEARCH, path_args=_DIRS, glob_args=("pattern",)),
+        "grep_search": _GREP,
+        "search_file_content": _GREP,  # the legacy name of grep_search
+        # `include` (older: `paths`) holds files, directories and globs; `exclude` only narrows.
+        "read_many_files": ToolSpec(_K.READ, path_args=("paths",), glob_args=("include", "paths")),
+        "list_directory": ToolSpec(_K.READ, path_args=_DIRS),
+        # `prompt` is free text holding up to 20 URLs to fetch.
+        "web_fetch": ToolSpec(_K.FETCH, url_args=("prompt",)),
+        "google_web_search": ToolSpec(_K.FETCH),
+        # Appends a `fact` to ~/.gemini/GEMINI.md, which later sessions load as instructions.
+        "save_memory": ToolSpec(_K.EDIT),
+        "get_internal_docs": ToolSpec(_K.READ),
+        "write_todos": ToolSpec(_K.THINK),
+        "ask_user": ToolSpec(_K.THINK),
+        "update_topic": ToolSpec(_K.THINK),
+        "codebase_investigator": ToolSpec(_K.THINK),
+        "cli_help": ToolSpec(_K.THINK),
+        "tracker_create_task": ToolSpec(_K.THINK),
+        "tracker_update_task": ToolSpec(_K.THINK),
+        "tracker_get_task": ToolSpec(_K.THINK),
+        "tracker_list_tasks": ToolSpec(_K.THINK),
+        "tracker_add_dependency": ToolSpec(_K.THINK),
+        "tracker_visualize": ToolSpec(_K.THINK),
+        "enter_plan_mode": ToolSpec(_K.SWITCH_MODE),
+        "exit_plan_mode": ToolSpec(_K.SWITCH_MODE),
+        # Skills, project-discovered tools and MCP tools can do anything: unknown side.
+        "activate_skill": ToolSpec(_K.OTHER),
+        "discovered_tool_*": ToolSpec(_K.OTHER),
+        "mcp_*": ToolSpec(_K.OTHER),
+    },
+)
+"""Gemini CLI's built-in tools; MCP and discovered tools are kind `other`."""
