@@ -37,6 +37,7 @@ from safehold.policy.modes import (
 )
 from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.timeouts import Seconds
+from safehold.policy.urls import NetworkConfig
 
 __all__ = [
     "DEFAULT_COMMAND_RULES",
@@ -242,6 +243,8 @@ class SafetyConfig(BaseModel):
     """Allow / ask / deny rules on parsed commands (extends the built-in rules)."""
     sandbox: SandboxConfig = SandboxConfig()
     """How execute tools run."""
+    network: NetworkConfig = NetworkConfig()
+    """Which hosts fetch tools and commands may reach (the URL policy)."""
     acp_approval_timeout: Seconds = 0.0
     """Seconds to wait for the client's permission answer; 0 waits indefinitely."""
     audit: AuditConfig = AuditConfig()
