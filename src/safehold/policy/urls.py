@@ -26,7 +26,6 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
-from urllib.parse import unquote
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, model_validator
 
@@ -73,6 +72,16 @@ _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _IPV4_PART = re.compile(r"^(?:0[xX][0-9a-fA-F]*|[0-9]+)$")
 _DASHED_V4 = re.compile(r"(?:^|[.-])(\d{1,3})-(\d{1,3})-(\d{1,3})-(\d{1,3})(?=$|[.-])")
 _LABEL = re.compile(r"^[a-z0-9_*-]+$")
+
+
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def _unquote(text: str, errors: str = "strict") -> str:
+    """Percent-decode as UTF-8 (no `urllib` in the pure core); bad UTF-8 raises."""
+    return _PERCENT.sub(
+        lambda m: bytes.fromhex(m.group().replace("%", "")).decode("utf-8", errors), text
+    )
 
 
 # -- config ---------------------------------------------------------------------------------
@@ -164,7 +173,7 @@ def parse_ipv4(host: str) -> ipaddress.IPv4Address | Literal[False] | None:
 
 def normalise_host(host: str) -> str | None:
     """Percent-decode, NFKC-fold, lower-case and strip a trailing dot; None if not a host."""
-    text = unquote(host, errors="strict") if "%" in host else host
+    text = _unquote(host) if "%" in host else host
     text = unicodedata.normalize("NFKC", text).translate(_DOTS).casefold()
     if text.endswith(".") and len(text) > 1:
         text = text[:-1]
@@ -252,7 +261,7 @@ def file_url_path(url: str) -> str | None:
         if authority.lower() not in ("", "localhost"):
             return None  # a remote file share; judged as a host
         rest = slash + path
-    return unquote(rest.split("#", 1)[0].split("?", 1)[0]) or None
+    return _unquote(rest.split("#", 1)[0].split("?", 1)[0], "surrogateescape") or None
 
 
 def _hosts(url: str) -> tuple[str | None, list[str]]:
