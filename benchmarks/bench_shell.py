@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 
 from safehold import SafetyConfig, ToolCall, ToolKind, evaluate
-from safehold.policy._bash_crosscheck import disagreement
-from safehold.policy.shell import _analyze_text, analyze
+from safehold.policy.shell.analysis import _analyze_text, analyze
+from safehold.policy.shell.crosscheck import disagreement
 
 N = 5_000
 

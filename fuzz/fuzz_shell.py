@@ -26,9 +26,9 @@ import atheris
 with atheris.instrument_imports():
     from safehold.policy.config import SafetyConfig
     from safehold.policy.decision import Verdict
-    from safehold.policy.execute import assess_command
     from safehold.policy.paths import compile_policy
     from safehold.policy.shell import analyze
+    from safehold.policy.shell.assess import assess_command
 
 _CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "commands.toml"
 _SEEDS = [

@@ -26,13 +26,13 @@ from safehold.policy.calls import Side, ToolCall, ToolKind
 from safehold.policy.config import AuditConfig, CommandRule, SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.engine import evaluate
-from safehold.policy.execute import CommandAssessment, assess_command
 from safehold.policy.grants import GrantEffect
 from safehold.policy.modes import Mode
 from safehold.policy.paths import CompiledPolicy, PathCheck, compile_policy
 from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.sessions import SessionInfo, SessionPolicies
 from safehold.policy.shell import ShellAnalysis, SimpleCommand
+from safehold.policy.shell.assess import CommandAssessment, assess_command
 from safehold.policy.timeouts import validate_timeout
 
 __version__ = "0.1.0"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from safehold.policy.command_rules import CompiledRules, compile_rules
 from safehold.policy.config import DEFAULT_COMMAND_RULES, CommandRule
 from safehold.policy.decision import Verdict
 from safehold.policy.shell import analyze
+from safehold.policy.shell.rules import CompiledRules, compile_rules
 
 
 def rules(*specs: tuple[str, str]) -> CompiledRules:

@@ -9,9 +9,9 @@ import pytest
 
 from safehold.policy.config import CommandRule, SafetyConfig
 from safehold.policy.decision import Verdict
-from safehold.policy.execute import CommandAssessment, assess_command
 from safehold.policy.grants import command_grant_key
 from safehold.policy.paths import compile_policy
+from safehold.policy.shell.assess import CommandAssessment, assess_command
 
 AUTO = SafetyConfig().with_mode("auto")
 REVIEW = SafetyConfig()
@@ -196,24 +196,24 @@ def test_workspace_relative_resolution_ignores_process_cwd(
 
 def test_issue_4_bashlex_runaway_is_stopped_and_asks(tree: Path) -> None:
     # Found by fuzz/fuzz_shell.py: bashlex looped, allocating without bound, on this input.
-    from safehold.policy import _bash_crosscheck
+    from safehold.policy.shell import crosscheck
 
     runaway = "$'\\x7|\n${\n2m' -rf /"
-    with pytest.raises(_bash_crosscheck._Overrun):
-        _bash_crosscheck._WORKER.parse(runaway, 0.2)
+    with pytest.raises(crosscheck._Overrun):
+        crosscheck._WORKER.parse(runaway, 0.2)
     # The worker survives the overrun, and what bashlex sees no longer loops.
-    assert _bash_crosscheck.disagreement("ls -la | wc -l") is None
+    assert crosscheck.disagreement("ls -la | wc -l") is None
     assert assess(runaway, tree).verdict is Verdict.ASK  # a program name with control chars
 
 
 def test_plain_words_need_no_second_parser_but_anything_else_does(tree: Path) -> None:
-    from safehold.policy import _bash_crosscheck
+    from safehold.policy.shell import crosscheck
 
-    before = _bash_crosscheck.disagreement.cache_info()
+    before = crosscheck.disagreement.cache_info()
     assert assess("git log -n 5", tree).verdict is Verdict.ALLOW
-    assert _bash_crosscheck.disagreement.cache_info() == before
+    assert crosscheck.disagreement.cache_info() == before
     assert assess("git log -n 5 | head -n 2", tree).verdict is Verdict.ALLOW
-    after = _bash_crosscheck.disagreement.cache_info()
+    after = crosscheck.disagreement.cache_info()
     assert after.misses + after.hits > before.misses + before.hits
 
 

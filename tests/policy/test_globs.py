@@ -10,8 +10,8 @@ import pytest
 from safehold.policy._globs import MAX_EXPANSIONS, expand_braces, expand_globs, has_expansion
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Verdict
-from safehold.policy.execute import CommandAssessment, assess_command
 from safehold.policy.paths import compile_policy, list_directory
+from safehold.policy.shell.assess import CommandAssessment, assess_command
 
 AUTO = SafetyConfig().with_mode("auto")
 

@@ -147,8 +147,8 @@ def reference_verdict(
     argument discovery and grant keys are reused; the precedence is what is re-derived)."""
     from safehold.policy._arguments import find_path_arguments
     from safehold.policy.engine import _command_of
-    from safehold.policy.execute import assess_command
     from safehold.policy.paths import compile_policy
+    from safehold.policy.shell.assess import assess_command
 
     policy = compile_policy(config, ws)
     side = call.side

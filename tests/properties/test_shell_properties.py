@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Verdict
-from safehold.policy.execute import assess_command
 from safehold.policy.paths import CompiledPolicy, compile_policy
 from safehold.policy.shell import MAX_COMMAND_LENGTH, ShellAnalysis, analyze
+from safehold.policy.shell.assess import assess_command
 
 AUTO = SafetyConfig().with_mode("auto")
 REVIEW = SafetyConfig()

@@ -412,7 +412,7 @@ def format_validation_error(
 # Deny and ask rules match wherever their tokens appear, options in any order and spelling:
 # `rm -r /` also catches `/bin/rm -fr //` and `sudo rm --recursive --force /`. Hazards that
 # span several commands (pipe-to-shell, fork bombs, block-device and /dev/tcp redirections)
-# are checked in `policy/_command_hazards.py`.
+# are checked in `policy/shell/hazards.py`.
 def _rules(decision: Verdict, reason: str, *patterns: str) -> tuple[CommandRule, ...]:
     return tuple(CommandRule(pattern=p, decision=decision, reason=reason) for p in patterns)
 

@@ -24,10 +24,10 @@ from safehold.policy._arguments import find_path_arguments
 from safehold.policy.calls import Side, ToolCall
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
-from safehold.policy.execute import CommandAssessment, assess_command
 from safehold.policy.grants import GrantEffect, path_grant_key, tool_grant_key
 from safehold.policy.modes import Mode
 from safehold.policy.paths import Access, CompiledPolicy, compile_policy
+from safehold.policy.shell.assess import CommandAssessment, assess_command
 
 __all__ = ["evaluate"]
 

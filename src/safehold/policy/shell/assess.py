@@ -24,16 +24,18 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from safehold.policy._bash_crosscheck import disagreement
-from safehold.policy._bash_wrappers import SHELLS, program_name
-from safehold.policy._command_hazards import hazards
 from safehold.policy._globs import expand_braces, expand_globs, has_expansion
-from safehold.policy.command_rules import CompiledRules, compile_rules
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Reason, Verdict
 from safehold.policy.grants import command_grant_key
 from safehold.policy.paths import list_directory
-from safehold.policy.shell import ShellAnalysis, SimpleCommand, Word, analyze
+from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
+from safehold.policy.shell.crosscheck import disagreement
+from safehold.policy.shell.hazards import hazards
+from safehold.policy.shell.programs.shells import SHELLS
+from safehold.policy.shell.programs.step import program_name
+from safehold.policy.shell.rules import CompiledRules, compile_rules
+from safehold.policy.shell.words import Word
 
 if TYPE_CHECKING:
     from safehold.policy.paths import CompiledPolicy

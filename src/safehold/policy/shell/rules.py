@@ -27,9 +27,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from safehold.policy._bash_words import Word
 from safehold.policy.config import CommandRule
 from safehold.policy.decision import Verdict
+from safehold.policy.shell.words import Word
 
 __all__ = ["CompiledRules", "RuleMatch", "compile_rules", "program_of"]
 

@@ -15,10 +15,41 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from safehold.policy._bash_tables import SHELL_KEYWORDS
-from safehold.policy._bash_words import Word, evaluate_word
+from safehold.policy.shell.words import Word, evaluate_word
 
-__all__ = ["RawCommand", "RawRedirect", "Walk", "parse_tree", "uncovered_text", "walk_script"]
+__all__ = [
+    "SHELL_KEYWORDS",
+    "RawCommand",
+    "RawRedirect",
+    "Walk",
+    "parse_tree",
+    "uncovered_text",
+    "walk_script",
+]
+
+# Bash's reserved words that open, continue or close a compound command.
+SHELL_KEYWORDS = frozenset(
+    {
+        "{",
+        "}",
+        "!",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "in",
+        "select",
+        "function",
+    }
+)
 
 # Deeper nesting than this is not something a person wrote; stop before Python's stack.
 MAX_DEPTH = 60

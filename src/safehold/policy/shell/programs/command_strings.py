@@ -7,9 +7,10 @@ opaque constructs inside it count (`ssh host 'rm -rf ~'`, `tar -I 'sh -c x' -cf 
 
 from __future__ import annotations
 
-from safehold.policy._bash_words import Word
+from safehold.policy.shell.programs.step import Step, StepFn, Unwrapped, opaque
+from safehold.policy.shell.words import Word
 
-__all__ = ["command_strings"]
+__all__ = ["STEPS", "command_strings"]
 
 # program -> options whose value is a command (`--opt VALUE`, `--opt=VALUE`, `-oVALUE`).
 _COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -104,3 +105,32 @@ def _ssh_remote_command(words: tuple[Word, ...]) -> tuple[Word, ...]:
         else:
             i += 1
     return words[i + 1 :]
+
+
+def _command_string_step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
+    """`ssh host CMD`, `tar --to-command=CMD`: CMD is re-analysed as an `sh -c` script."""
+    strings, unknown = command_strings(name, words)
+    if unknown is not None:
+        return Step(
+            opaque=opaque(
+                "hidden-command",
+                unknown,
+                f"`{unknown}` may make `{name}` run a command that is not analysed",
+            )
+        )
+    extra: list[Unwrapped] = []
+    for w in strings:
+        if not w.static:
+            return Step(
+                opaque=opaque(
+                    "dynamic-script", name, f"`{name}` runs a computed command `{w.text}`"
+                )
+            )
+        if w.text.strip():
+            extra.append(Unwrapped((), (), (), ("sh", w.text)))
+    return Step(extra=tuple(extra), keep_self=True) if extra else None
+
+
+STEPS: dict[str, StepFn] = dict.fromkeys(
+    ("tar", "rsync", "scp", "sftp", "ssh", "man"), _command_string_step
+)

@@ -5,8 +5,8 @@ raises. The pipeline (see docs/shell.md for why):
 
 1. guards — type, length, control and invisible characters, backslash-newline;
 2. parse with tree-sitter-bash; any error node makes the command opaque;
-3. walk every node, evaluating words statically (`_bash_ast`, `_bash_words`);
-4. look through wrappers and re-analyse `bash -c` strings (`_bash_wrappers`);
+3. walk every node, evaluating words statically (`parse`, `words`);
+4. look through wrappers (`wrappers`, `programs/`) and re-analyse `bash -c` strings;
 5. flag what still hides code: dangerous environment assignments, arithmetic on quoted
    code, dynamic redirect targets.
 
@@ -23,7 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from safehold.policy._bash_ast import (
+from safehold.policy.decision import Reason
+from safehold.policy.shell.parse import (
+    SHELL_KEYWORDS,
     RawCommand,
     RawRedirect,
     Walk,
@@ -31,10 +33,10 @@ from safehold.policy._bash_ast import (
     uncovered_text,
     walk_script,
 )
-from safehold.policy._bash_tables import SHELL_KEYWORDS, is_dangerous_env
-from safehold.policy._bash_words import Word
-from safehold.policy._bash_wrappers import Unwrapped, program_name, unwrap
-from safehold.policy.decision import Reason
+from safehold.policy.shell.programs.environment import is_dangerous_env
+from safehold.policy.shell.programs.step import Unwrapped, program_name
+from safehold.policy.shell.words import Word
+from safehold.policy.shell.wrappers import unwrap
 
 __all__ = [
     "MAX_COMMAND_LENGTH",

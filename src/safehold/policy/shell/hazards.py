@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from safehold.policy._bash_wrappers import INTERPRETERS, program_family
 from safehold.policy.decision import Reason
-from safehold.policy.shell import ShellAnalysis, SimpleCommand
+from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
+from safehold.policy.shell.programs.interpreters import INTERPRETERS, program_family
 
 __all__ = ["hazards"]
 

@@ -18,7 +18,7 @@ from typing import Any
 import bashlex
 from tree_sitter import Node
 
-from safehold.policy._bash_ast import parse_tree
+from safehold.policy.shell.parse import parse_tree
 
 __all__ = ["disagreement"]
 

@@ -1,0 +1,134 @@
+"""sed and awk: a script that runs shell commands (`e`, `system()`, pipes) is inline code."""
+
+from __future__ import annotations
+
+import re
+
+from safehold.policy.shell.programs.step import Step, StepFn, opaque
+from safehold.policy.shell.words import Word
+
+__all__ = ["STEPS"]
+
+# GNU sed runs a command with `e` (`1e id`, `/x/eid`) and the `e` flag of `s` (`s/.*/id/e`).
+# To find an `e` command, the parts that hold free text are blanked first: `s` and `y`
+# commands, regex addresses, `a`/`i`/`c` text and labels.
+_SED_S_E_FLAG = re.compile(r"s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpIiMm0-9w]*e", re.S)
+_SED_TEXT = re.compile(
+    r"[sy](.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpIiMm0-9]*"
+    r"|/(?:\\.|[^/\\\n])*/[IM]*"
+    r"|\\(.)(?:\\.|(?!\2).)*\2"
+    r"|(?:^|(?<=[;{}\s0-9$!,]))[aic]\\?[^\n]*"
+    r"|[:btTrRwW]\s*[^;\n}]*",
+    re.S,
+)
+_SED_E_COMMAND = re.compile(r"(?:^|[;\n{}0-9$!,\s])e")
+
+
+def _sed_runs(script: str) -> bool:
+    if _SED_S_E_FLAG.search(script):
+        return True
+    return _SED_E_COMMAND.search(_SED_TEXT.sub(" ", script)) is not None
+
+
+def _sed(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
+    """`sed '1e rm -rf ~'`, `sed 's/.*/id/e'`: a script that runs commands is inline code."""
+    scripts: list[Word] = []
+    from_file = False
+    i = 1
+    while i < len(words):
+        t = words[i].text
+        if t in ("-e", "--expression") and i + 1 < len(words):
+            scripts.append(words[i + 1])
+            i += 2
+        elif t.startswith("--expression="):
+            scripts.append(Word(t.partition("=")[2], words[i].static))
+            i += 1
+        elif t in ("-f", "--file") or t.startswith("--file="):
+            from_file = True
+            i += 1 if "=" in t else 2
+        elif t in ("-l", "--line-length"):
+            i += 2
+        elif t == "--":
+            i += 1
+            break
+        elif t.startswith("-") and t != "-" and not t.startswith("--"):
+            i += 1
+            for k, letter in enumerate(t[1:], start=2):
+                if letter == "i":
+                    break  # the rest is the backup suffix: `-i.bak`
+                if letter in "efl":
+                    # A cluster ending in an option with a value: `-ne SCRIPT`, `-ne1d`.
+                    value = words[i] if k == len(t) and i < len(words) else Word(t[k:], True)
+                    i += 1 if k == len(t) else 0
+                    if letter == "e":
+                        scripts.append(value)
+                    from_file = from_file or letter == "f"
+                    break
+        elif t.startswith("-") and t != "-":
+            i += 1
+        else:
+            break
+    if not scripts and not from_file and i < len(words):
+        scripts.append(words[i])
+    for script in scripts:
+        text = script.text
+        if not script.static or _sed_runs(text):
+            return Step(
+                opaque=opaque(
+                    "inline-code",
+                    f"{name} e",
+                    f"the `{name}` script runs shell commands (`e`), which are not analysed",
+                )
+            )
+    return None
+
+
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+# awk statements that run a shell command: `system(...)`, `print | "cmd"`, `"cmd" | getline`.
+_AWK_RUNS = re.compile(r"system\s*\(|\|\s*&|\|\s*getline|\bprintf?\b[^;{}\n]*\|")
+_AWK_ARG_OPTIONS = frozenset({"-F", "-v", "-f", "--field-separator", "--assign", "--file"})
+
+
+def _awk(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
+    """`awk 'BEGIN { system("rm -rf ~") }'`: a program that runs commands is inline code."""
+    programs: list[Word] = []
+    from_file = False
+    i = 1
+    while i < len(words):
+        t = words[i].text
+        if t in ("-e", "--source") and i + 1 < len(words):
+            programs.append(words[i + 1])  # gawk's program text given as an option
+            i += 2
+        elif t.startswith("--source="):
+            programs.append(Word(t[len("--source=") :], words[i].static))
+            i += 1
+        elif (
+            t in ("-f", "--file") or t.startswith("--file=") or (t.startswith("-f") and len(t) > 2)
+        ):
+            from_file = True  # the program is a file, like a script
+            i += 1 if "=" in t or (len(t) > 2 and not t.startswith("--")) else 2
+        elif t == "--":
+            i += 1
+            break
+        elif t in _AWK_ARG_OPTIONS:
+            i += 2
+        elif t.startswith("-") and t != "-":
+            i += 1
+        else:
+            break
+    if not programs and not from_file and i < len(words):
+        programs.append(words[i])
+    for program in programs:
+        if not program.static or _AWK_RUNS.search(program.text):
+            return Step(
+                opaque=opaque(
+                    "inline-code",
+                    f"{name} program",
+                    f"the `{name}` program runs shell commands (`system`, pipes), which are "
+                    "not analysed",
+                )
+            )
+    return None
+
+
+STEPS: dict[str, StepFn] = {**dict.fromkeys(_AWKS, _awk), "sed": _sed, "gsed": _sed}

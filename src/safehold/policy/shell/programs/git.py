@@ -1,0 +1,166 @@
+"""git: global options, `-c` settings and subcommands that make git run other programs."""
+
+from __future__ import annotations
+
+from safehold.policy.shell.programs.step import Reasons, Step, StepFn, opaque, unknown_option
+from safehold.policy.shell.words import Word
+
+__all__ = ["GIT_CODE_KEYS", "STEPS"]
+
+GIT_ARG_OPTS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
+GIT_FLAGS = frozenset(
+    {
+        "-p",
+        "-P",
+        "--paginate",
+        "--no-pager",
+        "--bare",
+        "--no-replace-objects",
+        "--literal-pathspecs",
+        "--glob-pathspecs",
+        "--noglob-pathspecs",
+        "--icase-pathspecs",
+        "--no-optional-locks",
+        "--no-advice",
+    }
+)
+# git config keys whose value git runs as a program (or that point git at other programs).
+GIT_CODE_KEYS = (
+    "alias.",
+    "pager.",
+    "core.pager",
+    "core.editor",
+    "core.sshcommand",
+    "core.fsmonitor",
+    "core.hookspath",
+    "core.askpass",
+    "core.gitproxy",
+    "core.worktree",
+    "diff.external",
+    "sequence.editor",
+    "credential.",
+    "gpg.",
+    "filter.",
+    "diff.",
+    "merge.",
+    "uploadpack.",
+    "receivepack.",
+    "protocol.",
+    "remote.",
+    "url.",
+    "include.",
+    "includeif.",
+    "http.",
+    "ssh.",
+    "interactive.",
+    "difftool.",
+    "mergetool.",
+    "man.",
+    "web.",
+    "browser.",
+    "sendemail.",
+    "instaweb.",
+    "gc.",
+    "init.templatedir",
+    "submodule.",
+    "fetch.",
+)
+
+
+def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
+    i = 1
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        if not w.static:
+            return unknown_option("git", t)
+        if t in GIT_FLAGS:
+            i += 1
+        elif t in GIT_ARG_OPTS:
+            i += 2
+        elif t.split("=", 1)[0] in GIT_ARG_OPTS and "=" in t:
+            i += 1
+        elif t == "-c" or t.startswith("-c"):
+            setting = t[2:] if len(t) > 2 else (words[i + 1].text if i + 1 < len(words) else "")
+            static = w.static if len(t) > 2 else (i + 1 < len(words) and words[i + 1].static)
+            key = setting.split("=", 1)[0].lower()
+            if not static or key.startswith(GIT_CODE_KEYS):
+                return Step(
+                    opaque=opaque(
+                        "git-config-code",
+                        "git -c",
+                        f"`git -c {setting}` can make git run another program",
+                    )
+                )
+            i += 1 if len(t) > 2 else 2
+        elif t.startswith("-"):
+            if t.startswith(("--exec-path", "--config-env", "--list-cmds")):
+                return Step(
+                    opaque=opaque(
+                        "git-config-code", "git", f"`git {t}` can make git run another program"
+                    )
+                )
+            return unknown_option("git", t)
+        else:
+            break
+    problem = _git_runs_code(words[i:])
+    if problem is not None:
+        return Step(opaque=problem)
+    return Step(keep_self=True, self_words=(words[0], *words[i:]))
+
+
+# Options of git subcommands whose value git runs as a shell command (or a program).
+_GIT_COMMAND_OPTIONS = {
+    "rebase": ("-x", "--exec"),
+    "clone": ("-u", "--upload-pack", "--template", "-c", "--config"),
+    "fetch": ("--upload-pack",),
+    "pull": ("--upload-pack",),
+    "ls-remote": ("--upload-pack",),
+    "archive": ("--exec",),
+    "push": ("--receive-pack", "--exec"),
+    "grep": ("-O", "--open-files-in-pager"),
+    "difftool": ("-x", "--extcmd"),
+    "send-email": ("--smtp-server", "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd"),
+    "init": ("--template",),
+}
+# Subcommands that run a command given as an argument.
+_GIT_COMMAND_SUBCOMMANDS = frozenset({"filter-branch", "filter-repo"})
+_GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list"})
+
+
+def _git_runs_code(words: tuple[Word, ...]) -> Reasons | None:
+    """Why `git SUBCOMMAND ARGS…` runs code the analysis cannot see, or None."""
+    if not words:
+        return None
+    sub = words[0].text
+    args = words[1:]
+    if sub in _GIT_COMMAND_SUBCOMMANDS or (
+        sub in ("submodule", "bisect") and any(w.text in ("foreach", "run") for w in args)
+    ):
+        return opaque("git-runs-command", f"git {sub}", f"`git {sub}` runs a given command")
+    if sub == "config" and not any(w.text in _GIT_CONFIG_READS for w in args):
+        # `git config core.pager 'rm -rf ~'` makes the next, harmless-looking `git log` run it.
+        for w in args:
+            if not w.static or w.text.lower().startswith(GIT_CODE_KEYS):
+                return opaque(
+                    "git-config-code",
+                    "git config",
+                    f"`git config {w.text}` can make later git commands run another program",
+                )
+        return None
+    for w in args:
+        for opt in _GIT_COMMAND_OPTIONS.get(sub, ()):
+            t = w.text
+            glued = t.startswith(opt) and (
+                t[len(opt) : len(opt) + 1] == "=" if opt.startswith("--") else len(t) > len(opt)
+            )
+            if t == opt or glued:
+                return opaque(
+                    "git-runs-command",
+                    f"git {sub} {opt}",
+                    f"`git {sub} {opt}` runs a command that is not analysed",
+                )
+    return None
+
+
+STEPS: dict[str, StepFn] = {"git": _git}

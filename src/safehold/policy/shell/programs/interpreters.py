@@ -1,0 +1,114 @@
+"""Interpreters: inline code (`python -c`, `perl -e`) cannot be analysed; stdin programs neither."""
+
+from __future__ import annotations
+
+from safehold.policy.shell.programs.shells import SHELLS, stdin_program
+from safehold.policy.shell.programs.step import Step, StepFn, opaque
+from safehold.policy.shell.words import Word
+
+__all__ = ["INTERPRETERS", "STEPS", "program_family"]
+
+# Interpreters that read a program from stdin when given no script.
+INTERPRETERS = SHELLS | frozenset(
+    {"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "tclsh"}
+    # Shells bash cannot read, and runtimes with an inline-code flag.
+    | {"fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "powershell", "rc"}
+    | {"bun", "deno", "Rscript", "R", "julia", "expect", "osascript", "groovy", "scala"}
+)
+# Interpreters' flags whose argument is inline code that cannot be analysed.
+_INLINE_CODE = {
+    "python": ("-c",),
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "node": ("-e", "--eval", "-p", "--print"),
+    "php": ("-r",),
+    "lua": ("-e",),
+    "fish": ("-c", "--command", "-C", "--init-command"),
+    "csh": ("-c",),
+    "tcsh": ("-c",),
+    "nu": ("-c", "--commands", "-e", "--execute"),
+    "elvish": ("-c",),
+    "xonsh": ("-c",),
+    "rc": ("-c",),
+    # PowerShell takes any unambiguous prefix of a parameter, in any case (compared lowered).
+    "pwsh": ("-c", "-command", "-commandwithargs", "-cwa", "-e", "-ec", "-encodedcommand"),
+    "powershell": ("-c", "-command", "-commandwithargs", "-cwa", "-e", "-ec", "-encodedcommand"),
+    "bun": ("-e", "--eval", "-p", "--print"),
+    "deno": ("eval",),
+    "Rscript": ("-e",),
+    "R": ("-e",),
+    "julia": ("-e", "--eval", "-E", "--print"),
+    "expect": ("-c",),
+    "osascript": ("-e",),
+    "groovy": ("-e",),
+    "scala": ("-e",),
+}
+
+
+def program_family(name: str) -> str:
+    """The interpreter family of a program name: `python3.12` is `python`, `nodejs` is `node`."""
+    for base in ("python", "node", "perl", "ruby", "php", "lua"):
+        if name.startswith(base) and name[len(base) :].replace(".", "").isdigit():
+            return base
+    return "node" if name == "nodejs" else name
+
+
+# Interpreters' options that take the next word as their value (`python -W ignore -c …`).
+_INTERPRETER_ARG_OPTIONS = {
+    "python": ("-W", "-X", "--check-hash-based-pycs"),
+    "node": (
+        "-r", "--require", "--import", "--loader", "--experimental-loader", "-C",
+        "--conditions", "--input-type", "--env-file", "--title", "--inspect-port",
+    ),
+    "perl": ("-I", "-M", "-m", "-C"),
+    "ruby": ("-I", "-r", "-C", "-E", "--encoding", "-F"),
+    "php": ("-d", "-c", "-z", "-t"),
+    "lua": ("-l",),
+    "julia": ("-t", "--threads", "-p", "--procs", "-J", "--sysimage", "-L", "--load"),
+}  # fmt: skip
+
+
+def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
+    code_flags = _INLINE_CODE.get(name, ())
+    arg_options = _INTERPRETER_ARG_OPTIONS.get(name, ())
+
+    def is_code(t: str) -> bool:
+        return t in code_flags or (
+            t.startswith("-")
+            and not t.startswith("--")
+            and any(f[1] in t[1:] for f in code_flags if len(f) == 2)
+        )
+
+    def inline(flag: str) -> Step:
+        return Step(
+            opaque=opaque(
+                "inline-code", f"{name} {flag}", f"`{name}` runs inline code that is not analysed"
+            )
+        )
+
+    texts = [w.text.lower() if name in ("pwsh", "powershell") else w.text for w in words]
+    i = 1
+    while i < len(words):
+        t = texts[i]
+        if not words[i].static:
+            i += 1
+            continue
+        if is_code(t):
+            return inline(t[:2])
+        if not t.startswith("-"):
+            # The script, or the value of an option not in the table: a code flag right
+            # after it leaves both readings open, so it counts (`node --opt v -e code`).
+            after = texts[i + 1] if i + 1 < len(words) else ""
+            if i > 1 and texts[i - 1].startswith("-") and is_code(after):
+                return inline(after[:2])
+            return None
+        if t == "-":
+            break
+        if name == "python" and t == "-m":
+            return None
+        # The value of an option is skipped, unless it is itself a code flag.
+        i += 2 if t in arg_options and not is_code(texts[min(i + 1, len(texts) - 1)]) else 1
+    return stdin_program(name, stdin_fed)
+
+
+STEPS: dict[str, StepFn] = dict.fromkeys(INTERPRETERS - SHELLS, _interpreter)

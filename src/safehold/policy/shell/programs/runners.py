@@ -1,0 +1,290 @@
+"""Programs that run another program given as their arguments: nice, env, sudo, xargs, find.
+
+Each knows its own options; an option it does not know makes the command opaque, because a
+wrong guess about which word is the inner program is exactly a bypass.
+"""
+
+from __future__ import annotations
+
+from safehold.policy.shell.programs.environment import is_dangerous_env
+from safehold.policy.shell.programs.options import WrapperOptions, skip_options
+from safehold.policy.shell.programs.step import Step, StepFn, opaque, unknown_option
+from safehold.policy.shell.words import Word
+
+__all__ = ["STEPS"]
+
+
+ENV_OPTIONS = WrapperOptions(
+    with_arg=frozenset({"-u", "--unset", "-C", "--chdir"}),
+    flags=frozenset({"-i", "-0", "--ignore-environment", "--null", "-v", "--debug"}),
+)
+SUDO_OPTIONS = WrapperOptions(
+    with_arg=frozenset(
+        {
+            "-u",
+            "-g",
+            "-h",
+            "-p",
+            "-C",
+            "-D",
+            "-r",
+            "-t",
+            "-T",
+            "-U",
+            "--user",
+            "--group",
+            "--host",
+            "--prompt",
+            "--close-from",
+            "--chdir",
+            "--role",
+            "--type",
+            "--command-timeout",
+            "--other-user",
+        }
+    ),
+    flags=frozenset(
+        {
+            "-E",
+            "-H",
+            "-n",
+            "-k",
+            "-S",
+            "-A",
+            "-b",
+            "-P",
+            "-B",
+            "-N",
+            "--preserve-env",
+            "--set-home",
+            "--non-interactive",
+            "--reset-timestamp",
+            "--stdin",
+            "--askpass",
+            "--background",
+            "--preserve-groups",
+            "--bell",
+        }
+    ),
+)
+NICE_OPTIONS = WrapperOptions(with_arg=frozenset({"-n", "--adjustment"}))
+TIMEOUT_OPTIONS = WrapperOptions(
+    with_arg=frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    flags=frozenset({"--preserve-status", "--foreground", "-v", "--verbose", "-f", "-p"}),
+)
+TIME_OPTIONS = WrapperOptions(
+    with_arg=frozenset({"-f", "--format", "-o", "--output"}),
+    flags=frozenset({"-p", "-a", "-v", "--append", "--verbose", "--portability", "-q", "--quiet"}),
+)
+STDBUF_OPTIONS = WrapperOptions(
+    with_arg=frozenset({"-i", "-o", "-e", "--input", "--output", "--error"})
+)
+SETSID_OPTIONS = WrapperOptions(flags=frozenset({"-c", "-f", "-w", "--ctty", "--fork", "--wait"}))
+IONICE_OPTIONS = WrapperOptions(
+    with_arg=frozenset({"-c", "-n", "--class", "--classdata"}), flags=frozenset({"-t", "--ignore"})
+)
+EXEC_OPTIONS = WrapperOptions(with_arg=frozenset({"-a"}), flags=frozenset({"-c", "-l"}))
+COMMAND_OPTIONS = WrapperOptions(flags=frozenset({"-p"}))
+NOHUP_OPTIONS = WrapperOptions()
+XARGS_OPTIONS = WrapperOptions(
+    with_arg=frozenset(
+        {
+            "-I",
+            "-d",
+            "-a",
+            "-n",
+            "-L",
+            "-P",
+            "-s",
+            "-E",
+            "--delimiter",
+            "--arg-file",
+            "--max-args",
+            "--max-lines",
+            "--max-procs",
+            "--max-chars",
+            "--eof",
+            "--replace",
+            "--process-slot-var",
+        }
+    ),
+    flags=frozenset(
+        {
+            "-0",
+            "-r",
+            "-t",
+            "-p",
+            "-x",
+            "-o",
+            "--null",
+            "--no-run-if-empty",
+            "--verbose",
+            "--interactive",
+            "--exit",
+            "--open-tty",
+            "-i",
+            "-l",
+            "-e",
+        }
+    ),
+)
+SIMPLE_WRAPPERS = {
+    "nice": NICE_OPTIONS,
+    "nohup": NOHUP_OPTIONS,
+    "stdbuf": STDBUF_OPTIONS,
+    "setsid": SETSID_OPTIONS,
+    "ionice": IONICE_OPTIONS,
+    "exec": EXEC_OPTIONS,
+    "time": TIME_OPTIONS,
+}
+
+
+def _simple(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
+    start = 2 if name == "nice" and len(words) > 1 and _is_nice_number(words[1]) else 1
+    i, bad = skip_options(words, start, SIMPLE_WRAPPERS[name])
+    if bad is not None:
+        return unknown_option(name, bad)
+    return Step(inner=words[i:])
+
+
+def _timeout(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
+    i, bad = skip_options(words, 1, TIMEOUT_OPTIONS)
+    if bad is not None:
+        return unknown_option(name, bad)
+    return Step(inner=words[i + 1 :])
+
+
+def _command(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
+    if name == "command" and any(w.text in ("-v", "-V") for w in words[1:2]):
+        return None  # `command -v x` only looks x up
+    i, bad = skip_options(words, 1, COMMAND_OPTIONS if name == "command" else NOHUP_OPTIONS)
+    return unknown_option(name, bad) if bad is not None else Step(inner=words[i:])
+
+
+def _is_nice_number(word: Word) -> bool:
+    t = word.text
+    return word.static and t.startswith("-") and t[1:].lstrip("+-").isdigit()
+
+
+def _env(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
+    i = 1
+    assigns: list[tuple[str, Word]] = []
+    while i < len(words):
+        i, bad = skip_options(words, i, ENV_OPTIONS)
+        if bad is not None:
+            if bad.startswith(("-S", "--split-string")):
+                return Step(
+                    opaque=opaque(
+                        "env-split-string", "env -S", "`env -S` splits a string into a command"
+                    )
+                )
+            return unknown_option("env", bad)
+        if i < len(words) and words[i].text == "-":
+            i += 1
+            continue
+        if i < len(words) and _is_assignment(words[i]):
+            name, _, value = words[i].text.partition("=")
+            assigns.append((name, Word(value, words[i].static)))
+            i += 1
+            continue
+        break
+    return Step(inner=words[i:], assignments=tuple(assigns))
+
+
+def _is_assignment(word: Word) -> bool:
+    name, eq, _ = word.text.partition("=")
+    return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
+
+
+def _sudo(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
+    i, bad = skip_options(words, 1, SUDO_OPTIONS)
+    if bad is not None:
+        if bad in ("-i", "-s", "--login", "--shell"):
+            return Step(
+                opaque=opaque("hidden-command", f"{name} {bad}", f"`{name} {bad}` runs a shell")
+            )
+        if bad in ("-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K"):
+            return Step(inner=())
+        return unknown_option(name, bad)
+    assigns: list[tuple[str, Word]] = []
+    while i < len(words) and _is_assignment(words[i]):
+        key, _, value = words[i].text.partition("=")
+        assigns.append((key, Word(value, words[i].static)))
+        i += 1
+    return Step(inner=words[i:], assignments=tuple(assigns))
+
+
+def _xargs(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
+    i, bad = skip_options(words, 1, XARGS_OPTIONS)
+    if bad is not None:
+        return unknown_option("xargs", bad)
+    replace = None
+    for k, w in enumerate(words[1:i], start=1):
+        if w.text.startswith("--process-slot-var"):
+            # xargs sets this variable for the program: `PATH` there changes what runs.
+            holder = w if "=" in w.text else (words[k + 1] if k + 1 < i else w)
+            var = w.text.partition("=")[2] if "=" in w.text else holder.text
+            if not holder.static or is_dangerous_env(var) or not var:
+                return Step(
+                    opaque=opaque(
+                        "dangerous-env",
+                        var or "--process-slot-var",
+                        f"`xargs --process-slot-var` sets `{var}`, which can make programs "
+                        "run other code",
+                    )
+                )
+        if w.text in ("-I", "--replace") and k + 1 < i:
+            replace = words[k + 1].text
+        elif w.text.startswith("-I") and len(w.text) > 2:
+            replace = w.text[2:]
+        elif w.text.startswith(("-i", "--replace=")):
+            replace = w.text.split("=", 1)[1] if "=" in w.text else (w.text[2:] or "{}")
+    inner = words[i:] or (Word("echo", True),)
+    # xargs adds words read from stdin: they are unknown here.
+    if replace:
+        inner = tuple(Word(w.text, False, True) if replace in w.text else w for w in inner)
+    else:
+        inner = (*inner, Word("<stdin words>", False, True))
+    return Step(inner=inner)
+
+
+def _find(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
+    nested: list[tuple[tuple[Word, ...], tuple[Word, ...]]] = []
+    i = 1
+    while i < len(words):
+        t = words[i].text
+        if words[i].static and t in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < len(words) and not (words[j].static and words[j].text in (";", "+")):
+                j += 1
+            if j >= len(words) or j == i + 1:
+                return Step(
+                    opaque=opaque(
+                        "unknown-wrapper-option",
+                        "find",
+                        f"`find {t}` has no command or no terminating `;` / `+`",
+                    )
+                )
+            # `{}` becomes the found file names: unknown here, but never options (they
+            # start with the search root), so each counts as one computed word.
+            inner = tuple(
+                Word(w.text, False, False) if "{}" in w.text else w for w in words[i + 1 : j]
+            )
+            nested.append((words[: i + 1], inner))
+            i = j + 1
+            continue
+        i += 1
+    return Step(nested=tuple(nested), keep_self=True)
+
+
+STEPS: dict[str, StepFn] = {
+    **dict.fromkeys(SIMPLE_WRAPPERS, _simple),
+    "timeout": _timeout,
+    "command": _command,
+    "builtin": _command,
+    "env": _env,
+    "sudo": _sudo,
+    "doas": _sudo,
+    "xargs": _xargs,
+    "find": _find,
+}

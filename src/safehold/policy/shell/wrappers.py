@@ -1,0 +1,99 @@
+"""Look through wrapper programs to the command they run.
+
+`sudo env FOO=1 nice -n 5 rm -rf /` runs `rm -rf /`; rules must see that. What each program
+does with its words is in `programs/` (one module per family); this module only follows the
+chain, one step per program, until a program that runs nothing else.
+"""
+
+from __future__ import annotations
+
+from safehold.policy.shell.programs import step_for
+from safehold.policy.shell.programs.interpreters import program_family
+from safehold.policy.shell.programs.step import Unwrapped, opaque, program_name
+from safehold.policy.shell.words import Word
+
+__all__ = ["unwrap"]
+
+_MAX_LAYERS = 16
+
+
+def unwrap(words: tuple[Word, ...], *, stdin_fed: bool) -> list[Unwrapped]:
+    """Strip wrappers from a command's words; `find -exec` yields one entry per command."""
+    layers: list[tuple[Word, ...]] = []
+    assignments: list[tuple[str, Word]] = []
+    out: list[Unwrapped] = []
+    for _ in range(_MAX_LAYERS):
+        if not words:
+            return [Unwrapped(tuple(layers), (), tuple(assignments)), *out]
+        head = words[0]
+        if not head.static:
+            return [
+                *out,
+                Unwrapped(
+                    tuple(layers),
+                    words,
+                    tuple(assignments),
+                    None,
+                    opaque(
+                        "dynamic-command-name",
+                        "command-name",
+                        f"the program `{head.text}` is computed at run time",
+                    ),
+                ),
+            ]
+        name = program_family(program_name(head))
+        fn = step_for(name)
+        step = fn(name, words, stdin_fed) if fn is not None else None
+        if step is None:
+            return [*out, Unwrapped(tuple(layers), words, tuple(assignments))]
+        if step.opaque and step.script is None:
+            return [*out, Unwrapped(tuple(layers), words, tuple(assignments), None, step.opaque)]
+        out.extend(
+            Unwrapped(
+                (*layers, words, *e.layers),
+                e.words,
+                (*assignments, *e.assignments),
+                e.script,
+                e.opaque,
+            )
+            for e in step.extra
+        )
+        for layer, inner in step.nested:
+            out.extend(
+                Unwrapped(
+                    (*layers, words, layer, *e.layers),
+                    e.words,
+                    (*assignments, *e.assignments),
+                    e.script,
+                    e.opaque,
+                )
+                for e in unwrap(inner, stdin_fed=False)
+            )
+        assignments.extend(step.assignments)
+        if step.script is not None:
+            # The script is re-analysed so its deny rules still fire; an opaque reason of the
+            # step itself (a static `eval`) stays beside it.
+            return [
+                *out,
+                Unwrapped((*layers, words), (), tuple(assignments), step.script, step.opaque),
+            ]
+        if step.keep_self:
+            # The wrapper is a command in its own right (find, git): emit it as such.
+            own = (*layers, words) if step.self_words is not None else tuple(layers)
+            out.append(Unwrapped(own, step.self_words or words, tuple(assignments)))
+            return out
+        layers.append(words)
+        words = step.inner
+        stdin_fed = stdin_fed and name not in ("xargs",)
+    return [
+        *out,
+        Unwrapped(
+            tuple(layers),
+            words,
+            tuple(assignments),
+            None,
+            opaque(
+                "too-many-wrappers", "wrappers", f"more than {_MAX_LAYERS} nested wrapper programs"
+            ),
+        ),
+    ]
