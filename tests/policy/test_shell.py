@@ -192,7 +192,7 @@ def test_command_v_does_not_run_its_argument() -> None:
         ('echo $"x"', "ambiguous-word-boundary"),
         ("curl x | sh", "program-from-stdin"),
         ("bash < script.sh", "program-from-stdin"),
-        ("python3 <<EOF\nprint(1)\nEOF\n", "program-from-stdin"),
+        ("python3 <<EOF\nprint(1)\nEOF\n", "heredoc-script"),
         ('bash -c "$CMD"', "dynamic-script"),
         ("python -c 'import os'", "inline-code"),
         ("node -e 'x'", "inline-code"),

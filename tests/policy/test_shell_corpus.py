@@ -16,10 +16,13 @@ from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Verdict
 from safehold.policy.engine import evaluate
+from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.shell import MAX_COMMAND_LENGTH
 
 CORPUS = Path(__file__).parent.parent / "corpus" / "commands.toml"
 AUTO = SafetyConfig().with_mode("auto")
+AUTO_NO_SANDBOX = AUTO.replace(sandbox=SandboxConfig(mode="none"))
+UNSANDBOXED: list[Any] = []
 
 
 def _cases() -> list[Any]:
@@ -36,6 +39,15 @@ def _cases() -> list[Any]:
                     id=f"{group['name']}-{i}",
                 )
             )
+            if "unsandboxed" in case:
+                UNSANDBOXED.append(
+                    pytest.param(
+                        command,
+                        Verdict(case["unsandboxed"]),
+                        tuple(case.get("unsandboxed_codes", ())),
+                        id=f"{group['name']}-{i}-unsandboxed",
+                    )
+                )
     return out
 
 
@@ -83,3 +95,19 @@ def test_corpus_case(
     got = {r.code for r in decision.reasons}
     assert decision.verdict is verdict, decision.reasons
     assert set(codes) <= got, decision.reasons
+
+
+@pytest.mark.parametrize(("command", "verdict", "codes"), UNSANDBOXED)
+def test_corpus_case_without_the_sandbox(
+    command: str, verdict: Verdict, codes: tuple[str, ...], workspace: Path, home: Path
+) -> None:
+    call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+    decision = evaluate(AUTO_NO_SANDBOX, call, workspace=str(workspace))
+    got = {r.code for r in decision.reasons}
+    assert decision.verdict is verdict, decision.reasons
+    assert set(codes) <= got, decision.reasons
+
+
+def test_every_sandbox_dependent_case_asks_without_the_sandbox() -> None:
+    assert len(UNSANDBOXED) >= 15
+    assert all(c.values[1] is not Verdict.ALLOW for c in UNSANDBOXED)

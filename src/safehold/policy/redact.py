@@ -47,8 +47,10 @@ _AUTH_HEADER = re.compile(
     r"(?:(bearer|basic|token|digest)\s+)?([^\s'\"\\,;]+)"
 )
 _BEARER = re.compile(r"(?i)(\bbearer\s+)(?!\[REDACTED\])([A-Za-z0-9._~+/=-]{8,})")
+# The scheme starts where a run of scheme characters starts (not at `\b`, which also holds
+# after every `.`, `+` or `-` inside the run and made the search quadratic on `a.a.a…`).
 _URL_PASSWORD = re.compile(
-    r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]+:)(?!\[REDACTED\])([^\s@/'\"]+)(@)"
+    r"((?<![a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]+:)(?!\[REDACTED\])([^\s@/'\"]+)(@)"
 )
 _TOKEN_SHAPES = re.compile(
     r"\b(?:"

@@ -19,11 +19,18 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from safehold.policy.decision import Reason
+from safehold.policy.shell.heredocs import (
+    MAX_HEREDOC_LENGTH,
+    code_text,
+    data_bodies,
+    quote_lone_dashes,
+)
 from safehold.policy.shell.parse import (
     SHELL_KEYWORDS,
     RawCommand,
@@ -34,12 +41,16 @@ from safehold.policy.shell.parse import (
     walk_script,
 )
 from safehold.policy.shell.programs.environment import is_dangerous_env
+from safehold.policy.shell.programs.interpreters import program_family
+from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import Unwrapped, program_name
 from safehold.policy.shell.words import Word
 from safehold.policy.shell.wrappers import unwrap
 
 __all__ = [
     "MAX_COMMAND_LENGTH",
+    "MAX_HEREDOC_LENGTH",
+    "MAX_INPUT_LENGTH",
     "Redirect",
     "ShellAnalysis",
     "SimpleCommand",
@@ -49,7 +60,11 @@ __all__ = [
 ]
 
 MAX_COMMAND_LENGTH = 10_000
-"""Longer commands are opaque: nobody reviews them, and parse time grows with length."""
+"""Longer commands are opaque: nobody reviews them, and parse time grows with length.
+
+Quoted heredoc bodies (data, see `heredocs`) do not count: they may add `MAX_HEREDOC_LENGTH`."""
+MAX_INPUT_LENGTH = MAX_COMMAND_LENGTH + MAX_HEREDOC_LENGTH
+"""Longer input is an immediate ASK (`input-too-large`), before any parsing."""
 MAX_ARGV_WORDS = 4096
 """Longer argv lists are opaque (checked before the list is copied)."""
 MAX_SCRIPT_DEPTH = 3
@@ -60,6 +75,7 @@ _READ_OPS = frozenset({"<", "<&"})
 # Harmless device files: redirecting to them touches no file the policy guards.
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _ALLOWED_CONTROL = frozenset("\t\n")
+_STDIN_REDIRECTS = frozenset({"<", "<<", "<<-", "<<<", "<>", "<&"})
 _RESERVED = SHELL_KEYWORDS | {"[[", "]]", "((", "))", "(", ")", "coproc", "time"}
 # Builtins that take a variable name or an arithmetic expression as an argument: bash
 # evaluates an array subscript there, so `read 'a[$(cmd)]'` runs `cmd`.
@@ -121,6 +137,9 @@ class ShellAnalysis:
     fork_bombs: tuple[str, ...] = ()
     dynamic_redirects: bool = False
     scripts: tuple[str, ...] = ()
+    code: tuple[str, ...] = ()
+    """Visible code no analysis reads (inline `python -c` code, heredoc scripts): allowed in
+    auto mode only inside the sandbox, and scanned for denied paths (docs/decisions.md)."""
 
 
 def _reason(code: str, rule: str, message: str) -> Reason:
@@ -132,6 +151,16 @@ def _show(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _too_large(text: str) -> Reason | None:
+    if len(text) <= MAX_INPUT_LENGTH:
+        return None
+    return _reason(
+        "input-too-large",
+        "max-input",
+        f"the command is {len(text)} characters long; over {MAX_INPUT_LENGTH} is not read",
+    )
+
+
 def _guard(text: str) -> Reason | None:
     if len(text) > MAX_COMMAND_LENGTH:
         return _reason(
@@ -140,7 +169,8 @@ def _guard(text: str) -> Reason | None:
             f"the command is {len(text)} characters long; over {MAX_COMMAND_LENGTH} "
             "is not analysed",
         )
-    for ch in text:
+    plain = text.isascii() and text.replace("\t", "").replace("\n", "").isprintable()
+    for ch in () if plain else text:  # the per-character check only for unusual text
         if ch in _ALLOWED_CONTROL or (" " <= ch < "\x7f"):
             continue
         cat = unicodedata.category(ch)
@@ -169,6 +199,10 @@ class _Acc:
     fork_bombs: list[str]
     scripts: list[str]
     dynamic_redirects: bool = False
+    code: list[str] = field(default_factory=list)
+    # Heredoc bodies bash passes unexpanded (quoted, verified): a program reading one on
+    # stdin reads exactly this text.
+    static_bodies: set[str] = field(default_factory=set)
 
     def add_opaque(self, reason: Reason) -> None:
         if reason not in self.opaque:
@@ -207,9 +241,9 @@ def _analyze_safely(command: object) -> ShellAnalysis:
 def _analyze(command: object) -> ShellAnalysis:
     acc = _Acc([], [], [], [], [])
     if isinstance(command, str):
-        guard = _guard(command)
-        if guard is not None:
-            return ShellAnalysis(opaque=(guard,))
+        too_large = _too_large(command)
+        if too_large is not None:
+            return ShellAnalysis(opaque=(too_large,))
         if not command.strip():
             return ShellAnalysis(
                 opaque=(_reason("empty-command", "command", "the command is empty"),)
@@ -271,6 +305,7 @@ def _analyze(command: object) -> ShellAnalysis:
         fork_bombs=tuple(acc.fork_bombs),
         dynamic_redirects=acc.dynamic_redirects,
         scripts=tuple(acc.scripts),
+        code=tuple(dict.fromkeys(acc.code)),
     )
 
 
@@ -282,14 +317,27 @@ def _analyze_script(
     layers: tuple[tuple[Word, ...], ...],
     assigns: tuple[tuple[str, Word], ...],
 ) -> tuple[tuple[str, ...], ...]:
-    if depth > 0:
-        guard = _guard(text)
-        if guard is not None:
-            acc.add_opaque(guard)
-            return ()
-    acc.scripts.append(text)
+    too_large = _too_large(text)
+    if too_large is not None:
+        acc.add_opaque(too_large)
+        return ()
     src = text.encode("utf-8", "surrogatepass")
     root = parse_tree(src)
+    dashed = quote_lone_dashes(root, src)
+    if dashed is not None:  # `python - <<'PY'`: keep the `-` the parser dropped
+        src = dashed
+        text = src.decode("utf-8", "surrogatepass")
+        root = parse_tree(src)
+    # Quoted heredoc bodies are data: the guards and the second parser read the rest.
+    bodies = data_bodies(root, src)
+    code = code_text(text, src, bodies)
+    guard = _guard(code)
+    if guard is None and "\x00" in text:
+        guard = _reason("control-character", "input-guard", "the command contains a NUL")
+    if guard is not None:
+        acc.add_opaque(guard)
+        return ()
+    acc.scripts.append(code)
     if root.has_error:
         acc.add_opaque(
             _reason("unparseable", "parser", f"`{_show(text)}` is not valid bash syntax")
@@ -306,6 +354,10 @@ def _analyze_script(
         )
         return ()
     walk = walk_script(root, src)
+    # A body the verified quoted set holds as often as the walk saw it is static text.
+    quoted = Counter(src[b.start : b.end].decode("utf-8", "replace") for b in bodies)
+    seen = Counter(r.heredoc for r in walk.redirects if r.heredoc is not None)
+    acc.static_bodies.update(t for t, n in quoted.items() if seen[t] == n)
     for code, rule, message in walk.opaque:
         acc.add_opaque(_reason(code, rule, message))
     if walk.saw_arithmetic and walk.saw_quoted_code:
@@ -392,7 +444,12 @@ def _emit(
     if not raw.words:
         return
     for entry in unwrap(raw.words, stdin_fed=raw.stdin_fed):
+        acc.code.extend(entry.code)
         for code, rule, message in entry.opaque:
+            if code == "program-from-stdin" and _stdin_script(
+                raw, entry, acc, depth=depth, layers=layers, assigns=assigns
+            ):
+                continue
             acc.add_opaque(_reason(code, rule, message))
         _check_assignments(entry.assignments, acc)
         if entry.script is not None:
@@ -439,6 +496,64 @@ def _emit(
         _check_subscript_code(entry.words, acc)
         if entry.words or entry.layers:
             acc.commands.append(_simple(entry, raw, layers, assigns))
+
+
+def _stdin_body(raw: RawCommand, acc: _Acc) -> str | None:
+    """The program text a command reads on stdin when a static heredoc or herestring gives it."""
+    last = None
+    for r in raw.redirects:
+        if r.op in _STDIN_REDIRECTS and r.fd in (None, "0"):
+            last = r  # the last redirection of stdin wins, over a pipe too
+    if last is None:
+        return None
+    if last.op == "<<<":
+        return last.target.text if last.target is not None and last.target.static else None
+    body = last.heredoc
+    if last.op not in ("<<", "<<-") or body is None:
+        return None
+    if body in acc.static_bodies or not any(ch in body for ch in "$`\\"):
+        return body
+    return None  # an unquoted body expands `$(...)`: computed code
+
+
+def _stdin_script(
+    raw: RawCommand,
+    entry: Unwrapped,
+    acc: _Acc,
+    *,
+    depth: int,
+    layers: tuple[tuple[Word, ...], ...],
+    assigns: tuple[tuple[str, Word], ...],
+) -> bool:
+    """Handle a program reading its code from a visible heredoc; False if it is not one.
+
+    A shell's heredoc script is read like `sh -c SCRIPT`; another interpreter's is visible
+    code no analysis reads (`heredoc-script`), judged as the agent's own script file.
+    """
+    body = _stdin_body(raw, acc)
+    if body is None or not entry.words:
+        return False
+    name = program_family(program_name(entry.words[0]))
+    if name in SHELLS:
+        if depth >= MAX_SCRIPT_DEPTH:
+            return False
+        _analyze_script(
+            body,
+            acc,
+            depth=depth + 1,
+            layers=(*layers, *entry.layers, entry.words),
+            assigns=(*assigns, *raw.assignments, *entry.assignments),
+        )
+        return True
+    acc.code.append(body)
+    acc.add_opaque(
+        _reason(
+            "heredoc-script",
+            name,
+            f"`{name}` runs the program in a heredoc, which is not analysed",
+        )
+    )
+    return True
 
 
 def _check_subscript_code(words: tuple[Word, ...], acc: _Acc) -> None:

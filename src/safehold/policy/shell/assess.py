@@ -28,13 +28,19 @@ from safehold.policy._globs import expand_braces, expand_globs, has_expansion
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Reason, Verdict
 from safehold.policy.grants import command_grant_key
-from safehold.policy.paths import list_directory
+from safehold.policy.paths import PathCheck, list_directory
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.rules import CompiledRules, compile_rules
+from safehold.policy.shell.sandboxed import (
+    SANDBOXED_CODE,
+    code_paths,
+    private_scratch,
+    runs_sandboxed,
+)
 from safehold.policy.shell.words import Word
 
 if TYPE_CHECKING:
@@ -92,14 +98,18 @@ class _Findings:
 def _assess(command: object, config: SafetyConfig, policy: CompiledPolicy) -> CommandAssessment:
     analysis = analyze(command)  # type: ignore[arg-type]  # analyze accepts any object
     found = _Findings([], [])
+    sandboxed = runs_sandboxed(config)
     for reason in analysis.opaque:
+        if sandboxed and reason.code in SANDBOXED_CODE:
+            continue  # the agent's own code, run in the sandbox: like `python script.py`
         found.add(found.deny if reason.code in _INVALID else found.ask, reason)
     if analysis.opaque:
         found.grantable = False
     for reason in hazards(analysis):
         found.add(found.deny, reason)
     allow_reasons = _apply_rules(analysis, config, found, policy)
-    _check_paths(analysis, policy, found)
+    _check_paths(analysis, policy, found, config)
+    _check_code(analysis, policy, found)
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
     if found.deny:
         return CommandAssessment(Verdict.DENY, _sorted(found.deny), key, False)
@@ -350,7 +360,9 @@ def _spellings(path: str, dirs: list[str]) -> list[str]:
     return [path, *(posixpath.join(d, path) for d in dirs)]
 
 
-def _check_paths(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings) -> None:
+def _check_paths(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, config: SafetyConfig
+) -> None:
     dirs, unknown_cd = _cd_dirs(analysis)
     if unknown_cd:
         found.add(
@@ -390,6 +402,8 @@ def _check_paths(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findin
             found.grantable = False
         for spelling in _spellings(r.target, dirs):
             check = policy.check_path(spelling, r.access)
+            if r.access == "write" and private_scratch(r.target, config, policy.home):
+                check = _without_outside(check)
             if check.verdict is Verdict.DENY:
                 for reason in check.reasons:
                     found.add(found.deny, _redirect_reason(r.op, reason))
@@ -397,10 +411,12 @@ def _check_paths(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findin
                 for reason in check.reasons:
                     found.add(found.ask, _redirect_reason(r.op, reason))
                 found.grantable = False  # grants never lift a protected-path ASK
-    seen: set[str] = set()
+    seen: set[str] = set(analysis.code)  # code is not a path: `_check_code` reads it
     for cmd in analysis.commands:
         # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths.
         for word in (*(w for layer in cmd.wrapper_words for w in layer), *cmd.words):
+            if word.text in seen:
+                continue
             for candidate in _path_candidates(word):
                 if candidate not in seen:
                     seen.add(candidate)
@@ -514,3 +530,32 @@ def _exists(policy: CompiledPolicy, path: str) -> bool:
         return os.path.lexists(full)
     except (OSError, ValueError):
         return True  # cannot tell: check it as a path
+
+
+def _without_outside(check: PathCheck) -> PathCheck:
+    """`check` without its outside-the-roots reason (a write into the private /tmp)."""
+    reasons = tuple(r for r in check.reasons if r.code != "path-outside-allowed")
+    if len(reasons) == len(check.reasons):
+        return check
+    verdict = Verdict.ALLOW
+    if any(r.code == "path-protected" for r in reasons):
+        verdict = Verdict.ASK
+    if any(r.code != "path-protected" for r in reasons):
+        verdict = Verdict.DENY
+    return PathCheck(verdict, reasons, check.canonical)
+
+
+def _check_code(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings) -> None:
+    """Deny when visible code the analysis cannot read names a denied path.
+
+    `python -c "open('/home/u/.ssh/id_rsa')"` is allowed only as the agent's own code in
+    the sandbox; a denied path spelled in that code is denied like any other argument.
+    """
+    dirs, _ = _cd_dirs(analysis)
+    for code in analysis.code:
+        for word in code_paths(code):
+            for spelling in _spellings(word, dirs):
+                for reason in policy.check_denied(spelling):
+                    if reason.code == "path-denied":
+                        message = f"code given to the command names a denied path: {reason.message}"
+                        found.add(found.deny, Reason(reason.code, reason.rule, message))

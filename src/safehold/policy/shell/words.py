@@ -19,7 +19,6 @@ __all__ = ["Word", "decode_ansi_c", "evaluate_word"]
 # Characters that make an unquoted word a glob pattern.
 _GLOB = re.compile(r"[*?\[]")
 # Brace expansion: `{a,b}` or `{1..3}`; a lone `{}` (find -exec) is literal to bash.
-_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 _TILDE = re.compile(r"(^|[=:])~")
 _DYNAMIC_NODES = frozenset(
     {
@@ -57,6 +56,26 @@ class Word:
     splits: bool = False
     # True when the only thing bash computes is a leading `~` / `~/` (the home directory).
     home: bool = False
+
+
+def _brace_expands(text: str) -> bool:
+    """True when `text` holds `{…,…}` or `{…..…}` with no brace inside: a brace expansion.
+
+    One pass, remembering only the innermost open brace (the regex it replaces,
+    `\\{[^{}]*(,|\\.\\.)[^{}]*\\}`, took quadratic time on `{,,,,…`).
+    """
+    open_at = -1  # the last `{` not yet closed by a `}`, with no brace since
+    listed = False  # a `,` or `..` since that `{`
+    for i, ch in enumerate(text):
+        if ch == "{":
+            open_at, listed = i, False
+        elif ch == "}":
+            if open_at >= 0 and listed:
+                return True
+            open_at = -1
+        elif open_at >= 0 and (ch == "," or (ch == "." and i > open_at + 1 and text[i - 1] == ".")):
+            listed = True
+    return False
 
 
 def _unescape_unquoted(raw: str) -> str:
@@ -175,7 +194,7 @@ def evaluate_word(node: Node, src: bytes) -> Word:
             if node.named_child_count != 1:
                 return Word(raw, False, True)
             return evaluate_word(node.named_children[0], src)
-        if kind == "word" and (_unescaped_glob(raw) or _BRACE.search(raw)):
+        if kind == "word" and (_unescaped_glob(raw) or _brace_expands(raw)):
             return Word(_unescape_unquoted(raw), False, True)
         if kind == "word" and _TILDE.search(raw):
             # bash replaces `~` (at the start, or after `=` / `:`) with a home directory.
@@ -224,6 +243,6 @@ def _evaluate_concatenation(node: Node, src: bytes, raw: str) -> Word:
         pos = child.end_byte
     if pos != node.end_byte:
         return Word(raw, False, True)
-    if _BRACE.search("".join(unquoted_raw)):
+    if _brace_expands("".join(unquoted_raw)):
         return Word("".join(texts), False, True)
     return Word("".join(texts), static, splits, home and not splits)

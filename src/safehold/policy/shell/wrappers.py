@@ -47,7 +47,10 @@ def unwrap(words: tuple[Word, ...], *, stdin_fed: bool) -> list[Unwrapped]:
         if step is None:
             return [*out, Unwrapped(tuple(layers), words, tuple(assignments))]
         if step.opaque and step.script is None:
-            return [*out, Unwrapped(tuple(layers), words, tuple(assignments), None, step.opaque)]
+            return [
+                *out,
+                Unwrapped(tuple(layers), words, tuple(assignments), None, step.opaque, step.code),
+            ]
         out.extend(
             Unwrapped(
                 (*layers, words, *e.layers),

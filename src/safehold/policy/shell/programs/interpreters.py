@@ -68,6 +68,21 @@ _INTERPRETER_ARG_OPTIONS = {
 }  # fmt: skip
 
 
+# Flags after which the interpreter prints something and exits without reading a program
+# (`--version` and `--help` for every interpreter, besides these).
+_NO_PROGRAM = {
+    "python": ("-V", "-VV", "-h", "-?", "--help-env", "--help-xoptions", "--help-all"),
+    "node": ("-v", "-h", "--v8-options"),
+    "perl": ("-v", "-V", "-h"),
+    "ruby": ("-h",),
+    "php": ("-v", "-h", "-i", "-m"),
+    "lua": ("-v",),
+    "deno": ("-V", "-h"),
+    "bun": ("-v", "-h"),
+    "julia": ("-v", "-h"),
+}
+
+
 def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
     code_flags = _INLINE_CODE.get(name, ())
     arg_options = _INTERPRETER_ARG_OPTIONS.get(name, ())
@@ -79,11 +94,17 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
             and any(f[1] in t[1:] for f in code_flags if len(f) == 2)
         )
 
-    def inline(flag: str) -> Step:
+    def inline(at: int) -> Step:
+        t = texts[at]
+        code = words[at + 1].text if at + 1 < len(words) else ""
+        if t not in code_flags:  # a cluster: `-pe CODE`, or the code glued on, `-cCODE`
+            k = next(k for k in range(1, len(t)) if any(f == "-" + t[k] for f in code_flags))
+            code = words[at].text[k + 1 :] or code
         return Step(
             opaque=opaque(
-                "inline-code", f"{name} {flag}", f"`{name}` runs inline code that is not analysed"
-            )
+                "inline-code", f"{name} {t[:2]}", f"`{name}` runs inline code that is not analysed"
+            ),
+            code=(code,),
         )
 
     texts = [w.text.lower() if name in ("pwsh", "powershell") else w.text for w in words]
@@ -94,16 +115,18 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
             i += 1
             continue
         if is_code(t):
-            return inline(t[:2])
+            return inline(i)
         if not t.startswith("-"):
             # The script, or the value of an option not in the table: a code flag right
             # after it leaves both readings open, so it counts (`node --opt v -e code`).
             after = texts[i + 1] if i + 1 < len(words) else ""
             if i > 1 and texts[i - 1].startswith("-") and is_code(after):
-                return inline(after[:2])
+                return inline(i + 1)
             return None
         if t == "-":
             break
+        if t in _NO_PROGRAM.get(name, ()) or t in ("--version", "--help"):
+            return None  # prints a version or help text and exits: no program is read
         if name == "python" and t == "-m":
             return None
         # The value of an option is skipped, unless it is itself a code flag.

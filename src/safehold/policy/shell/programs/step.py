@@ -27,6 +27,8 @@ class Unwrapped:
     # (shell, script) for `bash -c script` / static `eval`: re-analysed by the caller.
     script: tuple[str, str] | None = None
     opaque: Reasons = ()
+    # Visible code no analysis reads (`python -c CODE`): judged as the agent's own script.
+    code: tuple[str, ...] = ()
 
 
 def program_name(word: Word) -> str:
@@ -52,6 +54,9 @@ class Step:
     # (layer, inner words): commands the program runs itself (`find -exec CMD ;`); the
     # unwrapper looks through each in turn, under the given extra wrapper layer.
     nested: tuple[tuple[tuple[Word, ...], tuple[Word, ...]], ...] = ()
+    # Visible code no analysis reads (`python -c CODE`, `perl -pe CODE`), next to its
+    # `inline-code` reason: the assessment scans it for denied paths.
+    code: tuple[str, ...] = ()
 
 
 StepFn = Callable[[str, tuple[Word, ...], bool], Step | None]

@@ -1,0 +1,67 @@
+"""What safehold's sandbox makes safe to allow: the agent's own code, and scratch in /tmp.
+
+The contract (docs/decisions.md, "Code the analysis cannot read"):
+
+- Visible code no analysis reads — `python -c CODE`, `perl -pe CODE`, a heredoc script
+  (`python - <<'PY'`), an editor script — is treated like a script file the agent wrote:
+  in auto mode it is allowed when the command runs in the sandbox (`sandbox.mode =
+  "bwrap"`) and asks otherwise. A path-like word in that code that names a denied path
+  still denies (`code_paths`).
+- Code computed at run time (`$CMD`, `eval "$x"`, a downloaded or decoded script fed to an
+  interpreter) keeps its own reasons, which are not in `SANDBOXED_CODE`: it always asks.
+- The sandbox gives every command a private `/tmp` (a tmpfs, `--tmpfs /tmp` in
+  `adapters/bwrap/_argv.py`): a write there outside the allowed roots lands in that tmpfs,
+  so when the command runs sandboxed it is not an outside-root write (`private_scratch`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from safehold.policy.config import SafetyConfig
+
+__all__ = ["SANDBOXED_CODE", "code_paths", "private_scratch", "runs_sandboxed"]
+
+SANDBOXED_CODE = frozenset({"inline-code", "heredoc-script"})
+"""Opaque reasons that mean "visible code no analysis reads", allowed when sandboxed."""
+
+# Splits code into words at characters no path contains in practice: blanks, quotes,
+# brackets, separators, operators. One character class, so the split is linear.
+_NOT_PATH = re.compile(r"[\s'\"`(),;{}<>|&=+\[\]]+")
+_PRIVATE_TMP = "/tmp"
+
+
+def runs_sandboxed(config: SafetyConfig) -> bool:
+    """True when the config runs commands in safehold's bwrap sandbox."""
+    return config.sandbox.mode == "bwrap"
+
+
+def code_paths(code: str) -> list[str]:
+    """The distinct path-like words in a piece of code (`/x/y`, `~/.ssh/id_rsa`, `./.env`).
+
+    Words are split at quotes and punctuation, so string literals (`open('~/.aws/config')`)
+    and shell words inside code (`system("cat ~/.netrc")`) both yield their paths.
+    """
+    out: dict[str, None] = {}
+    for word in _NOT_PATH.split(code):
+        if word and ("/" in word or word[0] in "~.") and word not in (".", ".."):
+            out[word] = None
+    return list(out)
+
+
+def private_scratch(target: str, config: SafetyConfig, home: str) -> bool:
+    """True when a write to `target`, as the command spells it, lands in the private /tmp.
+
+    Only an absolute `/tmp/…` spelling counts (`../x` from a workspace under /tmp does not:
+    the analysis reads that as the host path it names), and never a path in the home
+    directory, even one that lives under /tmp.
+    """
+    if not runs_sandboxed(config) or not target.startswith(_PRIVATE_TMP + "/"):
+        return False
+    normal = posixpath.normpath(target)
+    home = posixpath.normpath(home)
+    inside_home = normal == home or normal.startswith(home.rstrip("/") + "/")
+    return normal.startswith(_PRIVATE_TMP + "/") and not inside_home
