@@ -319,6 +319,13 @@ class Result:
 def judge(entries: list[Entry], config: SafetyConfig, timeout: float) -> Result:
     """`evaluate` every command in its workspace; a decision past `timeout` is stopped."""
     res = Result()
+    if entries:
+        # Pay the one-time costs (parser set-up, imports, compiled patterns) before timing:
+        # a session decides many commands after its first.
+        warm = ToolCall(
+            "bash", {"command": "cat <<'EOF' > f && python f\nx\nEOF"}, ToolKind.EXECUTE
+        )
+        evaluate(config, warm, workspace=entries[0].ws)
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
         for e in entries:
