@@ -15,13 +15,16 @@ from collections.abc import Sequence
 from hypothesis import strategies as st
 
 from safehold.policy.calls import ToolCall, ToolKind
-from safehold.policy.config import SafetyConfig
+from safehold.policy.config import CommandRule, SafetyConfig
+from safehold.policy.decision import Verdict
 
 __all__ = [
     "NAMES",
     "PATTERN_POOL",
     "configs",
     "deny_patterns",
+    "likely_configs",
+    "likely_tool_calls",
     "names",
     "paths",
     "tool_calls",
@@ -136,6 +139,103 @@ def tool_calls(draw: st.DrawFn, path_strategy: st.SearchStrategy[str] | None = N
         path_args=declared,
     )
 
+
+# -- biased strategies: calls that get past steps 1-2 -------------------------------------
+# `tool_calls()` over the trouble vocabulary is denied about 80% of the time (denied names,
+# paths outside the workspace, read-only), so at CI depth the precedence of grants, hard and
+# soft asks and approval flags is barely reached. These draw mostly from what `make_tree`
+# holds inside the workspace, grantable commands, rules that allow or ask, and `env`.
+
+# Paths inside the `make_tree` workspace: plain files, a symlink staying inside, protected
+# paths (`.git/...` asks on write), a file that does not exist yet.
+LIKELY_PATHS: tuple[str, ...] = (
+    "src/main.py",
+    ".git/config",
+    "a/b/notes.md",
+    "link_in/main.py",
+    ".git/hooks/pre-commit",
+    "new.txt",
+)
+TROUBLE_PATHS: tuple[str, ...] = (".env", "link_out/file.txt", "link_secret", "../outside")
+
+# Commands by what step 3 makes of them under `likely_configs`' rules. ACP `command` + `args`
+# appear as tuples; `git status a;cat ...` is one word to exec and two commands to a shell.
+LIKELY_COMMANDS: dict[str, tuple[str | tuple[str, list[str]], ...]] = {
+    "no-objection": ("cat src/main.py", "ls -la", ("ls", ["-la"]), "git commit -m x"),
+    "rule-allowed": ("git status", "make test", ("git", ["status"]), ("make", ["test"]), "ls"),
+    "two-readings": (("git", ["status", "a;cat src/main.py"]), ("make", ["x;ls -la"])),
+    "rule-asks": ("sudo ls", "git push origin main", ("sudo", ["make"]), "doas ls"),
+    "opaque": ('eval "$X"', "python -c 'print(1)'", "echo hi > .git/hooks/pre-commit"),
+    "denied": ("rm -rf /", "make clean", "cat .env"),
+}
+
+RULE_POOL: tuple[CommandRule, ...] = (
+    CommandRule(pattern="git status *", decision=Verdict.ALLOW),
+    CommandRule(pattern="make *", decision=Verdict.ALLOW),
+    CommandRule(pattern="ls", decision=Verdict.ALLOW),
+    CommandRule(pattern="git push *", decision=Verdict.ASK),
+    CommandRule(pattern="make clean", decision=Verdict.DENY),
+)
+
+
+def likely_paths() -> st.SearchStrategy[str]:
+    """A path inside the workspace of `make_tree`, one time in five one that is denied."""
+    return st.sampled_from((False, False, False, False, True)).flatmap(
+        lambda trouble: st.sampled_from(TROUBLE_PATHS if trouble else LIKELY_PATHS)
+    )
+
+
+@st.composite
+def likely_configs(draw: st.DrawFn) -> SafetyConfig:
+    """A config with random flags, the rules of `RULE_POOL` and maybe more protected paths."""
+    return SafetyConfig(
+        read_only=draw(st.booleans()),
+        require_approval_for_writes=draw(st.booleans()),
+        require_approval_for_execute=draw(st.booleans()),
+        protected_paths=draw(st.lists(st.sampled_from(("src/", "*.md")), max_size=1).map(tuple)),
+        command_rules=RULE_POOL,
+    )
+
+
+_FILE_KINDS = (ToolKind.READ, ToolKind.EDIT, ToolKind.DELETE, ToolKind.MOVE, ToolKind.SEARCH)
+_TOOL_KINDS = (ToolKind.FETCH, ToolKind.OTHER, ToolKind.SWITCH_MODE, ToolKind.THINK)
+
+
+@st.composite
+def likely_tool_calls(draw: st.DrawFn) -> ToolCall:
+    """A file, execute or other tool call that is mostly allowed or asked (see above).
+
+    Half are execute calls, drawn by what step 3 makes of the command, one in three with an
+    `env` argument; file calls always name a path.
+    """
+    shape = draw(st.sampled_from(("execute", "file", "execute", "tool")))
+    arguments: dict[str, object] = {}
+    if shape == "file":
+        kind = draw(st.sampled_from(_FILE_KINDS))
+        arguments["paths"] = draw(st.lists(likely_paths(), min_size=1, max_size=2))
+    elif shape == "tool":
+        kind = draw(st.sampled_from(_TOOL_KINDS))
+        if draw(st.booleans()):
+            arguments["path"] = draw(likely_paths())
+    else:
+        kind = ToolKind.EXECUTE
+        group = draw(st.sampled_from(sorted(LIKELY_COMMANDS)))
+        command = draw(st.sampled_from(LIKELY_COMMANDS[group]))
+        if isinstance(command, tuple):
+            arguments["command"], arguments["args"] = command[0], list(command[1])
+        else:
+            arguments["command"] = command
+        if draw(st.sampled_from((False, False, True))):
+            arguments["env"] = draw(
+                st.sampled_from(({"LD_PRELOAD": "evil.so"}, [{"name": "MAKEFLAGS", "value": "-j"}]))
+            )
+        if draw(st.sampled_from((False, False, False, True))):
+            arguments["cwd"] = draw(st.sampled_from(("src", "a/b", "link_out")))
+    return ToolCall(
+        draw(st.sampled_from(["read_file", "write_file", "bash", "terminal", "mcp_tool"])),
+        arguments,
+        kind,
+    )
 
 def make_tree(root: str) -> str:
     """Build a real tree with symlinks under `root` and return its workspace directory.

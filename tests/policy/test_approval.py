@@ -397,12 +397,34 @@ async def test_the_dialog_is_cancelled_when_its_last_waiter_leaves(
         return ApprovalOutcome.ALLOW_ONCE
 
     g = Gate(policies)
-    tasks = [asyncio.create_task(g.check(SID, edit(ws), waits_forever)) for _ in range(3)]
-    await asyncio.sleep(0.01)
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    await asyncio.wait_for(cancelled.wait(), 2)
+    asked = asyncio.Event()
+
+    async def asks_and_waits(request: ApprovalRequest) -> ApprovalOutcome:
+        asked.set()
+        return await waits_forever(request)
+
+    tasks = [asyncio.create_task(g.check(SID, edit(ws), asks_and_waits)) for _ in range(3)]
+    await asyncio.wait_for(asked.wait(), 10)  # a hang guard, not a measurement
+    await _settle()  # every waiter has joined the one dialog
+    # Two of three waiters leave, one at a time: the dialog keeps running for the last one.
+    for leaving in tasks[:2]:
+        leaving.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await leaving
+        await _settle()
+        assert not cancelled.is_set(), "a waiter left and the dialog was cancelled for all"
+    assert not tasks[2].done()
+    # The last waiter leaves: now, and only now, the dialog itself is cancelled.
+    tasks[2].cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await tasks[2]
+    await asyncio.wait_for(cancelled.wait(), 10)
+
+
+async def _settle() -> None:
+    """Let every ready task run (a cancellation lands within a few loop iterations)."""
+    for _ in range(20):
+        await asyncio.sleep(0)
 
 
 async def test_a_finished_dialog_is_never_joined(policies: SessionPolicies, ws: Path) -> None:

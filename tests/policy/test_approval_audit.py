@@ -45,18 +45,42 @@ def edit(ws: Path) -> ToolCall:
     return ToolCall("write_file", {"path": str(ws / "a.txt"), "content": "x"}, ToolKind.EDIT, "c1")
 
 
-async def test_one_record_per_decision_with_every_field(tmp_path: Path) -> None:
+class SteppedClock:
+    """A monotonic clock that moves only when the test says so (no timing in tests)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+async def test_one_record_per_decision_with_every_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The person takes exactly 1.5 s on the stepped clock: the record's latency is that wait,
+    # measured from the question to the answer.
+    from safehold.policy import approval as approval_mod
+
+    clock = SteppedClock()
+    monkeypatch.setattr(approval_mod, "time", clock)
+
+    async def person_takes_1500_ms(request: ApprovalRequest) -> ApprovalOutcome:
+        clock.now += 1.5
+        return ApprovalOutcome.ALLOW_ONCE
+
     sink = MemorySink()
     g = Gate(store(tmp_path), audit=sink)
     await g.check(SID, ToolCall("read_file", {"path": str(tmp_path / "a")}, ToolKind.READ), None)
     await g.check(SID, ToolCall("read_file", {"path": "/etc/shadow"}, ToolKind.READ), None)
-    await g.check(SID, edit(tmp_path), answer(ApprovalOutcome.ALLOW_ONCE, delay=0.02))
+    await g.check(SID, edit(tmp_path), person_takes_1500_ms)
     await g.check(SID, edit(tmp_path), None)
     allow, deny, asked, unavailable = sink.entries
     assert (allow["verdict"], allow["asked"], allow["outcome"]) == ("allow", False, None)
     assert (deny["verdict"], deny["asked"]) == ("deny", False)
     assert (asked["verdict"], asked["asked"], asked["outcome"]) == ("allow", True, "allow_once")
-    assert asked["latency_ms"] >= 15
+    assert asked["latency_ms"] == pytest.approx(1500)
+    assert allow["latency_ms"] is None and deny["latency_ms"] is None
     assert asked["reasons"][0]["code"] == "approved-once"
     assert asked["tool"] == "write_file" and asked["kind"] == "edit"
     assert asked["tool_call_id"] == "c1" and asked["session"] == SID

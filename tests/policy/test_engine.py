@@ -182,7 +182,7 @@ def test_acp_terminal_args_must_be_strings(ws: str) -> None:
     assert ("command-invalid", "args") in [(r.code, r.rule) for r in decision.reasons]
 
 
-def test_an_env_argument_always_asks_even_with_a_grant(ws: str) -> None:
+def test_an_env_argument_asks_even_for_an_opaque_command_in_auto(ws: str) -> None:
     call = ToolCall(
         "terminal",
         {"command": OPAQUE, "env": [{"name": "LD_PRELOAD", "value": "/x"}]},
@@ -191,6 +191,40 @@ def test_an_env_argument_always_asks_even_with_a_grant(ws: str) -> None:
     decision = decide(ws, call, Mode.AUTO)
     assert decision.verdict is Q
     assert "command-env" in codes(decision)
+
+
+ENV_CALLS = {
+    # ACP `terminal/create`: command + args, env as a list of name/value pairs.
+    "acp": (
+        {"command": "make", "args": ["test"]},
+        {"env": [{"name": "LD_PRELOAD", "value": "/tmp/evil.so"}]},
+    ),
+    # A shell-string tool with an env mapping.
+    "bash": ({"command": "make test"}, {"env": {"LD_PRELOAD": "evil.so"}}),
+}
+
+
+@pytest.mark.parametrize("shape", list(ENV_CALLS))
+@pytest.mark.parametrize("mode", [Mode.AUTO, Mode.REVIEW])
+def test_an_allow_always_grant_never_lifts_the_ask_of_an_env_argument(
+    ws: str, shape: str, mode: Mode
+) -> None:
+    # The grant is real: it is the key `make test` produces, and it allows the call without
+    # `env` in every mode that asks. The same command with `env` (LD_PRELOAD, PATH can make
+    # the approved `make` run other code) still asks, and says why.
+    base, env = ENV_CALLS[shape]
+    plain = ToolCall("terminal", base, ToolKind.EXECUTE)
+    key = decide(ws, plain, mode).grant_key
+    assert key is not None, "`make test` must be grantable for this test to mean anything"
+    grants = {key: GrantEffect.ALLOW}
+    granted = decide(ws, plain, mode, grants=grants)
+    assert granted.verdict is A, granted
+    with_env = ToolCall("terminal", {**base, **env}, ToolKind.EXECUTE)
+    assert decide(ws, with_env, mode).grant_key == key, "env must not change the grant key"
+    decision = decide(ws, with_env, mode, grants=grants)
+    assert decision.verdict is Q, decision
+    assert "command-env" in codes(decision)
+    assert "grant-allow" not in codes(decision)
 
 
 # -- step 4: grants --------------------------------------------------------------------------

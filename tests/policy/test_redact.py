@@ -143,6 +143,9 @@ def test_sensitive_keys(key: str, sensitive: bool) -> None:
     "text",
     ["password" * 25_000, "-" * 200_000, "a=b " * 50_000, "x://a:" * 30_000, "A" * 200_000],
 )
-def test_issue_5_long_runs_are_linear_not_quadratic(text: str) -> None:
-    # A quadratic pattern takes minutes on these; a linear one, milliseconds.
+@pytest.mark.timeout(300)
+def test_issue_5_long_runs_pass_through_unchanged(text: str) -> None:
+    # Long runs of what the patterns look for hold no secret and come back as they were.
+    # Growth with size is measured in benchmarks/bench_redact.py; the timeout only turns a
+    # pattern gone quadratic (minutes on 200,000 characters) into a failure, not a hang.
     assert redact_text(text) == text

@@ -61,8 +61,16 @@ def test_bad_timeout_raises_value_error_at_call_time(bad: Any) -> None:
 
 
 @pytest.mark.parametrize("good", [0, 0.5, 30])
-def test_good_timeouts_are_accepted(good: float) -> None:
-    assert callable(make_acp_approval_callback(None, "sess-1", timeout=good))
+async def test_good_timeouts_give_a_callback_that_asks_and_returns_the_answer(
+    good: float,
+) -> None:
+    # A callback wired with any valid timeout (0 waits indefinitely) asks the client over the
+    # wire and hands back the person's answer.
+    client = PermissionClient(answer_with("reject-always"))
+    got, pair = await ask_over_acp(client, wait=good)
+    assert got is ApprovalOutcome.REJECT_ALWAYS
+    assert pair.wire_methods() == ["session/request_permission"]
+    assert len(client.requests) == 1
 
 
 @pytest.mark.parametrize("bad", ["", None, 3])

@@ -11,6 +11,7 @@ import pytest
 from safehold.adapters.acp.bridge import AcpPolicyBridge
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.decision import Verdict
+from safehold.policy.grants import GrantEffect
 from safehold.policy.sessions import SessionPolicies
 from tests.adapters.acp.bridge_harness import BridgeAgent, RecordingClient, connected, eventually
 
@@ -78,6 +79,33 @@ async def test_issue_5_shared_always_allow_does_not_lift_a_hard_ask_of_another_c
     assert shown == [{"command": "make"}, {"command": "make", "env": env}]
 
 
+async def test_an_env_argument_asks_again_after_always_allow_of_the_same_command(
+    tmp_path: Path,
+) -> None:
+    # The person answered "Always allow" for `make`: the session now holds a real allow grant
+    # for cmd:[["make"]], and the next plain `make` runs without a dialog. The same command
+    # with an `env` argument must open a new dialog (here rejected), not ride on the grant.
+    policies = SessionPolicies()
+    agent = BridgeAgent(AcpPolicyBridge(policies))
+    client = ScriptedClient(["allow_always", "reject_once"])
+    env = {"LD_PRELOAD": "evil.so"}
+    async with connected(agent, client) as conn:
+        sid = await _session(conn, tmp_path)
+        gate = agent.bridge.gate_tool_call
+        first = await gate(agent.conn, sid, bash("make", "c1"))
+        assert first.verdict is Verdict.ALLOW
+        assert first.grant_key is not None
+        assert dict(policies.grants(sid)) == {first.grant_key: GrantEffect.ALLOW}
+        again = await gate(agent.conn, sid, bash("make", "c2"))
+        assert again.verdict is Verdict.ALLOW, codes(again)
+        assert len(client.permission_requests) == 1, "the grant answers plain `make`"
+        sneaky = await gate(agent.conn, sid, bash("make", "c3", env=env))
+    assert len(client.permission_requests) == 2, "`make` with `env` must be asked about"
+    assert client.permission_requests[1][1].raw_input == {"command": "make", "env": env}
+    assert sneaky.verdict is Verdict.DENY, codes(sneaky)
+    assert "rejected-once" in codes(sneaky)
+
+
 @pytest.mark.parametrize("how", ["load", "close-then-resume"])
 async def test_issue_6_an_answer_never_lands_in_a_reloaded_session(
     tmp_path: Path, how: str
@@ -116,7 +144,6 @@ async def test_issue_6_an_answer_never_lands_in_a_reloaded_session(
 
 def test_issue_6_a_grant_for_an_earlier_instance_of_the_session_is_refused(tmp_path: Path) -> None:
     from safehold.errors import UnknownSessionError
-    from safehold.policy.grants import GrantEffect
 
     policies = SessionPolicies()
     policies.open("s", str(tmp_path))

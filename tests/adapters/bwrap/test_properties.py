@@ -21,7 +21,7 @@ _ARG = st.text(
 )
 
 
-@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(args=st.lists(_ARG, max_size=5))
 def test_argv_round_trips_unchanged(ws: Path, args: list[str]) -> None:
     # Quotes, newlines, leading dashes, `$(...)`: an argv is passed through, never re-parsed.
@@ -65,7 +65,6 @@ def _build(root: Path, paths: list[list[str]]) -> None:
             continue  # a file already sits where a directory was wanted
 
 
-@settings(max_examples=60)
 @given(tree=_TREES)
 def test_every_denied_path_in_the_workspace_is_masked(tree: list[list[str]]) -> None:
     # Differential: the policy's own verdict on every file of a random tree vs the masks.
