@@ -36,7 +36,9 @@ def _median_ms(fn: object, text: str, n: int = 7) -> float:
 
 def main() -> None:
     """Measure and print."""
-    print(f"{'input':>10} {'chars':>8} {'redact ms':>10} {'x prev':>7} {'base ms':>9} {'x prev':>7}")
+    print(
+        f"{'input':>10} {'chars':>8} {'redact ms':>10} {'x prev':>7} {'base ms':>9} {'x prev':>7}"
+    )
     for label, unit in UNITS.items():
         prev: tuple[float, float] | None = None
         for size in SIZES:

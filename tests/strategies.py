@@ -237,6 +237,7 @@ def likely_tool_calls(draw: st.DrawFn) -> ToolCall:
         kind,
     )
 
+
 def make_tree(root: str) -> str:
     """Build a real tree with symlinks under `root` and return its workspace directory.
 
