@@ -33,6 +33,7 @@ from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.sessions import SessionInfo, SessionPolicies
 from safehold.policy.shell import ShellAnalysis, SimpleCommand
 from safehold.policy.shell.assess import CommandAssessment, assess_command
+from safehold.policy.sync_gate import SyncApprovalCallback, SyncGate
 from safehold.policy.timeouts import validate_timeout
 
 __version__ = "0.1.0"
@@ -65,6 +66,8 @@ __all__ = [
     "ShellAnalysis",
     "Side",
     "SimpleCommand",
+    "SyncApprovalCallback",
+    "SyncGate",
     "ToolCall",
     "ToolKind",
     "UnknownSessionError",

@@ -37,6 +37,7 @@ from safehold.policy.calls import ToolCall
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.engine import evaluate
 from safehold.policy.grants import GrantEffect
+from safehold.policy.pending import PendingAsks, same_call
 from safehold.policy.redact import redact
 from safehold.policy.sessions import SessionPolicies
 from safehold.policy.timeouts import validate_timeout
@@ -174,17 +175,8 @@ class _Asked:
 
 
 def _same_call(a: ApprovalRequest, b: ApprovalRequest) -> bool:
-    # What the person was shown: everything but the call id. NaN and other values that are
-    # not equal to themselves count as different, which only costs another question.
-    x, y = a.call, b.call
-    try:
-        return bool(
-            (x.name, x.kind, x.locations, x.path_args, a.diffs)
-            == (y.name, y.kind, y.locations, y.path_args, b.diffs)
-            and dict(x.arguments) == dict(y.arguments)
-        )
-    except Exception:
-        return False
+    # What the person was shown: everything but the call id.
+    return a.diffs == b.diffs and same_call(a.call, b.call)
 
 
 class Gate:
@@ -201,6 +193,7 @@ class Gate:
         self._audit = audit
         self._lock = threading.Lock()
         self._dialogs: dict[_DialogKey, _Dialog] = {}
+        self._pending = PendingAsks()
 
     @property
     def policies(self) -> SessionPolicies:
@@ -261,6 +254,67 @@ class Gate:
             raise
         final = self._conclude(request, asked.answer, generation)
         return self._finish(session_id, call, final, asked)
+
+    def decide(self, session_id: str, call: ToolCall) -> Decision:
+        """Decide `call` with the session's grants and audit it, without asking anybody.
+
+        An ASK is remembered: deliver the person's answer later with `answer`, which records
+        grants and audit exactly as `check` would have.
+        """
+        generation = self._generation(session_id)  # read first: a reload after it is seen
+        decision = self._finish(session_id, call, self._evaluate(session_id, call), None)
+        if decision.verdict is Verdict.ASK and generation is not None:
+            self._pending.add(session_id, call, decision, generation)
+        return decision
+
+    def answer(self, session_id: str, call: ToolCall, outcome: ApprovalOutcome) -> Decision:
+        """Record the person's answer to an ASK `decide` returned; return the final decision.
+
+        Only the first answer to a question counts. An answer to a call that was never
+        asked (or to a different call under the same id), a second answer, and an answer
+        for a session closed or reloaded since the question are denied and change nothing.
+        """
+        ask, duplicate = self._pending.take(session_id, call)
+        if ask is None or not same_call(ask.call, call):
+            if duplicate:
+                reason = Reason(
+                    "answer-duplicate",
+                    _APPROVAL,
+                    "this call was already answered; a second answer changes nothing",
+                )
+            else:
+                reason = Reason(
+                    "answer-unknown",
+                    _APPROVAL,
+                    "no question is pending for this call (never asked, asked about "
+                    "different arguments, or forgotten); the answer changes nothing",
+                )
+            base = ask.decision if ask is not None else Decision(Verdict.DENY)
+            return self._finish(session_id, call, _deny(base, reason), None)
+        latency = time.monotonic() - ask.asked_at
+        request = ApprovalRequest(session_id, ask.call, ask.decision)
+        if self._generation(session_id) != ask.generation:
+            stale = (
+                _reloaded(session_id)
+                if self._policies.is_open(session_id)
+                else Reason(
+                    "session-closed",
+                    "session",
+                    f"session `{session_id}` closed while the person was deciding",
+                )
+            )
+            answer = _Answer(None, stale, latency)
+        elif not isinstance(outcome, ApprovalOutcome):
+            failure = Reason(
+                "approval-unknown-outcome",
+                _APPROVAL,
+                f"the answer was `{outcome!r}`, not an ApprovalOutcome",
+            )
+            answer = _Answer(None, failure, latency)
+        else:
+            answer = self._remember(request, outcome, latency, ask.generation)
+        final = self._conclude(request, answer, ask.generation)
+        return self._finish(session_id, call, final, _Asked(answer))
 
     # -- deciding ------------------------------------------------------------------------
 

@@ -42,6 +42,14 @@ class Reason:
         return {"code": self.code, "rule": self.rule, "message": self.message}
 
 
+_LEAD = {Verdict.ALLOW: "Allowed", Verdict.ASK: "Needs approval", Verdict.DENY: "Denied"}
+_NO_REASON = {
+    Verdict.ALLOW: "nothing in the policy objects",
+    Verdict.ASK: "no reason was given",
+    Verdict.DENY: "no reason was given",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """The verdict for one tool call, the reasons for it, and the key an "always" would record."""
@@ -54,6 +62,12 @@ class Decision:
     def allowed(self) -> bool:
         """True only for ALLOW."""
         return self.verdict is Verdict.ALLOW
+
+    def explain(self) -> str:
+        """One sentence for a person: what was decided and every reason why, in words."""
+        messages = list(dict.fromkeys(r.message.strip().rstrip(".") for r in self.reasons))
+        because = "; ".join(m for m in messages if m) or _NO_REASON[self.verdict]
+        return f"{_LEAD[self.verdict]}: {because}."
 
     def to_dict(self) -> dict[str, object]:
         """Return the decision as a JSON-ready dict."""

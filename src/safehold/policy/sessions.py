@@ -94,6 +94,23 @@ class SessionPolicies:
             self._sessions[session_id] = _Session(cwd=cwd, flags=self._base.flags)
             return self._base
 
+    def ensure(self, session_id: str, cwd: str) -> SafetyConfig:
+        """Open the session unless it is open; return its config either way.
+
+        For frameworks that have no session lifecycle of their own (a conversation id is
+        the session). An open session keeps its mode and grants; naming another `cwd` for
+        it raises `PolicyError`, since its paths were judged against the first one.
+        """
+        with self._lock:
+            state = self._sessions.get(session_id)
+            if state is None:
+                return self.open(session_id, cwd)
+            if state.cwd != cwd:
+                raise PolicyError(
+                    f"session `{session_id}` is open with workspace `{state.cwd}`, not `{cwd}`"
+                )
+            return self._config_for(state.flags)
+
     def load(self, session_id: str, cwd: str) -> SafetyConfig:
         """(Re)start a session from the base defaults: earlier toggles and grants are gone."""
         with self._lock:
