@@ -17,7 +17,7 @@ from safehold.errors import SafeholdError
 
 __all__ = ["main"]
 
-_COMMANDS = ("check", "run", "acp", "demo", "config")
+_COMMANDS = ("check", "run", "acp", "demo", "config", "mcp_proxy")
 
 
 class _Command(Protocol):

@@ -323,6 +323,13 @@ class SafetyConfig(BaseModel):
 
         The file itself is added to `protected_paths`, so an agent cannot loosen its own policy.
         """
+        return cls.load_sections(path, ())[0]
+
+    @classmethod
+    def load_sections(
+        cls, path: str | Path, sections: Iterable[str]
+    ) -> tuple[Self, dict[str, Any]]:
+        """`load`, also returning the top-level tables named in `sections` (an adapter's `[mcp]`)."""
         p = Path(path)
         try:
             text = p.read_text(encoding="utf-8")
@@ -333,12 +340,13 @@ class SafetyConfig(BaseModel):
         data = _parse(p, text)
         if not isinstance(data, dict):
             raise ConfigError(f"{p}: the top level must be a table/object of config fields")
+        extras = {name: data.pop(name) for name in sections if name in data}
         protected = data.get("protected_paths", [])
         if isinstance(protected, list):
             own = _escape_glob(str(p.resolve()))
             data["protected_paths"] = [*protected, own]
         try:
-            return cls.model_validate(data)
+            return cls.model_validate(data), extras
         except ValidationError as exc:
             raise ConfigError(format_validation_error(exc, source=p, text=text)) from exc
 

@@ -1,0 +1,106 @@
+"""MCP tool annotations → ACP kinds, and the proxy's `[mcp]` config table.
+
+Annotations are hints a server gives about its own tools (`readOnlyHint`, `destructiveHint`,
+`openWorldHint`). Only hints the server states explicitly count: a tool without any is
+unmapped (kind `other`, asked unless the mode is auto, and logged once). A config entry for a
+tool always wins over its annotations, since a server's hints are its own claims.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from safehold.adapters.tool_table import ToolSpec, ToolTable
+from safehold.errors import ConfigError
+from safehold.policy.calls import ToolKind
+
+__all__ = ["McpSettings", "McpToolEntry", "kind_from_annotations", "mcp_tool_table"]
+
+FRAMEWORK = "MCP server"
+
+# First matching row wins. `destructiveHint` only means something when `readOnlyHint` is not
+# true (the MCP spec says so), hence the read-only rows first; a read-only tool that reaches
+# the open world (a web search) still sends data out, so it is a fetch.
+_RULES: tuple[tuple[Mapping[str, bool], ToolKind], ...] = (
+    ({"readOnlyHint": True, "openWorldHint": True}, ToolKind.FETCH),
+    ({"readOnlyHint": True}, ToolKind.READ),
+    ({"destructiveHint": True}, ToolKind.DELETE),
+    ({"openWorldHint": True}, ToolKind.FETCH),
+    ({"destructiveHint": False}, ToolKind.EDIT),
+    ({"readOnlyHint": False}, ToolKind.EDIT),
+)
+
+
+def kind_from_annotations(annotations: object) -> ToolKind | None:
+    """The kind a tool's explicit annotation hints give it, or None when it states none."""
+    if not isinstance(annotations, Mapping):
+        return None
+    for hints, kind in _RULES:
+        # `is` on purpose: only a JSON true/false counts, not "yes" or 1.
+        if all(annotations.get(name) is value for name, value in hints.items()):
+            return kind
+    return None
+
+
+class McpToolEntry(BaseModel):
+    """A tool's entry in `[mcp.tools]`: its kind and which arguments hold paths or a command."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: ToolKind
+    path_args: tuple[str, ...] = ()
+    command_arg: str | None = None
+    cwd_arg: str | None = None
+
+    def spec(self) -> ToolSpec:
+        """The tool-table spec of this entry."""
+        return ToolSpec(
+            self.kind, path_args=self.path_args, command_arg=self.command_arg, cwd_arg=self.cwd_arg
+        )
+
+
+class McpSettings(BaseModel):
+    """The `[mcp]` table of a safehold config file: per-tool kinds that override annotations.
+
+    ``tools = { search = "read", run = { kind = "execute", command_arg = "cmd" } }``; a key
+    ending in ``*`` covers every tool with that prefix.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tools: dict[str, ToolKind | McpToolEntry] = {}
+
+    @classmethod
+    def from_section(cls, section: object, source: str = "config") -> McpSettings:
+        """Validate the `[mcp]` table read from a config file; errors are `ConfigError`."""
+        try:
+            return cls.model_validate(section if section is not None else {})
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(x) for x in first["loc"])
+            raise ConfigError(f"{source}: mcp.{where}: {first['msg']}") from None
+
+    def specs(self) -> dict[str, ToolSpec]:
+        """The configured tools as tool-table specs."""
+        return {
+            name: entry.spec() if isinstance(entry, McpToolEntry) else ToolSpec(entry)
+            for name, entry in self.tools.items()
+        }
+
+
+def mcp_tool_table(tools: Mapping[str, Any], settings: McpSettings | None = None) -> ToolTable:
+    """A tool table for one server: kinds from the listed tools' annotations, then the config's.
+
+    `tools` maps each listed tool name to its `annotations` object (or None).
+    """
+    specs: dict[str, ToolSpec] = {}
+    for name, hints in tools.items():
+        kind = kind_from_annotations(hints)
+        if kind is not None and isinstance(name, str) and name and "*" not in name:
+            specs[name] = ToolSpec(kind)
+    if settings is not None:
+        specs.update(settings.specs())
+    return ToolTable(FRAMEWORK, specs)
