@@ -309,7 +309,7 @@ class McpProxy:
                 params["_meta"] = {k: v for k, v in meta.items() if k != "progressToken"}
             try:
                 reply = await asyncio.wait_for(
-                    self._request(self._server, self._waiting_server, "tools/list", params), 30
+                    self._request(self._server, self._waiting_server, "tools/list", params), 10
                 )
             except TimeoutError:
                 break
@@ -320,9 +320,10 @@ class McpProxy:
             cursor = result.get("nextCursor")
             if not cursor:
                 break
-        if tools:
-            self._listed.update(tools)
-            self._rebuild(stale=False)
+        # Listed once per change: a server that does not answer is not asked again for every
+        # call (its unknown tools are judged as kind `other`) until it says the list changed.
+        self._listed.update(tools)
+        self._rebuild(stale=False)
 
     def _rebuild(self, *, stale: bool) -> None:
         self._table = mcp_tool_table(self._listed, self._settings)
