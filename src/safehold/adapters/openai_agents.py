@@ -75,6 +75,11 @@ class _Calls:
             while len(self._items) > self._limit:
                 self._items.popitem(last=False)
 
+    def has(self, session_id: str, call: ToolCall) -> bool:
+        with self._lock:
+            entry = self._items.get(ask_key(session_id, call))
+        return entry is not None and same_call(entry[0], call)
+
     def take(self, session_id: str, call: ToolCall) -> tuple[bool, Decision | None]:
         with self._lock:
             entry = self._items.pop(ask_key(session_id, call), None)
@@ -193,7 +198,9 @@ class SafeholdGuard:
             outcome = ApprovalOutcome.ALLOW_ONCE if outcome else ApprovalOutcome.REJECT_ONCE
         sid = session_id if session_id is not None else self._session(None)
         name = item.name or ""
-        calls = self._item_calls(item)
+        # A shell action's commands that the policy decided on its own (allowed or denied)
+        # were not asked about: the executor enforces those; the answer is for the rest.
+        calls = [c for c in self._item_calls(item) if not self._decided.has(sid, c)]
         decisions = [self.gate.answer(sid, call, outcome) for call in calls]
         final = _strictest(decisions)
         if final.allowed:

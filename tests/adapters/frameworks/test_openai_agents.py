@@ -15,7 +15,7 @@ from agents import Agent, Runner, function_tool, set_tracing_disabled  # noqa: E
 from agents.testing import ScriptedModel, assistant_message, function_call  # noqa: E402
 from openai.types.responses import ResponseFunctionShellToolCall  # noqa: E402
 
-from safehold import ApprovalOutcome, Gate, SafetyConfig, SessionPolicies, ToolKind  # noqa: E402
+from safehold import ApprovalOutcome, Gate, Mode, SafetyConfig, SessionPolicies, ToolKind  # noqa: E402
 from safehold.adapters.openai_agents import OPENAI_AGENTS_TOOLS, SafeholdGuard  # noqa: E402
 from safehold.adapters.tool_table import ToolSpec  # noqa: E402
 from safehold.audit import MemorySink  # noqa: E402
@@ -178,3 +178,21 @@ async def test_shell_commands_are_decided_and_run_in_the_sandbox(
     # The second action was refused without a question, and nothing after the refusal ran.
     assert "safehold did not run the tool `shell`. Denied:" in texts[1]
     assert "never" not in texts[1].replace("echo never", "")
+
+
+@pytest.mark.sandbox
+async def test_an_answer_covers_only_the_commands_that_asked(ws: Path) -> None:
+    """In auto mode `echo` is allowed on its own; the answer is about `eval` alone."""
+    policies = SessionPolicies(SafetyConfig().with_mode(Mode.AUTO))
+    guard = SafeholdGuard(Gate(policies), session_id=SID, workspace=str(ws), table=TABLE)
+    model = ScriptedModel(
+        [[shell_call("s0", "echo first", 'eval "$NOTHING"')], [assistant_message("done")]]
+    )
+    agent = Agent(name="a", model=model, tools=[guard.shell_tool()])
+    first = await Runner.run(agent, "shell")
+    assert [i.name for i in first.interruptions] == ["shell"]
+    state = first.to_state()
+    assert guard.answer(state, first.interruptions[0], True).allowed
+    second = await Runner.run(agent, state)
+    assert second.final_output == "done"
+    assert "first" in outputs(second)[0]

@@ -17,6 +17,7 @@ from safehold.policy.sessions import SessionPolicies
 __all__ = ["serve_stdio"]
 
 _LIMIT = 64 * 1024 * 1024  # one MCP message (a file's contents, say) may be large
+_GRACE = 5.0  # seconds a server has to exit after the client leaves
 
 
 async def serve_stdio(
@@ -58,10 +59,14 @@ async def serve_stdio(
     )
     client_out = asyncio.StreamWriter(transport, protocol, None, loop)
     server_in = process.stdin
+
+    def client_left() -> None:
+        # The server's stdin closes; one that does not exit by itself is stopped.
+        server_in.close()
+        loop.call_later(_GRACE, _stop, process)
+
     try:
-        await proxy.run(
-            client_in, client_out, server_in, process.stdout, close_server=server_in.close
-        )
+        await proxy.run(client_in, client_out, server_in, process.stdout, close_server=client_left)
         return await process.wait()
     finally:
         if process.returncode is None:
@@ -71,3 +76,8 @@ async def serve_stdio(
             except TimeoutError:
                 process.kill()
         sys.stdout.flush()
+
+
+def _stop(process: asyncio.subprocess.Process) -> None:
+    if process.returncode is None:
+        process.terminate()
