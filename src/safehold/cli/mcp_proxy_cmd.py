@@ -49,15 +49,21 @@ def run(args: argparse.Namespace) -> int:
         command = command[1:]
     if not command:
         raise ConfigError("mcp-proxy needs the server command: safehold mcp-proxy -- CMD [ARG...]")
-    cwd = os.path.abspath(args.cwd or os.getcwd())
-    if not os.path.isdir(cwd):
-        raise ConfigError(f"--cwd `{cwd}` is not a directory")
     sections: dict[str, Any] = {}
     if args.config is None:
         config = SafetyConfig()
     else:
         config, sections = SafetyConfig.load_sections(args.config, ("mcp",))
     settings = McpSettings.from_section(sections.get("mcp"), args.config or "config")
+    if args.cwd is not None:
+        cwd = os.path.abspath(args.cwd)
+    elif settings.cwd is not None and args.config is not None:
+        base = os.path.dirname(os.path.abspath(args.config))
+        cwd = os.path.normpath(os.path.join(base, os.path.expanduser(settings.cwd)))
+    else:
+        cwd = os.getcwd()
+    if not os.path.isdir(cwd):
+        raise ConfigError(f"the workspace `{cwd}` is not a directory (--cwd, or cwd in [mcp])")
     logging.basicConfig(
         stream=sys.stderr,
         level=args.log_level.upper(),

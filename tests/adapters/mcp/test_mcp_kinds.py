@@ -77,6 +77,10 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert err.startswith("error: ") and "mcp.tools.x" in err and "Traceback" not in err
     assert main(["mcp-proxy", "--cwd", str(tmp_path / "nope"), "--", "true"]) == 2
     assert "not a directory" in capsys.readouterr().err
+    named = tmp_path / "named.toml"
+    named.write_text('[mcp]\ncwd = "missing-dir"\n')
+    assert main(["mcp-proxy", "--config", str(named), "--", "true"]) == 2
+    assert f"`{tmp_path / 'missing-dir'}` is not a directory" in capsys.readouterr().err
     assert main(["mcp-proxy", "--", str(tmp_path / "no-such-server")]) == 1
     assert "cannot start the MCP server" in capsys.readouterr().err
 

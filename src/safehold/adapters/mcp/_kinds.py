@@ -72,6 +72,8 @@ class McpSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     tools: dict[str, ToolKind | McpToolEntry] = {}
+    cwd: str | None = None
+    """The session's workspace when `--cwd` is not given (relative to the config file)."""
 
     @classmethod
     def from_section(cls, section: object, source: str = "config") -> McpSettings:
