@@ -12,6 +12,14 @@ import pytest
 from safehold.cli import main
 
 
+@pytest.fixture(autouse=True)
+def throwaway_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sandbox's read roots come from HOME: an empty one, never the real home."""
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+
+
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run the real `safehold` entry point in a subprocess."""
     return subprocess.run(

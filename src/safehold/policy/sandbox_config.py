@@ -8,7 +8,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, S
 
 from safehold.policy.timeouts import Seconds
 
-__all__ = ["DEFAULT_ENV_ALLOWLIST", "SandboxConfig", "SandboxMode", "SandboxProfile"]
+__all__ = [
+    "DEFAULT_ENV_ALLOWLIST",
+    "DEFAULT_READ_ROOTS",
+    "SandboxConfig",
+    "SandboxMode",
+    "SandboxProfile",
+]
 
 SandboxMode = Literal["bwrap", "none"]
 SandboxProfile = Literal["workspace-write", "read-only"]
@@ -25,6 +31,34 @@ DEFAULT_ENV_ALLOWLIST: Final = (
     "USER",
     "LOGNAME",
 )
+
+
+# What agents' toolchains read from the home directory, each for a named reason. Everything
+# else in HOME is not mounted at all (HOME is an empty tmpfs with these bound in read-only).
+# Denied patterns still mask inside them (`~/.cargo/credentials.toml`, `~/.config/git/credentials`).
+DEFAULT_READ_ROOTS: Final = (
+    "~/.gitconfig",  # git: user.name/email, aliases; commits and diffs behave as on the host
+    "~/.config/git",  # git's XDG config and global ignore file
+    "~/.cache",  # pip, uv, poetry, go-build, pre-commit, playwright caches: offline builds
+    "~/.local/bin",  # pipx/uv/poetry entry points and user scripts on PATH
+    "~/.local/lib",  # `pip install --user` packages (site.USER_SITE)
+    "~/.local/share/uv",  # uv-managed Pythons and `uv tool` environments (~/.local/bin links)
+    "~/.local/share/pipx",  # pipx venvs that ~/.local/bin links point into
+    "~/.local/share/pnpm",  # pnpm's store and global bin (node_modules hard-link into it)
+    "~/.local/share/virtualenvs",  # pipenv environments
+    "~/.local/share/mise",  # mise/rtx-installed language runtimes
+    "~/.cargo",  # rustup proxies (cargo, rustc) in ~/.cargo/bin and the crate registry
+    "~/.rustup",  # the Rust toolchains those proxies run
+    "~/.pyenv",  # pyenv shims and the Pythons they run
+    "~/.nvm",  # nvm-installed Node.js versions (node, npm, npx)
+    "~/.npm",  # npm's cache (`npm ci --offline`, npx)
+    "~/.bun",  # the bun binary and its global cache
+    "~/.deno",  # the deno binary and its module cache
+    "~/go",  # GOPATH: the module cache (pkg/mod) and `go install`ed binaries
+    "~/.rbenv",  # rbenv shims and Ruby versions
+    "~/.volta",  # volta-managed Node.js tools
+)
+"""Home entries bound read-only into the sandbox by default (missing ones are skipped)."""
 
 
 def _positive(value: float) -> float:
@@ -45,8 +79,17 @@ def _root(value: str) -> str:
     return value
 
 
+def _read_root(value: str) -> str:
+    if not value or "\x00" in value:
+        raise ValueError("a read root must be a non-empty path without NUL")
+    if not (value.startswith(("/", "~/", "{workspace}")) or value == "~"):
+        raise ValueError(f"read root `{value}` must be absolute, `~/...` or `{{workspace}}/...`")
+    return value
+
+
 EnvName = Annotated[str, Field(strict=True), AfterValidator(_env_name)]
 WritableRoot = Annotated[str, Field(strict=True), AfterValidator(_root)]
+ReadRoot = Annotated[str, Field(strict=True), AfterValidator(_read_root)]
 
 
 class SandboxConfig(BaseModel):
@@ -76,5 +119,13 @@ class SandboxConfig(BaseModel):
     """Cap on captured stdout and on stderr (each); the rest is drained and dropped."""
     tmp_size_mb: Annotated[StrictInt, Field(gt=0, le=65536)] = 256
     """Size bound of the private /tmp tmpfs."""
-    scan_max_entries: Annotated[StrictInt, Field(gt=0)] = 100_000
-    """Most directory entries walked per run to find denied/protected paths; more is an error."""
+    read_roots: tuple[ReadRoot, ...] = DEFAULT_READ_ROOTS
+    """Paths visible read-only besides the system, the workspace and `writable_roots`
+    (`~` and `{workspace}` expand; missing ones are skipped). The rest of HOME is not mounted."""
+    scan_max_entries: Annotated[StrictInt, Field(gt=0)] = 5_000_000
+    """Most directory entries read from disk in one run to find denied/protected paths (a
+    time bound; unchanged directories are cached and cost nothing); more is an error."""
+    max_memory_mb: Annotated[StrictInt, Field(gt=0)] = 8192
+    """Data memory (heap and private mappings, RLIMIT_DATA) each sandboxed process may use."""
+    max_processes: Annotated[StrictInt, Field(gt=0)] = 2048
+    """Processes and threads the sandboxed command may have at once (fork bombs end here)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,8 +18,23 @@ import pytest
 from safehold import SafetyConfig, SandboxConfig
 from safehold.adapters.bwrap import CommandResult, run_sandboxed_sync
 from safehold.adapters.bwrap._plan import MountPlan, plan_mounts
+from safehold.policy.sandbox_config import DEFAULT_READ_ROOTS
 
 Runner = Callable[..., CommandResult]
+
+
+@pytest.fixture(autouse=True)
+def throwaway_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every sandbox test runs with HOME set to an empty temporary directory.
+
+    Probes never read the real home: the read roots (`~/.cache`, `~/.pyenv`, ...) are the
+    throwaway HOME's, so a test sees only what it planted there. Subprocesses inherit it.
+    """
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    return home
 
 
 @pytest.fixture
@@ -41,8 +57,17 @@ def ws(tmp_path: Path) -> Path:
     return root
 
 
+PYTHON_ROOT = os.path.realpath(sys.base_prefix)
+"""The interpreter running the tests (its scripts run inside the sandbox with `-I`)."""
+
+
 def make_config(**sandbox: Any) -> SafetyConfig:
-    """A default SafetyConfig with sandbox settings overridden."""
+    """A default SafetyConfig with sandbox settings overridden.
+
+    The test interpreter's prefix joins the default read roots: it may live in the real
+    home (pyenv), which the throwaway HOME no longer shows.
+    """
+    sandbox.setdefault("read_roots", (*DEFAULT_READ_ROOTS, PYTHON_ROOT))
     return SafetyConfig(sandbox=SandboxConfig(**sandbox))
 
 

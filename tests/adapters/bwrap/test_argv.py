@@ -38,16 +38,18 @@ def test_mounts_come_in_the_safe_order(ws: Path) -> None:
     plan = plan_with_home(make_config(), ws, ws.parent)
     argv = build_argv(Bwrap("/usr/bin/bwrap", (0, 11, 0)), plan, SPEC)
     w = str(ws)
-    root = _index(argv, "--ro-bind", "/", "/")
+    assert ("--ro-bind", "/", "/") not in zip(argv, argv[1:], argv[2:], strict=False)
+    root = _index(argv, "--ro-bind", "/usr", "/usr")
     dev = _index(argv, "--dev", "/dev")
     proc = _index(argv, "--proc", "/proc")
     tmp = _index(argv, "--tmpfs", "/tmp")
+    home = _index(argv, "--tmpfs", str(ws.parent))
     bind = _index(argv, "--bind", w, w)
     pin = _index(argv, "--bind", f"{w}/sub", f"{w}/sub")
     git = _index(argv, "--ro-bind", f"{w}/.git", f"{w}/.git")
     env = _index(argv, "--ro-bind", "/dev/null", f"{w}/.env")
     key = _index(argv, "--ro-bind", "/dev/null", f"{w}/sub/id_rsa")
-    assert root < dev < proc < tmp < bind < pin < git < min(env, key)
+    assert root < dev < proc < tmp < home < bind < pin < git < min(env, key)
     assert argv[argv.index("--") + 1 :] == ["/bin/bash", "-c", "true"]
     for flag in (
         "--die-with-parent",
@@ -81,31 +83,45 @@ def test_denied_directory_gets_a_mode_0000_read_only_tmpfs(ws: Path) -> None:
     assert i > _index(argv, "--bind", str(ws), str(ws))
 
 
-def test_read_only_profile_binds_a_tmp_workspace_read_only(ws: Path) -> None:
+def test_read_only_profile_binds_the_workspace_read_only(ws: Path, outside: Path) -> None:
     plan = plan_with_home(make_config(profile="read-only"), ws, ws.parent)
     assert plan.writable == ()
     assert plan.readonly_binds == (str(ws),)
+    elsewhere = plan_with_home(make_config(profile="read-only"), outside, ws.parent)
+    assert elsewhere.readonly_binds == (str(outside),)
 
 
-def test_home_secret_locations_are_masked(ws: Path, outside: Path) -> None:
+def test_home_is_a_tmpfs_with_only_the_read_roots_bound_in(ws: Path, outside: Path) -> None:
     home = outside / "home"
     (home / ".ssh").mkdir(parents=True)
-    (home / ".config").mkdir()
-    (home / ".config" / "token.pem").write_text("x")
+    (home / ".cache" / "pip").mkdir(parents=True)
+    (home / ".cache" / "token.pem").write_text("x")
     (home / ".netrc").write_text("x")
+    (home / "other-project").mkdir()
     plan = plan_with_home(SafetyConfig(), ws, home)
-    assert str(home / ".ssh") in plan.masked_dirs
-    assert str(home / ".netrc") in plan.masked_files
-    assert str(home / ".config" / "token.pem") in plan.masked_files
+    assert plan.home == str(home)
+    assert plan.read_roots == (str(home / ".cache"),)  # the other defaults do not exist
+    # Home secrets outside the read roots are not masked: they are not mounted at all.
+    assert str(home / ".ssh") not in plan.masked_dirs
+    assert str(home / ".netrc") not in plan.masked_files
+    assert str(home / ".cache" / "token.pem") in plan.masked_files  # inside a read root
+    argv = build_argv(Bwrap("/b", (0, 11, 0)), plan, SPEC)
+    mounted = {argv[i + 2] for i, a in enumerate(argv) if a in ("--ro-bind", "--bind")}
+    assert not any(m == str(home / "other-project") or m == str(home / ".ssh") for m in mounted)
+    for unmounted in ("/root", "/srv", "/mnt", "/media", "/var", "/run", "/home"):
+        assert unmounted not in mounted
 
 
 def test_tilde_and_workspace_patterns_expand(ws: Path, outside: Path) -> None:
     home = outside / "home"
-    (home / "vault").mkdir(parents=True)
+    (home / "tools" / "vault").mkdir(parents=True)
     (ws / "private").mkdir()
-    cfg = SafetyConfig(denied_paths=("~/vault/", "{workspace}/private/"))
+    cfg = SafetyConfig(
+        denied_paths=("~/tools/vault/", "{workspace}/private/"),
+        sandbox={"read_roots": ("~/tools",)},
+    )
     plan = plan_with_home(cfg, ws, home)
-    assert str(home / "vault") in plan.masked_dirs
+    assert str(home / "tools" / "vault") in plan.masked_dirs
     assert str(ws / "private") in plan.masked_dirs
 
 
@@ -122,5 +138,5 @@ def test_deep_home_secrets_named_by_multi_component_patterns_are_masked(
     home = outside / "home"
     (home / ".config" / "gh").mkdir(parents=True)
     (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: x")
-    plan = plan_with_home(SafetyConfig(), ws, home)
+    plan = plan_with_home(SafetyConfig(sandbox={"read_roots": ("~/.config",)}), ws, home)
     assert str(home / ".config" / "gh" / "hosts.yml") in plan.masked_files

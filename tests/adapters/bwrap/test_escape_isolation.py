@@ -7,6 +7,7 @@ connection, the host's /proc has no survivor, and so on.
 from __future__ import annotations
 
 import os
+import pty
 import socket
 import sys
 import textwrap
@@ -121,13 +122,18 @@ def test_unix_sockets_allowed_when_configured(run: Runner) -> None:
     assert run(_python(code), allow_unix_sockets=True).stdout == b"ok\n"
 
 
+TIOCSTI = 0x5412  # pinned here, not imported: the filter's constant must equal the kernel's
+TIOCLINUX = 0x541C
+TIOCSCTTY = 0x540E
+
+
 def test_tiocsti_and_tioclinux_are_eperm_even_with_high_bits_on_a_real_pty(run: Runner) -> None:
-    # On a pty slave (a fresh devpts inside the sandbox) TIOCSTI would succeed unfiltered;
-    # the filter must answer EPERM, including for TIOCSTI | 1 << 32 (CVE-2019-10063).
-    code = """
-        import errno, fcntl, os, termios
+    # On a pty slave (a fresh devpts inside the sandbox) the filter must answer EPERM,
+    # including for TIOCSTI | 1 << 32 (CVE-2019-10063).
+    code = f"""
+        import errno, fcntl, os
         master, slave = os.openpty()
-        for req in (termios.TIOCSTI, termios.TIOCSTI | (1 << 32), 0x541C):
+        for req in ({TIOCSTI}, {TIOCSTI} | (1 << 32), {TIOCLINUX}):
             try:
                 fcntl.ioctl(slave, req, b"x")
                 print("ALLOWED")
@@ -137,9 +143,78 @@ def test_tiocsti_and_tioclinux_are_eperm_even_with_high_bits_on_a_real_pty(run: 
     assert run(_python(code)).stdout.split() == [b"EPERM", b"EPERM", b"EPERM"]
 
 
-def test_no_controlling_tty(run: Runner) -> None:
-    result = run("echo x > /dev/tty && echo OPENED")
-    assert b"OPENED" not in result.stdout
+def test_tiocsti_on_the_controlling_terminal_is_eperm(run: Runner) -> None:
+    # The kernel itself refuses TIOCSTI on a terminal that is not the caller's controlling
+    # one, so only a controlling terminal tests the filter: a child makes a fresh pty its
+    # controlling terminal (setsid + TIOCSCTTY) and pushes a byte into it. Without the
+    # filter the byte goes through (or EIO where `dev.tty.legacy_tiocsti` is 0): not EPERM.
+    code = f"""
+        import errno, fcntl, os
+        master, slave = os.openpty()
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            fcntl.ioctl(slave, {TIOCSCTTY}, 0)
+            out = []
+            for req in ({TIOCSTI}, {TIOCSTI} | (1 << 32)):
+                try:
+                    fcntl.ioctl(slave, req, b"x")
+                    out.append("ALLOWED")
+                except OSError as e:
+                    out.append(errno.errorcode[e.errno])
+            os.write(1, (" ".join(out) + "\\n").encode())
+            os._exit(0)
+        os.waitpid(pid, 0)
+    """
+    result = run(_python(code))
+    assert result.stdout.split() == [b"EPERM", b"EPERM"], result.stderr
+
+
+def _with_controlling_tty(script: str) -> bytes:
+    """Run a Python script in a child whose controlling terminal is a fresh pty; its output."""
+    pid, master = pty.fork()  # the child is a session leader with the pty as its terminal
+    if pid == 0:  # pragma: no cover - the child execs at once
+        os.execv(sys.executable, [sys.executable, "-c", textwrap.dedent(script)])
+    out = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the child side closed
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(master)
+        os.waitpid(pid, 0)
+    return out
+
+
+def test_no_controlling_tty(ws: Path) -> None:
+    # The runner's argv run directly, without the runner's own setsid, from a process that
+    # HAS a controlling terminal: only bwrap's --new-session keeps /dev/tty from the command.
+    script = f"""
+        import os, subprocess
+        from safehold.adapters.bwrap._argv import SandboxSpec, build_argv
+        from safehold.adapters.bwrap._locate import find_bwrap, read_version
+        from safehold.adapters.bwrap._plan import plan_mounts
+        from tests.adapters.bwrap.conftest import make_config
+        print("tty:", os.ttyname(0), flush=True)
+        config = make_config()
+        bwrap = read_version(find_bwrap(None, cwd={str(ws)!r}))
+        status_r, status_w = os.pipe()
+        spec = SandboxSpec(False, {{"PATH": "/usr/bin:/bin"}}, 1 << 20, None, status_w,
+                           ["/bin/bash", "-c", "echo x > /dev/tty && echo OPENED"])
+        argv = build_argv(bwrap, plan_mounts(config, {str(ws)!r}), spec)
+        subprocess.run(argv, pass_fds=(status_w,), stdin=subprocess.DEVNULL, check=False)
+        print("done", flush=True)
+    """
+    out = _with_controlling_tty(script)
+    assert b"tty: /dev/pts/" in out  # the precondition: the caller has a terminal
+    assert out.rstrip().endswith(b"done"), out
+    assert b"OPENED" not in out
+    assert b"x\r\n" not in out  # nothing reached the caller's terminal
 
 
 def test_proc_shows_only_the_sandbox_processes(run: Runner) -> None:
@@ -171,12 +246,12 @@ def test_timeout_leaves_no_process_behind(run: Runner) -> None:
     assert pids_with_marker(marker) == []
 
 
+@pytest.mark.timeout(120)  # waiting for `sleep 300` instead of returning fails as a hang
 def test_background_job_is_torn_down_when_the_command_exits(run: Runner) -> None:
     marker = f"bg{uuid.uuid4().hex}"
-    started = time.monotonic()
-    result = run(f"bash -c 'exec -a {marker} sleep 300' & echo started")
+    result = run(f"bash -c 'exec -a {marker} sleep 300' & echo started", timeout=0)
     assert result.stdout == b"started\n"
-    assert time.monotonic() - started < 10
+    assert not result.timed_out
     deadline = time.monotonic() + 5
     while pids_with_marker(marker) and time.monotonic() < deadline:
         time.sleep(0.05)

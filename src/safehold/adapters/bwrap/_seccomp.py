@@ -9,6 +9,12 @@ No libseccomp: the program is a few instructions over `struct seccomp_data`
   `TIOCSTI | 1 << 32` must be blocked too) — terminal input injection (CVE-2017-5226);
 - `socket(AF_UNIX, ...)` unless unix sockets are allowed — `--unshare-net` does not stop
   connects to host socket files (docker.sock, ssh-agent, D-Bus); `socketpair()` stays allowed;
+- setting the setuid or setgid bit: `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, and the
+  creating calls that take a mode (`open`, `openat`, `creat`, `mknod`, `mknodat`) with
+  `S_ISUID | S_ISGID` in it. A set-id file written into the workspace stays on the host, and
+  a root caller's files are owned by root there. `openat2` passes its mode in a struct a
+  filter cannot read, so it answers ENOSYS and callers fall back to `openat`;
+- `mknod`/`mknodat` of character and block devices (as Flatpak does);
 - `io_uring_*` (its SOCKET opcode creates sockets without the `socket()` syscall) and the
   keyring calls (`add_key`, `request_key`, `keyctl`), which are not namespaced.
 
@@ -31,19 +37,31 @@ __all__ = ["SUPPORTED_ARCHES", "Arch", "build_filter", "native_arch"]
 _LD_W_ABS: Final = 0x20
 _JEQ_K: Final = 0x15
 _JGE_K: Final = 0x35
+_JSET_K: Final = 0x45
+_AND_K: Final = 0x54
 _RET_K: Final = 0x06
 
 _RET_ALLOW: Final = 0x7FFF0000
 _RET_EPERM: Final = 0x00050000 | errno.EPERM
+_RET_ENOSYS: Final = 0x00050000 | errno.ENOSYS
 
 _OFF_NR: Final = 0
 _OFF_ARCH: Final = 4
 _OFF_ARG0_LO: Final = 16
 _OFF_ARG1_LO: Final = 24
 
+
+def _arg_lo(index: int) -> int:
+    return _OFF_ARG0_LO + 8 * index
+
+
 TIOCSTI: Final = 0x5412
 TIOCLINUX: Final = 0x541C
 AF_UNIX: Final = 1
+SET_ID_BITS: Final = 0o6000  # S_ISUID | S_ISGID
+S_IFMT: Final = 0o170000
+S_IFCHR: Final = 0o020000
+S_IFBLK: Final = 0o060000
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +74,11 @@ class Arch:
     socket: int
     blocked: tuple[int, ...]
     """Syscalls denied outright: io_uring_setup/enter/register, add_key, request_key, keyctl."""
+    modes: tuple[tuple[int, int, bool], ...] = ()
+    """(syscall, index of its mode argument, creates nodes): set-id modes refused, and
+    device nodes too where the call creates nodes."""
+    openat2: int = 437
+    """Answered ENOSYS: its mode sits in a struct the filter cannot read."""
     x32_bit: int | None = None
     """Syscall numbers at or above this are the x32 ABI (x86_64 only)."""
 
@@ -68,6 +91,18 @@ SUPPORTED_ARCHES: Final[dict[str, Arch]] = {
         ioctl=16,
         socket=41,
         blocked=(425, 426, 427, 248, 249, 250),
+        # chmod, fchmod, fchmodat, fchmodat2, open, openat, creat; mknod, mknodat
+        modes=(
+            (90, 1, False),
+            (91, 1, False),
+            (268, 2, False),
+            (452, 2, False),
+            (2, 2, False),
+            (257, 3, False),
+            (85, 1, False),
+            (133, 1, True),
+            (259, 2, True),
+        ),
         x32_bit=0x40000000,
     ),
     "aarch64": Arch(
@@ -76,6 +111,8 @@ SUPPORTED_ARCHES: Final[dict[str, Arch]] = {
         ioctl=29,
         socket=198,
         blocked=(425, 426, 427, 217, 218, 219),
+        # fchmod, fchmodat, fchmodat2, openat; mknodat (no chmod/open/creat/mknod here)
+        modes=((52, 1, False), (53, 2, False), (452, 2, False), (56, 3, False), (33, 2, True)),
     ),
 }
 _ALIASES: Final = {"amd64": "x86_64", "arm64": "aarch64"}
@@ -105,10 +142,12 @@ def build_filter(arch: Arch, *, block_unix_sockets: bool = True) -> bytes:
     # Layout (jumps are relative to the next instruction; EPERM and ALLOW are the last two):
     #   ld arch; jne native -> EPERM; ld nr; [jge x32 -> EPERM]
     #   jeq each blocked nr -> EPERM
+    #   jeq openat2 -> ENOSYS; jeq each mode-taking nr -> MODE<nr>
     #   jeq ioctl -> IOCTL; [jeq socket -> SOCKET]; ret ALLOW
     #   IOCTL: ld arg1.lo; jeq TIOCSTI -> EPERM; jeq TIOCLINUX -> EPERM; ret ALLOW
     #   [SOCKET: ld arg0.lo; jeq AF_UNIX -> EPERM; ret ALLOW]
-    #   EPERM: ret EPERM
+    #   MODE<nr>: ld arg.lo; jset 06000 -> EPERM; [and S_IFMT; jeq CHR/BLK -> EPERM]; ret ALLOW
+    #   ENOSYS: ret ENOSYS; EPERM: ret EPERM
     prog: list[tuple[int, int, str | None, str | None]] = []  # (code, k, jt label, jf label)
     labels: dict[str, int] = {}
 
@@ -125,6 +164,9 @@ def build_filter(arch: Arch, *, block_unix_sockets: bool = True) -> bytes:
         emit(_JGE_K, arch.x32_bit, "eperm", None)
     for nr in arch.blocked:
         emit(_JEQ_K, nr, "eperm", None)
+    emit(_JEQ_K, arch.openat2, "enosys", None)
+    for nr, _, _ in arch.modes:
+        emit(_JEQ_K, nr, f"mode{nr}", None)
     emit(_JEQ_K, arch.ioctl, "ioctl", None)
     if block_unix_sockets:
         emit(_JEQ_K, arch.socket, "socket", None)
@@ -139,6 +181,17 @@ def build_filter(arch: Arch, *, block_unix_sockets: bool = True) -> bytes:
         emit(_LD_W_ABS, _OFF_ARG0_LO)
         emit(_JEQ_K, AF_UNIX, "eperm", None)
         emit(_RET_K, _RET_ALLOW)
+    for nr, arg, nodes in arch.modes:
+        label(f"mode{nr}")
+        emit(_LD_W_ABS, _arg_lo(arg))
+        emit(_JSET_K, SET_ID_BITS, "eperm", None)
+        if nodes:
+            emit(_AND_K, S_IFMT)
+            emit(_JEQ_K, S_IFCHR, "eperm", None)
+            emit(_JEQ_K, S_IFBLK, "eperm", None)
+        emit(_RET_K, _RET_ALLOW)
+    label("enosys")
+    emit(_RET_K, _RET_ENOSYS)
     label("eperm")
     emit(_RET_K, _RET_EPERM)
 

@@ -1,0 +1,133 @@
+"""Resource limits for one sandboxed command: memory per process, and a process count.
+
+- Memory: `RLIMIT_DATA` (heap and private writable mappings, not address-space reservations,
+  so Go and Java runtimes still start) is set inside the sandbox, on every process.
+- Processes: `RLIMIT_NPROC`, also set *inside* the sandbox, after bwrap created the user
+  namespace. Set there, the kernel counts only the processes of that namespace (ucounts,
+  Linux >= 5.14); set on bwrap itself it would count every process the user has on the host.
+  The kernel never applies `RLIMIT_NPROC` to uid 0, so for a root caller the runner puts the
+  sandbox in a fresh `pids` cgroup instead (v1 or v2, when the hierarchy is writable), and
+  stops the sandbox as soon as a fork is refused there: a fork bomb ends at once with a
+  message instead of churning at the limit until the timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shlex
+import uuid
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["Cgroup", "limit_prefix", "open_cgroup"]
+
+log = logging.getLogger("safehold.sandbox")
+
+_V1_ROOT: Final = "/sys/fs/cgroup/pids"
+_V2_ROOT: Final = "/sys/fs/cgroup"
+
+
+def limit_prefix(shell: str, max_processes: int, max_memory_mb: int) -> list[str]:
+    """argv that sets the limits inside the sandbox and then execs the command appended to it."""
+    # `ulimit` with neither -S nor -H sets both. Failing to *raise* a limit (the hard limit
+    # is already lower) leaves the lower one: stricter, so it is ignored.
+    script = (
+        f"ulimit -d {max_memory_mb * 1024} 2>/dev/null; "
+        f"ulimit -u {max_processes} 2>/dev/null; "
+        'exec "$@"'
+    )
+    return [shell, "-c", script, "safehold-limits"]
+
+
+@dataclass(slots=True)
+class Cgroup:
+    """A fresh pids cgroup for one run (root callers only)."""
+
+    path: str
+    max_processes: int
+
+    def enter_prefix(self) -> list[str]:
+        """argv that moves itself into the cgroup, then execs bwrap (appended to it)."""
+        procs = shlex.quote(os.path.join(self.path, "cgroup.procs"))
+        return ["/bin/sh", "-c", f'echo $$ > {procs} && exec "$@"', "safehold-cgroup"]
+
+    def limit_hit(self) -> str | None:
+        """A message once a fork was refused at the limit, else None."""
+        try:
+            with open(os.path.join(self.path, "pids.events"), encoding="ascii") as fh:
+                for line in fh:
+                    name, _, count = line.partition(" ")
+                    if name == "max" and count.strip() not in ("", "0"):
+                        return (
+                            f"safehold: the command reached sandbox.max_processes "
+                            f"({self.max_processes} processes and threads); the sandbox "
+                            "was stopped\n"
+                        )
+        except OSError:
+            return None
+        return None
+
+    def close(self) -> None:
+        """Remove the cgroup (empty once the sandbox's pid namespace is gone)."""
+        with contextlib.suppress(OSError):
+            os.rmdir(self.path)
+
+
+def _own(controller: str, v2: bool) -> str | None:
+    try:
+        with open("/proc/self/cgroup", encoding="ascii") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if (v2 and controllers == "") or (not v2 and controller in controllers.split(",")):
+            return path
+    return None
+
+
+def _make(parent: str, max_processes: int) -> Cgroup | None:
+    path = os.path.join(parent, f"safehold-{uuid.uuid4().hex[:12]}")
+    try:
+        os.mkdir(path)
+    except OSError:
+        return None
+    try:
+        with open(os.path.join(path, "pids.max"), "w", encoding="ascii") as fh:
+            fh.write(str(max_processes))
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+        return None
+    return Cgroup(path, max_processes)
+
+
+_warned: list[bool] = []
+
+
+def open_cgroup(max_processes: int) -> Cgroup | None:
+    """A pids cgroup limiting the run, when the caller is root (else `RLIMIT_NPROC` works)."""
+    if os.geteuid() != 0:
+        return None
+    own = _own("pids", v2=False)
+    if own is not None and os.path.isdir(_V1_ROOT):
+        group = _make(os.path.normpath(_V1_ROOT + "/" + own), max_processes)
+        if group is not None:
+            return group
+    own = _own("", v2=True)
+    controllers = os.path.join(_V2_ROOT, "cgroup.controllers")
+    if own is not None and os.path.isfile(controllers):
+        with contextlib.suppress(OSError), open(controllers, encoding="ascii") as fh:
+            if "pids" in fh.read().split():
+                group = _make(os.path.normpath(_V2_ROOT + "/" + own), max_processes)
+                if group is not None:
+                    return group
+    if not _warned:
+        _warned.append(True)
+        log.warning(
+            "sandbox.max_processes is not enforced: the caller is root (the kernel exempts "
+            "uid 0 from RLIMIT_NPROC) and no writable pids cgroup was found"
+        )
+    return None
