@@ -86,3 +86,67 @@ def test_every_denied_path_in_the_workspace_is_masked(tree: list[list[str]]) -> 
                 if path in masked:
                     assert hit, f"`{path}` is masked but no denied pattern matches it"
         shutil.rmtree(ws)
+
+
+_EDITS = st.lists(
+    st.tuples(
+        st.sampled_from(["add", "remove", "rename", "mkdir"]),
+        st.lists(_NAMES, min_size=1, max_size=3),
+        _NAMES,
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+def _apply(root: Path, edit: tuple[str, list[str], str]) -> None:
+    action, parts, name = edit
+    target = root.joinpath(*parts)
+    try:
+        if action == "add":
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("secret?")
+        elif action == "mkdir":
+            target.mkdir(parents=True, exist_ok=True)
+        elif action == "remove":
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+        elif target.exists():
+            target.rename(target.parent / name)
+    except OSError:
+        pass  # a file where a directory was wanted, a rename onto a non-empty directory
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=_TREES, edits=_EDITS, watched=st.booleans())
+def test_the_cached_scan_equals_a_fresh_scan_after_any_edits(
+    tree: list[list[str]], edits: list[tuple[str, list[str], str]], watched: bool
+) -> None:
+    # Incremental masking must never lag behind the tree: plan, edit the tree right away
+    # (inside the racy window of the stamps), plan again from the cache, and compare with a
+    # plan made from nothing. With and without inotify.
+    from safehold.adapters.bwrap import _scan
+
+    saved = list(_scan._watcher)
+    _scan._watcher[:] = [] if watched else [None]
+    try:
+        with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
+            ws = Path(tmp) / "ws"
+            ws.mkdir()
+            _build(ws, tree)
+            config = SafetyConfig()
+            home = Path(tmp) / "nohome"
+            plan_with_home(config, ws, home)
+            for edit in edits:
+                _apply(ws, edit)
+            cached = plan_with_home(config, ws, home)
+            _scan.clear_cache()
+            fresh = plan_with_home(config, ws, home)
+            assert cached.masked_dirs == fresh.masked_dirs
+            assert cached.masked_files == fresh.masked_files
+            assert cached.protected == fresh.protected
+            assert cached.pins == fresh.pins
+    finally:
+        _scan._watcher[:] = saved

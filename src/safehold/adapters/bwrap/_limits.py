@@ -13,10 +13,14 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import errno
 import logging
 import os
 import shlex
+import threading
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Final
@@ -43,15 +47,38 @@ def limit_prefix(shell: str, max_processes: int, max_memory_mb: int) -> list[str
 
 @dataclass(slots=True)
 class Cgroup:
-    """A fresh pids cgroup for one run (root callers only)."""
+    """A fresh pids cgroup for one run (root callers only).
+
+    Getting bwrap into it before bwrap forks: on cgroup v1 the spawning *thread* joins it
+    for the moment of the fork (a v1 `tasks` file moves single threads, and a child starts
+    in its parent thread's cgroup), then goes back; on v2, where only whole processes move,
+    a `/bin/sh` prefix writes its own pid into `cgroup.procs` and execs bwrap.
+    """
 
     path: str
     max_processes: int
+    origin: str | None = None
+    """v1: the cgroup the spawning thread returns to; None on v2."""
 
     def enter_prefix(self) -> list[str]:
-        """argv that moves itself into the cgroup, then execs bwrap (appended to it)."""
+        """argv that moves itself into the cgroup, then execs bwrap (appended); v2 only."""
+        if self.origin is not None:
+            return []
         procs = shlex.quote(os.path.join(self.path, "cgroup.procs"))
         return ["/bin/sh", "-c", f'echo $$ > {procs} && exec "$@"', "safehold-cgroup"]
+
+    def join_thread(self) -> None:
+        """v1: move the calling thread in, so the process it forks next starts inside."""
+        if self.origin is not None:
+            _write(os.path.join(self.path, "tasks"), str(threading.get_native_id()))
+
+    def leave_thread(self) -> None:
+        """v1: move the calling thread back where it was."""
+        if self.origin is not None:
+            try:
+                _write(os.path.join(self.origin, "tasks"), str(threading.get_native_id()))
+            except OSError as exc:
+                log.warning("could not move the spawning thread out of %s: %s", self.path, exc)
 
     def limit_hit(self) -> str | None:
         """A message once a fork was refused at the limit, else None."""
@@ -70,9 +97,51 @@ class Cgroup:
         return None
 
     def close(self) -> None:
-        """Remove the cgroup (empty once the sandbox's pid namespace is gone)."""
-        with contextlib.suppress(OSError):
-            os.rmdir(self.path)
+        """Remove the cgroup, or leave that to a later sweep while it still has members.
+
+        The pid namespace's processes are still being torn down for a moment after bwrap
+        exits, and a cgroup with members cannot be removed (EBUSY). Waiting for that would
+        add to every run, so such a cgroup is swept at the next run and at exit instead.
+        """
+        if not _remove(self.path):
+            with _pending_lock:
+                _pending.append(self.path)
+
+
+_pending: list[str] = []
+_pending_lock = threading.Lock()
+
+
+def _remove(path: str) -> bool:
+    """rmdir the cgroup; False while it still has members."""
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        return True
+    except OSError as exc:
+        if exc.errno == errno.EBUSY:
+            return False
+        log.warning("could not remove the cgroup %s: %s", path, exc)
+    return True
+
+
+def _sweep(wait: float = 0.0) -> None:
+    """Remove the cgroups left by earlier runs (at most `wait` seconds of retrying)."""
+    deadline = time.monotonic() + wait
+    while True:
+        with _pending_lock:
+            _pending[:] = [p for p in _pending if not _remove(p)]
+            if not _pending or time.monotonic() >= deadline:
+                return
+        time.sleep(0.01)
+
+
+atexit.register(_sweep, 2.0)
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="ascii") as fh:
+        fh.write(text)
 
 
 def _own(controller: str, v2: bool) -> str | None:
@@ -88,7 +157,7 @@ def _own(controller: str, v2: bool) -> str | None:
     return None
 
 
-def _make(parent: str, max_processes: int) -> Cgroup | None:
+def _make(parent: str, max_processes: int, *, v1: bool) -> Cgroup | None:
     path = os.path.join(parent, f"safehold-{uuid.uuid4().hex[:12]}")
     try:
         os.mkdir(path)
@@ -101,7 +170,7 @@ def _make(parent: str, max_processes: int) -> Cgroup | None:
         with contextlib.suppress(OSError):
             os.rmdir(path)
         return None
-    return Cgroup(path, max_processes)
+    return Cgroup(path, max_processes, parent if v1 else None)
 
 
 _warned: list[bool] = []
@@ -111,9 +180,11 @@ def open_cgroup(max_processes: int) -> Cgroup | None:
     """A pids cgroup limiting the run, when the caller is root (else `RLIMIT_NPROC` works)."""
     if os.geteuid() != 0:
         return None
+    if _pending:
+        _sweep()
     own = _own("pids", v2=False)
     if own is not None and os.path.isdir(_V1_ROOT):
-        group = _make(os.path.normpath(_V1_ROOT + "/" + own), max_processes)
+        group = _make(os.path.normpath(_V1_ROOT + "/" + own), max_processes, v1=True)
         if group is not None:
             return group
     own = _own("", v2=True)
@@ -121,7 +192,7 @@ def open_cgroup(max_processes: int) -> Cgroup | None:
     if own is not None and os.path.isfile(controllers):
         with contextlib.suppress(OSError), open(controllers, encoding="ascii") as fh:
             if "pids" in fh.read().split():
-                group = _make(os.path.normpath(_V2_ROOT + "/" + own), max_processes)
+                group = _make(os.path.normpath(_V2_ROOT + "/" + own), max_processes, v1=False)
                 if group is not None:
                     return group
     if not _warned:

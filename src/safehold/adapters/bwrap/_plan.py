@@ -114,11 +114,11 @@ def system_view() -> tuple[tuple[str, str | None], ...]:
     return tuple(view)
 
 
-def _system_extras() -> tuple[str, ...]:
+def _system_extras(system: tuple[tuple[str, str | None], ...]) -> tuple[str, ...]:
     """Files a system path links to outside the system view (systemd-resolved's resolv.conf)."""
     extras = []
     real = os.path.realpath("/etc/resolv.conf")
-    shown = any(_inside(real, d) for d, t in system_view() if t is None)
+    shown = any(_inside(real, d) for d, t in system if t is None)
     if real != "/etc/resolv.conf" and os.path.isfile(real) and not shown:
         extras.append(real)
     return tuple(extras)
@@ -312,7 +312,8 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
         if "/" in roots:
             raise SandboxError("`/` can never be a writable root (the workspace or an extra root)")
     read_roots, links = _read_roots(config, real_cwd, home)
-    read_roots = (*read_roots, *_system_extras())
+    system = system_view()
+    read_roots = (*read_roots, *_system_extras(system))
     col = _Collector(config, real_cwd, roots)
     for top in dict.fromkeys((real_cwd, *roots)):
         col.tree(top, protect=top in roots)
@@ -333,7 +334,6 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
         elif col.in_root(log) and not os.path.lexists(log):
             col.watch[log] = Watch(log, None)
     _mask_hard_links(col, home)
-    system = system_view()
     home_tmpfs = home if home != "/" and os.path.isdir(home) else None
     visible = (
         *(p for p, target in system if target is None),

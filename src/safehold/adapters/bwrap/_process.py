@@ -112,13 +112,15 @@ def spawn_and_collect(
     cancel_fd: int | None = None,
     cwd: str | None = None,
     watchdog: Callable[[], str | None] | None = None,
+    spawned: Callable[[], None] | None = None,
 ) -> RawOutcome:
     """Run `argv` with stdin from /dev/null, collecting capped output; kill on timeout/cancel.
 
     Takes ownership of `pass_fds`: they are closed in this process once the child has them
     (the status pipe only reaches EOF when no copy of its write end is left open here).
     `watchdog`, when given, is called every `_WATCH_EVERY` seconds; a message back kills the
-    process tree and is reported as `stopped`.
+    process tree and is reported as `stopped`. `spawned` runs right after the fork, even
+    when it failed.
     """
     try:
         proc = subprocess.Popen(
@@ -133,6 +135,8 @@ def spawn_and_collect(
             cwd=cwd,
         )
     finally:
+        if spawned is not None:
+            spawned()
         for fd in pass_fds:
             with contextlib.suppress(OSError):
                 os.close(fd)

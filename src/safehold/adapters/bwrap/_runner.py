@@ -136,6 +136,7 @@ def _spawn_bwrap(
             raise
         if cgroup is not None:
             full = cgroup.enter_prefix() + full
+            cgroup.join_thread()
         # spawn_and_collect owns and closes seccomp_r and status_w.
         return spawn_and_collect(
             full,
@@ -146,6 +147,7 @@ def _spawn_bwrap(
             cap=cap,
             cancel_fd=cancel_fd,
             watchdog=None if cgroup is None else cgroup.limit_hit,
+            spawned=None if cgroup is None else cgroup.leave_thread,
         )
     finally:
         os.close(status_r)

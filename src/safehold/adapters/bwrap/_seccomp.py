@@ -24,6 +24,7 @@ Blocked calls fail with EPERM rather than killing the process, so tools report a
 from __future__ import annotations
 
 import errno
+import functools
 import platform
 import struct
 from dataclasses import dataclass
@@ -137,8 +138,9 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("<HBBI", code, jt, jf, k)
 
 
+@functools.lru_cache(maxsize=8)
 def build_filter(arch: Arch, *, block_unix_sockets: bool = True) -> bytes:
-    """Assemble the filter for `arch` as raw `struct sock_filter[]` bytes."""
+    """Assemble the filter for `arch` as raw `struct sock_filter[]` bytes (built once)."""
     # Layout (jumps are relative to the next instruction; EPERM and ALLOW are the last two):
     #   ld arch; jne native -> EPERM; ld nr; [jge x32 -> EPERM]
     #   jeq each blocked nr -> EPERM

