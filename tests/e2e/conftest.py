@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -19,6 +20,11 @@ from tests.adapters.acp.bridge_harness import RecordingClient
 AGENT = [sys.executable, "-m", "safehold.cli", "acp"]
 
 Spawn = Callable[..., AbstractAsyncContextManager[tuple[Any, RecordingClient]]]
+
+
+def _pythonpath() -> dict[str, str]:
+    path = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": path} if path else {}
 
 
 @pytest.fixture
@@ -52,7 +58,9 @@ def spawn_acp(tmp_path: Path) -> Spawn:
             client,
             AGENT[0],
             *args,
-            env={"PYTHONUNBUFFERED": "1"},
+            # The SDK trims the child's environment: keep PYTHONPATH so the agent runs the
+            # code under test (a worktree), not whatever copy is installed.
+            env={"PYTHONUNBUFFERED": "1", **_pythonpath()},
             cwd=str(tmp_path),
             transport_kwargs={"stderr": asyncio.subprocess.DEVNULL},
             use_unstable_protocol=True,

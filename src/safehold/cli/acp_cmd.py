@@ -40,6 +40,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         choices=("review", "read-only"),
         help="the most permissive mode an editor may switch a session to",
     )
+    p.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="save each session's mode and grants here (0700), so a restarted agent "
+        "continues the session; without it, load/resume of an unknown session is refused",
+    )
+    p.add_argument(
+        "--state-max-age",
+        metavar="SECONDS",
+        type=float,
+        default=7 * 24 * 3600.0,
+        help="a saved session older than this (since its last change) is not continued; "
+        "default: 604800 (one week)",
+    )
     p.add_argument("--log-file", metavar="F", help="append logs to this file instead of stderr")
     p.add_argument("--log-level", choices=_LEVELS, default="warning", help="default: warning")
     p.set_defaults(handler=run)
@@ -53,7 +67,16 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)  # ConfigError: one `error:` line, exit 2
     floor = Mode(args.floor) if args.floor else None
-    agent = SafeholdAgent(config, floor=floor)
+    state = None
+    if args.state_dir:
+        from safehold.errors import ConfigError
+        from safehold.session_store import SessionStateDir
+
+        try:
+            state = SessionStateDir(args.state_dir, max_age=args.state_max_age)
+        except ValueError as exc:
+            raise ConfigError(f"--state-max-age: {exc}") from None
+    agent = SafeholdAgent(config, floor=floor, state=state)
     _configure_logging(args.log_file, args.log_level)
     asyncio.run(_serve(agent))
     return 0

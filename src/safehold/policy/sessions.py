@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -25,7 +25,7 @@ from safehold.policy.modes import (
     flags_with_option,
 )
 
-__all__ = ["SessionInfo", "SessionPolicies"]
+__all__ = ["SessionInfo", "SessionObserver", "SessionPolicies", "SessionSnapshot"]
 
 _FLOOR_NEEDS = {
     Mode.REVIEW: "requires approval for writes and for execute",
@@ -40,6 +40,23 @@ class SessionInfo:
     session_id: str
     cwd: str
     mode: Mode
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSnapshot:
+    """What a session is, apart from its id: workspace, the three flags and the grants."""
+
+    cwd: str
+    flags: Flags
+    grants: Mapping[str, GrantEffect] = field(default_factory=dict)
+
+
+SessionObserver = Callable[[str, "SessionSnapshot | None"], None]
+"""Hears every session change: `(session_id, snapshot)`, or `None` when the session closed.
+
+Called under the store's lock, in the order the changes happened (a persistence layer
+writes what it hears). It must not raise and must not call back into the store.
+"""
 
 
 # Every open/load/fork makes a new session instance with a number never used before, so an
@@ -62,7 +79,13 @@ class SessionPolicies:
     beyond it raises `PolicyError` and changes nothing.
     """
 
-    def __init__(self, base: SafetyConfig | None = None, *, floor: Mode | None = None) -> None:
+    def __init__(
+        self,
+        base: SafetyConfig | None = None,
+        *,
+        floor: Mode | None = None,
+        observer: SessionObserver | None = None,
+    ) -> None:
         self._base = base if base is not None else SafetyConfig()
         self._floor = Mode(floor) if floor is not None else None
         if not flags_meet_floor(self._base.flags, self._floor):
@@ -73,6 +96,7 @@ class SessionPolicies:
         self._lock = threading.RLock()
         self._sessions: dict[str, _Session] = {}
         self._configs: dict[Flags, SafetyConfig] = {self._base.flags: self._base}
+        self._observer = observer
 
     @property
     def base(self) -> SafetyConfig:
@@ -92,6 +116,7 @@ class SessionPolicies:
             if session_id in self._sessions:
                 raise PolicyError(f"session `{session_id}` is already open")
             self._sessions[session_id] = _Session(cwd=cwd, flags=self._base.flags)
+            self._changed(session_id)
             return self._base
 
     def ensure(self, session_id: str, cwd: str) -> SafetyConfig:
@@ -115,7 +140,34 @@ class SessionPolicies:
         """(Re)start a session from the base defaults: earlier toggles and grants are gone."""
         with self._lock:
             self._sessions[session_id] = _Session(cwd=cwd, flags=self._base.flags)
+            self._changed(session_id)
             return self._base
+
+    def restore(self, session_id: str, snapshot: SessionSnapshot) -> SafetyConfig:
+        """(Re)start a session as `snapshot` says (a new instance: pending answers are void).
+
+        Used to continue a session with the flags and grants it had, whether they come from
+        this store or from a copy persisted by an earlier process. Flags more permissive
+        than the floor raise `PolicyError` and change nothing.
+        """
+        flags = Flags(*(bool(f) for f in snapshot.flags))
+        with self._lock:
+            if not flags_meet_floor(flags, self._floor):
+                raise PolicyError(
+                    f"session `{session_id}` cannot be restored in mode `{derive_mode(flags)}`: "
+                    f"the operator floor is `{self._floor}`"
+                )
+            config = self._config_for(flags)
+            grants = {str(k): GrantEffect(v) for k, v in snapshot.grants.items()}
+            self._sessions[session_id] = _Session(cwd=snapshot.cwd, flags=flags, grants=grants)
+            self._changed(session_id)
+            return config
+
+    def snapshot(self, session_id: str) -> SessionSnapshot:
+        """The open session's workspace, flags and grants (a copy)."""
+        with self._lock:
+            state = self._get(session_id)
+            return SessionSnapshot(state.cwd, state.flags, MappingProxyType(dict(state.grants)))
 
     def fork(self, src: str, dst: str, cwd: str | None = None) -> SafetyConfig:
         """Start `dst` as a copy of `src` (flags and grants); the two diverge from then on."""
@@ -128,12 +180,16 @@ class SessionPolicies:
                 flags=parent.flags,
                 grants=dict(parent.grants),
             )
+            self._changed(dst)
             return self._config_for(parent.flags)
 
     def close(self, session_id: str) -> bool:
         """Forget everything about the session; False if it was not open."""
         with self._lock:
-            return self._sessions.pop(session_id, None) is not None
+            closed = self._sessions.pop(session_id, None) is not None
+            if closed:
+                self._changed(session_id)
+            return closed
 
     # -- reading -------------------------------------------------------------------------
 
@@ -202,11 +258,15 @@ class SessionPolicies:
             if generation is not None and state.generation != generation:
                 raise UnknownSessionError(session_id)
             state.grants[key] = GrantEffect(effect)
+            self._changed(session_id)
 
     def revoke(self, session_id: str, key: str) -> bool:
         """Drop one grant; False if there was none."""
         with self._lock:
-            return self._get(session_id).grants.pop(key, None) is not None
+            dropped = self._get(session_id).grants.pop(key, None) is not None
+            if dropped:
+                self._changed(session_id)
+            return dropped
 
     def revoke_all(self, session_id: str) -> int:
         """Drop every grant of the session; return how many there were."""
@@ -214,6 +274,7 @@ class SessionPolicies:
             state = self._get(session_id)
             count = len(state.grants)
             state.grants.clear()
+            self._changed(session_id)
             return count
 
     # -- internals -----------------------------------------------------------------------
@@ -239,4 +300,17 @@ class SessionPolicies:
             )
         config = self._config_for(new)  # validates before the session changes
         state.flags = new
+        self._changed(session_id)
         return config
+
+    def _changed(self, session_id: str) -> None:
+        # Under the lock, so an observer hears the changes in the order they happened.
+        if self._observer is None:
+            return
+        state = self._sessions.get(session_id)
+        snap = (
+            None
+            if state is None
+            else SessionSnapshot(state.cwd, state.flags, MappingProxyType(dict(state.grants)))
+        )
+        self._observer(session_id, snap)

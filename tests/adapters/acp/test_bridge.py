@@ -201,10 +201,10 @@ async def test_boolean_toggles_take_booleans_and_refuse_strings(tmp_path: Any) -
     assert policies.config(sid).read_only is True
 
 
-async def _refused(conn: Any, call: Any) -> RequestError:
+async def _refused(conn: Any, call: Any, code: int = -32602) -> RequestError:
     with pytest.raises(RequestError) as err:
         await call
-    assert err.value.code == -32602
+    assert err.value.code == code
     return err.value
 
 
@@ -338,31 +338,39 @@ async def test_fork_of_unknown_session_is_invalid_params(tmp_path: Any) -> None:
     assert policies.sessions() == ()
 
 
-async def test_load_rereads_base_defaults(tmp_path: Any) -> None:
+async def test_load_continues_the_session_with_its_flags_and_grants(tmp_path: Any) -> None:
+    # A reload must never loosen the session: read-only stays read-only (issue 14).
     policies, _, agent, client = make(SafetyConfig(require_approval_for_execute=False))
     async with connected(agent, client) as conn:
         sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
         await conn.set_session_mode(session_id=sid, mode_id="read-only")
         policies.grant(sid, 'tool:"x"', GrantEffect.ALLOW)
+        before = policies.generation(sid)
         resp = await conn.load_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
-    assert resp.modes.current_mode_id == "review"
-    assert current_values(resp.config_options)["auto_approve_execute"] == "true"
-    assert policies.config(sid) == policies.base
-    assert dict(policies.grants(sid)) == {}
+    assert resp.modes.current_mode_id == "read-only"
+    assert current_values(resp.config_options)["read_only"] == "true"
+    assert policies.config(sid).read_only is True
+    assert dict(policies.grants(sid)) == {'tool:"x"': GrantEffect.ALLOW}
+    assert policies.generation(sid) != before  # a new instance: pending answers are void
 
 
-async def test_resume_keeps_an_open_session_and_starts_an_unknown_one_from_base(
-    tmp_path: Any,
-) -> None:
+async def test_resume_keeps_an_open_session_and_refuses_an_unknown_one(tmp_path: Any) -> None:
     policies, _, agent, client = make()
     async with connected(agent, client) as conn:
         sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
         await conn.set_session_mode(session_id=sid, mode_id="auto")
         kept = await conn.resume_session(session_id=sid, cwd=str(tmp_path))
-        fresh = await conn.resume_session(session_id="from-another-run", cwd=str(tmp_path))
+        err = await _refused(
+            conn, conn.resume_session(session_id="from-another-run", cwd=str(tmp_path)), -32002
+        )
+        err_load = await _refused(
+            conn,
+            conn.load_session(session_id="from-another-run", cwd=str(tmp_path), mcp_servers=[]),
+            -32002,
+        )
     assert kept.modes.current_mode_id == "auto"
-    assert fresh.modes.current_mode_id == "review"
-    assert policies.is_open("from-another-run")
+    assert "from-another-run" in str(err) and "from-another-run" in str(err_load)
+    assert not policies.is_open("from-another-run")
 
 
 async def test_close_wipes_the_session(tmp_path: Any) -> None:
@@ -372,8 +380,10 @@ async def test_close_wipes_the_session(tmp_path: Any) -> None:
         await conn.set_session_mode(session_id=sid, mode_id="auto")
         await conn.close_session(session_id=sid)
         assert not policies.is_open(sid)
-        resp = await conn.load_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[])
-    assert resp.modes.current_mode_id == "review"
+        await _refused(
+            conn, conn.load_session(session_id=sid, cwd=str(tmp_path), mcp_servers=[]), -32002
+        )
+    assert not policies.is_open(sid)
 
 
 @pytest.mark.parametrize("cwd", ["relative/dir", "", "/tmp/a\nb"])
@@ -451,7 +461,7 @@ async def test_agent_option_values_follow_fork_load_and_sessions(tmp_path: Any) 
         assert bridge.option_value(child, "model") == "large"
         assert bridge.option_value(b, "model") == "small"
         await conn.load_session(session_id=a, cwd=str(tmp_path), mcp_servers=[])
-    assert bridge.option_value(a, "model") == "small"
+    assert bridge.option_value(a, "model") == "large"  # load continues the session
     assert bridge.option_value(child, "model") == "large"
 
 

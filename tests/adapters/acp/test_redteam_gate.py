@@ -106,13 +106,12 @@ async def test_an_env_argument_asks_again_after_always_allow_of_the_same_command
     assert "rejected-once" in codes(sneaky)
 
 
-@pytest.mark.parametrize("how", ["load", "close-then-resume"])
+@pytest.mark.parametrize("how", ["load", "close-then-reopen"])
 async def test_issue_6_an_answer_never_lands_in_a_reloaded_session(
     tmp_path: Path, how: str
 ) -> None:
-    # A dialog opened in session S is still pending when the client reloads S (session/load
-    # resets it: "earlier toggles and grants are gone"), or closes it and resumes the same
-    # id. The late "Always allow" was given to the old S: it must not record a grant in the
+    # A dialog opened in session S is still pending when the client reloads S (a new
+    # instance of it), or closes it and opens the same id again. The late "Always allow" was given to the old S: it must not record a grant in the
     # new S nor allow the call there.
     policies = SessionPolicies()
     agent = BridgeAgent(AcpPolicyBridge(policies))
@@ -128,7 +127,7 @@ async def test_issue_6_an_answer_never_lands_in_a_reloaded_session(
             await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
         else:
             agent.bridge.close_session(sid)
-            agent.bridge.resume_session(sid, str(tmp_path))
+            agent.bridge.new_session(sid, str(tmp_path))
         hold.set()
         decision = await pending
         assert decision.verdict is Verdict.DENY, codes(decision)

@@ -7,7 +7,7 @@ from typing import Any
 from safehold import Decision
 from safehold.adapters.bwrap import CommandResult
 
-__all__ = ["command_lines", "denial_text", "output_text", "summary"]
+__all__ = ["command_lines", "denial_text", "output_text", "raw_output", "summary"]
 
 
 def command_lines(prompt: list[Any]) -> list[str]:
@@ -29,6 +29,19 @@ def denial_text(decision: Decision) -> str:
     word = "denied" if decision.verdict.value == "deny" else "not allowed"
     reasons = "\n".join(f"- {r.message} ({r.code})" for r in decision.reasons)
     return f"{word} by safehold:\n{reasons}" if reasons else f"{word} by safehold"
+
+
+def raw_output(decision: Decision, **extra: Any) -> dict[str, Any]:
+    """A tool call's compact `rawOutput`: the verdict and reason codes, then `extra`.
+
+    Clients print rawOutput as is (acpx shows it before every result), so the messages
+    stay in the content and the full decision in the audit log.
+    """
+    return {
+        "verdict": decision.verdict.value,
+        "reasons": [r.code for r in decision.reasons],
+        **extra,
+    }
 
 
 def output_text(result: CommandResult) -> str:

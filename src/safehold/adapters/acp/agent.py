@@ -49,9 +49,16 @@ from safehold import (
     ToolKind,
 )
 from safehold.adapters.acp import AcpPolicyBridge, visible_text
-from safehold.adapters.acp._agent_text import command_lines, denial_text, output_text, summary
+from safehold.adapters.acp._agent_text import (
+    command_lines,
+    denial_text,
+    output_text,
+    raw_output,
+    summary,
+)
 from safehold.adapters.bwrap import run_sandboxed
 from safehold.audit import sink_from_config
+from safehold.session_store import SessionStateDir
 
 __all__ = ["SafeholdAgent", "serve_stdio"]
 
@@ -80,11 +87,19 @@ class SafeholdAgent:
         *,
         policies: SessionPolicies | None = None,
         floor: Mode | None = None,
+        state: SessionStateDir | None = None,
     ) -> None:
-        self.policies = policies if policies is not None else SessionPolicies(config, floor=floor)
+        if policies is None:
+            observer = state.record if state is not None else None
+            policies = SessionPolicies(config, floor=floor, observer=observer)
+        self.policies = policies
         # The config's audit settings decide where every decision is recorded.
         audit = sink_from_config(self.policies.base.audit)
-        self.bridge = AcpPolicyBridge(self.policies, gate=Gate(self.policies, audit=audit))
+        self.bridge = AcpPolicyBridge(
+            self.policies,
+            gate=Gate(self.policies, audit=audit),
+            saved_state=state.load if state is not None else None,
+        )
         self.conn: Any = None
         self._turns: dict[str, _Turn] = {}
         self._titles: dict[str, str] = {}
@@ -132,7 +147,7 @@ class SafeholdAgent:
         )
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse:
-        """Reopen a session from the configured defaults (earlier toggles and grants are gone)."""
+        """Continue a session with its mode and grants (saved ones after a restart); else -32002."""
         _require_directory(cwd)
         setup = self.bridge.load_session(session_id, cwd)
         return LoadSessionResponse(modes=setup.modes, config_options=setup.config_options)
@@ -162,7 +177,7 @@ class SafeholdAgent:
     async def resume_session(
         self, session_id: str, cwd: str, **kwargs: Any
     ) -> ResumeSessionResponse:
-        """Continue a session as it is (one this process never saw starts from defaults)."""
+        """Continue a session as it is (or as saved before a restart); else -32002."""
         _require_directory(cwd)
         setup = self.bridge.resume_session(session_id, cwd)
         return ResumeSessionResponse(modes=setup.modes, config_options=setup.config_options)
@@ -259,7 +274,7 @@ class SafeholdAgent:
                 call_id,
                 "failed",
                 denial_text(decision),
-                {"decision": decision.to_dict()},
+                raw_output(decision),
             )
             return
         await self._send(
@@ -289,7 +304,7 @@ class SafeholdAgent:
             # Fail closed: the command did not run, and never runs outside the sandbox.
             outcomes.append("sandbox error")
             text = f"not run: the sandbox could not run it: {exc}"
-            raw = {"error": str(exc), "decision": decision.to_dict()}
+            raw = raw_output(decision, error=str(exc))
             await self._finish(session_id, call_id, "failed", text, raw)
             return
         ok = result.exit_code == 0
@@ -299,14 +314,14 @@ class SafeholdAgent:
             call_id,
             "completed" if ok else "failed",
             output_text(result),
-            {
-                "exit_code": result.exit_code,
-                "timed_out": result.timed_out,
-                "truncated": result.truncated,
-                "sandboxed": result.sandboxed,
-                "findings": list(result.findings),
-                "decision": decision.to_dict(),
-            },
+            raw_output(
+                decision,
+                exit_code=result.exit_code,
+                timed_out=result.timed_out,
+                truncated=result.truncated,
+                sandboxed=result.sandboxed,
+                findings=list(result.findings),
+            ),
         )
 
     def _instance(self, session_id: str) -> int | None:

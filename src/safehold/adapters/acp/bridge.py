@@ -5,10 +5,13 @@ its session responses, `session/set_mode`, `session/set_config_option`, and the 
 front of every tool call. The bridge only translates; `SessionPolicies` holds the state and
 enforces the operator floor, and the policy decides.
 
-Scope and persistence (the seed's table): changes touch only the three safety flags, per
-session and in memory; fork copies the parent's override and grants; load re-reads the base
-defaults; close wipes the session. Every refused change is a JSON-RPC invalid-params error
-and changes nothing.
+Scope and persistence: changes touch only the three safety flags, per session; fork copies
+the parent's override and grants; load and resume continue a session with its flags and
+grants; close wipes the session. A session this process never saw can be continued only
+from a saved copy (`saved_state`, e.g. `SessionStateDir.load`); otherwise load and resume
+are ACP's "resource not found" (-32002), never a fresh session at the defaults, which could
+be looser than what the person chose. Every refused change is a JSON-RPC invalid-params
+error and changes nothing.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from safehold.policy.approval import FileDiff, Gate
 from safehold.policy.calls import ToolCall
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.modes import OPTION_NAMES
-from safehold.policy.sessions import SessionPolicies
+from safehold.policy.sessions import SessionPolicies, SessionSnapshot
 
 __all__ = ["AcpPolicyBridge", "AgentOption", "OptionChangeHandler", "SessionSetup"]
 
@@ -55,6 +58,10 @@ OptionChangeHandler = Callable[[str, str, "str | bool"], Awaitable[None] | None]
 """`(session_id, option_id, value)`: called before an agent option changes; a ValueError refuses it."""
 
 INVALID_PARAMS: Final = -32602
+RESOURCE_NOT_FOUND: Final = -32002
+
+SavedState = Callable[[str], "SessionSnapshot | None"]
+"""Looks up a session saved by an earlier process (`SessionStateDir.load`); None if none."""
 
 # ACP leaves session ids free-form; refuse only what cannot be a sane id (empty, huge,
 # control characters), since ids end up in logs and audit records.
@@ -69,6 +76,17 @@ class SessionSetup:
     config_options: list[ConfigOption]
 
 
+def session_not_found(session_id: str) -> RequestError:
+    """ACP's "resource not found" for a session this process cannot continue."""
+    message = (
+        f"session `{session_id}` is not known to this agent process and no saved state "
+        "exists for it; start a new session"
+    )
+    return RequestError(
+        RESOURCE_NOT_FOUND, f"Resource not found: {message}", {"sessionId": session_id}
+    )
+
+
 def invalid_params(message: str, **data: Any) -> RequestError:
     """A JSON-RPC invalid-params error whose message says what is wrong."""
     return RequestError(INVALID_PARAMS, f"Invalid params: {message}", {"message": message, **data})
@@ -80,7 +98,8 @@ class AcpPolicyBridge:
     One bridge per client connection: `boolean_options` follows that client's capability
     (call `set_client_capabilities` from `initialize`). Several bridges may share one
     `SessionPolicies`. `options` are the agent's own config options; `on_option_change`
-    hears their changes.
+    hears their changes. `saved_state` finds sessions an earlier process saved, so load
+    and resume can continue them after a restart.
     """
 
     def __init__(
@@ -91,6 +110,7 @@ class AcpPolicyBridge:
         options: Sequence[AgentOption] = (),
         on_option_change: OptionChangeHandler | None = None,
         boolean_options: bool = False,
+        saved_state: SavedState | None = None,
     ) -> None:
         ids = [o.id for o in options]
         if len(set(ids)) != len(ids):
@@ -103,6 +123,7 @@ class AcpPolicyBridge:
         self._options = {o.id: o for o in options}
         self._on_change = on_option_change
         self._boolean = bool(boolean_options)
+        self._saved = saved_state
         self._lock = threading.RLock()
         self._values: dict[str, dict[str, str | bool]] = {}
 
@@ -132,12 +153,16 @@ class AcpPolicyBridge:
             return self.setup(session_id)
 
     def load_session(self, session_id: str, cwd: str) -> SessionSetup:
-        """(Re)open a session from the base defaults: earlier toggles and grants are gone."""
+        """Continue a session in `cwd` with its flags and grants, as a new instance.
+
+        A pending answer given to the earlier instance is void. A session neither open
+        here nor saved is "resource not found" (-32002).
+        """
         _check_session_id(session_id)
         _check_cwd(cwd)
         with self._lock:
-            self._call(self._policies.load, session_id, cwd)
-            self._values[session_id] = {}
+            self._call(self._policies.restore, session_id, self._known(session_id, cwd))
+            self._values.setdefault(session_id, {})
             return self.setup(session_id)
 
     def fork_session(self, session_id: str, new_session_id: str, cwd: str) -> SessionSetup:
@@ -151,14 +176,24 @@ class AcpPolicyBridge:
             return self.setup(new_session_id)
 
     def resume_session(self, session_id: str, cwd: str) -> SessionSetup:
-        """Continue an open session as it is; one this process never saw starts from base."""
+        """Continue an open session as it is, or a saved one; otherwise -32002."""
         _check_session_id(session_id)
         _check_cwd(cwd)
         with self._lock:
             if not self._policies.is_open(session_id):
-                self._call(self._policies.open, session_id, cwd)
-                self._values[session_id] = {}
+                self._call(self._policies.restore, session_id, self._known(session_id, cwd))
+                self._values.setdefault(session_id, {})
             return self.setup(session_id)
+
+    def _known(self, session_id: str, cwd: str) -> SessionSnapshot:
+        snap: SessionSnapshot | None
+        if self._policies.is_open(session_id):
+            snap = self._policies.snapshot(session_id)
+        else:
+            snap = self._saved(session_id) if self._saved is not None else None
+        if snap is None:
+            raise session_not_found(session_id)
+        return SessionSnapshot(cwd, snap.flags, snap.grants)
 
     def close_session(self, session_id: str) -> None:
         """Forget the session: its override, options and grants."""
