@@ -398,3 +398,25 @@ def test_stdout_to_a_file_is_refused_with_one_error_line(tmp_path: Path) -> None
 
 def test_agent_module_is_the_cli_entry() -> None:
     assert AGENT[0] == sys.executable
+
+
+async def test_tool_calls_carry_absolute_locations_and_a_compact_raw_output(
+    spawn_acp: Spawn, workspace: Path
+) -> None:
+    (workspace / "notes.txt").write_text("hi\n")
+    async with spawn_acp(answer="reject_once") as (conn, client):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await prompt(conn, sid, "cat ./notes.txt > copy.txt")
+        [update] = await finished(client)
+    [start] = client.of_kind("tool_call")
+    paths = [loc.path for loc in start.locations]
+    assert f"{workspace}/notes.txt" in paths and f"{workspace}/copy.txt" in paths
+    [(_, asked, _)] = client.permission_requests
+    assert {loc.path for loc in asked.locations} >= {f"{workspace}/notes.txt"}
+    # rawOutput: the verdict and reason codes only (acpx prints it before every result).
+    assert set(update.raw_output) == {"verdict", "reasons"}
+    assert update.raw_output["verdict"] == "deny"
+    assert "rejected-once" in update.raw_output["reasons"]
+    assert all(isinstance(c, str) for c in update.raw_output["reasons"])
+    text = update.content[0].content.text
+    assert "person" not in text

@@ -107,22 +107,28 @@ class AuditSink(Protocol):
 _APPROVAL = "approval"
 
 # Answer → (verdict, reason code, message). The message is completed with the grant note.
+# It says what was answered, never who: a client may answer by itself (acpx without a
+# terminal, an auto-deny flag), and a refusal must not claim a person saw the call.
 _ANSWERS: dict[ApprovalOutcome, tuple[Verdict, str, str]] = {
     ApprovalOutcome.ALLOW_ONCE: (
         Verdict.ALLOW,
         "approved-once",
-        "the person allowed this call once",
+        "allowed once when asked (the approval answer)",
     ),
     ApprovalOutcome.ALLOW_ALWAYS: (
         Verdict.ALLOW,
         "approved-always",
-        "the person allowed this call always",
+        "allowed always when asked (the approval answer)",
     ),
-    ApprovalOutcome.REJECT_ONCE: (Verdict.DENY, "rejected-once", "the person rejected this call"),
+    ApprovalOutcome.REJECT_ONCE: (
+        Verdict.DENY,
+        "rejected-once",
+        "rejected when asked (the approval answer; a client may answer by itself)",
+    ),
     ApprovalOutcome.REJECT_ALWAYS: (
         Verdict.DENY,
         "rejected-always",
-        "the person rejected this call always",
+        "rejected always when asked (the approval answer; a client may answer by itself)",
     ),
     ApprovalOutcome.CANCELLED: (
         Verdict.DENY,
@@ -369,7 +375,7 @@ class Gate:
             changed = Reason(
                 "policy-changed",
                 _APPROVAL,
-                "the person allowed the call, but the policy denies it now",
+                "the call was allowed when asked, but the policy denies it now",
             )
             return Decision(Verdict.DENY, (changed, *again.reasons), decision.grant_key)
         return Decision(Verdict.ALLOW, (reason, *decision.reasons), decision.grant_key)

@@ -33,6 +33,7 @@ from acp.schema import (
     ResumeSessionResponse,
     SessionCapabilities,
     TextContentBlock,
+    ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
 )
@@ -58,6 +59,7 @@ from safehold.adapters.acp._agent_text import (
 )
 from safehold.adapters.bwrap import run_sandboxed
 from safehold.audit import sink_from_config
+from safehold.policy.locations import call_locations
 from safehold.session_store import SessionStateDir
 
 __all__ = ["SafeholdAgent", "serve_stdio"]
@@ -250,6 +252,13 @@ class SafeholdAgent:
     async def _run_line(
         self, session_id: str, call_id: str, line: str, outcomes: list[str]
     ) -> None:
+        call = ToolCall(
+            name="bash", arguments={"command": line}, kind=ToolKind.EXECUTE, tool_call_id=call_id
+        )
+        try:
+            where = call_locations(call, self.policies.workspace(session_id))
+        except PolicyError:
+            where = ()
         await self._send(
             session_id,
             ToolCallStart(
@@ -258,11 +267,9 @@ class SafeholdAgent:
                 title=visible_text(line),
                 kind="execute",
                 status="pending",
+                locations=[ToolCallLocation(path=p) for p in where] or None,
                 raw_input={"command": line},
             ),
-        )
-        call = ToolCall(
-            name="bash", arguments={"command": line}, kind=ToolKind.EXECUTE, tool_call_id=call_id
         )
         instance = self._instance(session_id)
         decision = await self.bridge.gate_tool_call(self.conn, session_id, call)

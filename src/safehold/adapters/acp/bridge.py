@@ -302,7 +302,13 @@ class AcpPolicyBridge:
                 ),
             )
         timeout = self._policies.config(session_id).acp_approval_timeout
-        callback = make_acp_approval_callback(conn, session_id, timeout=timeout)
+        try:
+            workspace: str | None = self._policies.workspace(session_id)
+        except PolicyError:
+            workspace = None  # closed meanwhile: the gate denies it
+        callback = make_acp_approval_callback(
+            conn, session_id, timeout=timeout, workspace=workspace
+        )
         return await self._gate.check(session_id, call, callback, timeout=timeout, diffs=diffs)
 
     # -- internals -----------------------------------------------------------------------

@@ -42,6 +42,7 @@ from safehold.adapters.acp._compat import (
 from safehold.policy._arguments import find_path_arguments
 from safehold.policy.approval import ApprovalCallback, ApprovalOutcome, ApprovalRequest
 from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.locations import call_locations
 from safehold.policy.timeouts import validate_timeout
 
 __all__ = [
@@ -74,13 +75,18 @@ def permission_options() -> list[Any]:
 
 
 def make_acp_approval_callback(
-    conn: Any, session_id: str, timeout: float = 0.0
+    conn: Any,
+    session_id: str,
+    timeout: float = 0.0,
+    *,
+    workspace: str | None = None,
 ) -> ApprovalCallback:
     """Build an `ApprovalCallback` that asks over ACP `session/request_permission`.
 
     `conn` is the agent's `AgentSideConnection` (or None: every request is then answered
     `failed` without touching the network). `timeout` is in seconds, 0 waits indefinitely;
     it is validated here, so a bad value fails when the agent is wired, not mid-turn.
+    `workspace` (the session's cwd) makes relative paths absolute in `locations`.
     """
     wait = validate_timeout(timeout)
     if not isinstance(session_id, str) or not session_id:
@@ -112,7 +118,7 @@ def make_acp_approval_callback(
             )
             return ApprovalOutcome.FAILED
         try:
-            tool_call = build_permission_tool_call(request)
+            tool_call = build_permission_tool_call(request, workspace)
         except Exception as exc:  # e.g. arguments that cannot be shown: never ask blind
             logger.warning("permission refused: cannot describe the call: %s", exc)
             return ApprovalOutcome.FAILED
@@ -175,8 +181,14 @@ def outcome_of_response(response: object, tool_call_id: str = "?") -> ApprovalOu
 # -- what the person sees --------------------------------------------------------------
 
 
-def build_permission_tool_call(request: ApprovalRequest) -> ToolCallUpdate:
-    """The `ToolCallUpdate` of a permission request: full command/path, kind, locations, input."""
+def build_permission_tool_call(
+    request: ApprovalRequest, workspace: str | None = None
+) -> ToolCallUpdate:
+    """The `ToolCallUpdate` of a permission request: full command/path, kind, locations, input.
+
+    `locations` are absolute (ACP requires it): relative paths are resolved against
+    `workspace`, and left out when it is None.
+    """
     call = request.call
     content: list[ContentToolCallContent | FileEditToolCallContent] = []
     command = _command_text(call)
@@ -193,7 +205,7 @@ def build_permission_tool_call(request: ApprovalRequest) -> ToolCallUpdate:
         name=call.name,
         kind=call.kind.value,
         status="pending",
-        locations=_locations(request) or None,
+        locations=_locations(request, workspace) or None,
         raw_input=_json_safe(dict(call.arguments)),
         content=content,
     )
@@ -275,9 +287,12 @@ def _argument_paths(call: ToolCall) -> list[str]:
     return found
 
 
-def _locations(request: ApprovalRequest) -> list[ToolCallLocation]:
-    paths = _argument_paths(request.call)
-    paths.extend(d.path for d in request.diffs if d.path not in paths)
+def _locations(request: ApprovalRequest, workspace: str | None) -> list[ToolCallLocation]:
+    paths = list(call_locations(request.call, workspace))
+    for d in request.diffs:
+        path = d.path if d.path.startswith("/") or workspace is None else f"{workspace}/{d.path}"
+        if path.startswith("/") and path not in paths:
+            paths.append(path)
     return [location(p) for p in paths]
 
 
