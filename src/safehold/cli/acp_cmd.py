@@ -17,6 +17,7 @@ import sys
 import threading
 from typing import Any
 
+from safehold.cli.acp_initialize import EarlyInitialize, FirstMessage
 from safehold.errors import SafeholdError
 
 _LEVELS = ("debug", "info", "warning", "error")
@@ -62,6 +63,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve the agent until the client closes stdin."""
     from safehold.adapters.acp.agent import SafeholdAgent
+    from safehold.cli.acp_initialize import started
     from safehold.cli.config_cmd import load_config
     from safehold.policy.modes import Mode
 
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--state-max-age: {exc}") from None
     agent = SafeholdAgent(config, floor=floor, state=state)
     _configure_logging(args.log_file, args.log_level)
-    asyncio.run(_serve(agent))
+    asyncio.run(_serve(agent, started()))
     return 0
 
 
@@ -103,14 +105,56 @@ def _configure_logging(log_file: str | None, level: str) -> None:
     root.setLevel(level.upper())
 
 
-async def _serve(agent: Any) -> None:
+async def _serve(agent: Any, early: EarlyInitialize | None = None) -> None:
     import acp
 
-    reader, writer = await _protocol_streams()
+    if early is not None:
+        first = early.finish()
+        reader, writer = await _streams_after(early.protocol_fd, first)
+        if first.answered:
+            # The client already has its answer; the agent still needs its capabilities.
+            await _initialize_quietly(agent, first.params)
+    else:
+        reader, writer = await _protocol_streams()
     try:
         await acp.run_agent(agent, writer, reader, use_unstable_protocol=True)
     finally:
         writer.close()
+
+
+async def _initialize_quietly(agent: Any, params: dict[str, Any]) -> None:
+    from acp.schema import ClientCapabilities
+    from pydantic import ValidationError
+
+    try:
+        caps = ClientCapabilities.model_validate(params.get("clientCapabilities") or {})
+    except ValidationError:
+        caps = ClientCapabilities()  # fewest capabilities: toggles shown as selects
+    await agent.initialize(
+        protocol_version=int(params["protocolVersion"]), client_capabilities=caps
+    )
+
+
+async def _streams_after(
+    protocol_fd: int, first: FirstMessage
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Streams over stdin and the protocol fd, replaying what the early reader took."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_STREAM_LIMIT)
+    if first.unread:
+        reader.feed_data(first.unread)
+    in_fd = sys.stdin.fileno()
+    if first.eof:
+        reader.feed_eof()
+    elif _pollable(in_fd):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    else:
+        _feed_from_thread(loop, reader, in_fd)
+    protocol_out = os.fdopen(protocol_fd, "wb", buffering=0)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, protocol_out
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
 
 
 async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

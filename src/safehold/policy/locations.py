@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 
 from safehold.policy._arguments import find_path_arguments
 from safehold.policy.calls import ToolCall, ToolKind
-from safehold.policy.execute import _cd_dirs, _path_candidates, _spellings
 from safehold.policy.paths import PathRejected, _absolute, _lexical
 from safehold.policy.shell import analyze
+from safehold.policy.shell.assess import _cd_dirs, _path_candidates, _spellings
 
 __all__ = ["call_locations"]
 
@@ -80,7 +80,7 @@ def _command_paths(
     home: str,
     add: Callable[[str, str | None], None],
 ) -> None:
-    # The same walk as the engine's path check (execute._check_paths): redirections, then
+    # The same walk as the engine's path check (shell.assess._check_paths): redirections, then
     # every word of every simple command and wrapper layer, spelled after each `cd`.
     analysis = analyze(command)
     dirs, _unknown = _cd_dirs(analysis)

@@ -25,7 +25,7 @@ from safehold.policy.modes import (
     flags_with_option,
 )
 
-__all__ = ["SessionInfo", "SessionObserver", "SessionPolicies", "SessionSnapshot"]
+__all__ = ["SessionInfo", "SessionPolicies", "SessionSnapshot"]
 
 _FLOOR_NEEDS = {
     Mode.REVIEW: "requires approval for writes and for execute",

@@ -1,0 +1,95 @@
+"""`safehold acp` start-up: time until `initialize` is answered. Prints medians and max.
+
+Usage: python benchmarks/bench_acp_initialize.py [--runs N]
+
+Each run starts a fresh process, as acpx does for most commands. Rows, measured
+interleaved in the same run so machine load hits them alike:
+
+- ``python -c pass``: the interpreter's own start and exit (the floor);
+- ``import SDK + agent``: `python -c "import safehold.adapters.acp.agent"`, what answering
+  through the SDK would cost before the first byte (the ACP SDK's schema and the engine);
+- ``safehold acp initialize``: spawn `python -m safehold.cli acp`, write one `initialize`
+  line, read the answer (the early reader answers while the rest imports);
+- ``safehold acp session/new``: the same process's answer to the `session/new` sent right
+  after, i.e. when the agent is fully up.
+
+The promise (issue 14) is `initialize` within 300 ms on the development machine; nothing
+here asserts it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+INIT = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}\n'
+
+
+def _exit_time(code: str) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return (time.perf_counter() - t0) * 1000
+
+
+def _acp_times(cwd: str) -> tuple[float, float]:
+    new = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/new",
+            "params": {"cwd": cwd, "mcpServers": []},
+        }
+    ).encode()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "safehold.cli", "acp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(INIT + new + b"\n")
+    proc.stdin.flush()
+    first = proc.stdout.readline()
+    t1 = time.perf_counter()
+    second = proc.stdout.readline()
+    t2 = time.perf_counter()
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    if b'"result"' not in first or b'"sessionId"' not in second:
+        raise SystemExit(f"unexpected answers: {first!r} {second!r}")
+    return (t1 - t0) * 1000, (t2 - t0) * 1000
+
+
+def main(runs: int) -> None:
+    rows: dict[str, list[float]] = {
+        "python -c pass": [],
+        "import SDK + agent": [],
+        "safehold acp initialize": [],
+        "safehold acp session/new": [],
+    }
+    with tempfile.TemporaryDirectory() as ws:
+        _acp_times(ws)  # warm the page cache and .pyc files
+        for _ in range(runs):
+            rows["python -c pass"].append(_exit_time("pass"))
+            rows["import SDK + agent"].append(_exit_time("import safehold.adapters.acp.agent"))
+            init, new = _acp_times(ws)
+            rows["safehold acp initialize"].append(init)
+            rows["safehold acp session/new"].append(new)
+    print(
+        f"{'':28} {'median ms':>10} {'max ms':>10}   ({runs} runs, load {os.getloadavg()[0]:.1f})"
+    )
+    for name, values in rows.items():
+        print(f"{name:28} {statistics.median(values):10.1f} {max(values):10.1f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    main(parser.parse_args().runs)
