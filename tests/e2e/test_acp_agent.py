@@ -420,3 +420,20 @@ async def test_tool_calls_carry_absolute_locations_and_a_compact_raw_output(
     assert all(isinstance(c, str) for c in update.raw_output["reasons"])
     text = update.content[0].content.text
     assert "person" not in text
+
+
+async def test_run_prefix_and_fenced_blocks_are_commands_and_prose_is_not(
+    spawn_acp: Spawn, workspace: Path
+) -> None:
+    async with spawn_acp() as (conn, client):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="auto")
+        text = (
+            "Please make two files:\nrun: touch one.txt\n```sh\ntouch two.txt\n```\ntouch never.txt"
+        )
+        await prompt(conn, sid, text)
+        await finished(client, 2)
+    titles = [u.title for u in client.of_kind("tool_call")]
+    assert titles == ["touch one.txt", "touch two.txt"]
+    assert (workspace / "one.txt").exists() and (workspace / "two.txt").exists()
+    assert not (workspace / "never.txt").exists()

@@ -11,17 +11,62 @@ __all__ = ["command_lines", "denial_text", "output_text", "raw_output", "summary
 
 
 def command_lines(prompt: list[Any]) -> list[str]:
-    """The prompt's commands: non-empty text lines that are not `#` comments."""
-    lines: list[str] = []
+    """The prompt's commands, one per line.
+
+    Three ways to write them (clients such as Toad run a bare `cat x` in their own shell,
+    so the prefixed and fenced forms keep commands away from it):
+
+    - `run: CMD` on a line of its own;
+    - the lines of a fenced code block (```` ``` ```` or `~~~`, any info string);
+    - otherwise, when the prompt has neither, every line.
+
+    When a prompt has `run:` lines or fences, its other lines are prose and never run.
+    Blank lines and `#` comments are skipped everywhere.
+    """
+    text_lines: list[str] = []
     for block in prompt:
         text = getattr(block, "text", None)
-        if getattr(block, "type", None) != "text" or not isinstance(text, str):
+        if getattr(block, "type", None) == "text" and isinstance(text, str):
+            text_lines.extend(text.splitlines())
+    marked: list[str] = []
+    plain: list[str] = []
+    fence: str | None = None
+    explicit = False
+    for raw in text_lines:
+        line = raw.strip()
+        if fence is not None:
+            if line.startswith(fence) and not line[len(fence) :].strip(fence[0]).strip():
+                fence = None
+            elif _is_command(line):
+                marked.append(line)
             continue
-        for raw in text.splitlines():
-            line = raw.strip()
-            if line and not line.startswith("#"):
-                lines.append(line)
-    return lines
+        opening = _fence_of(line)
+        if opening is not None:
+            fence, explicit = opening, True
+            continue
+        if line[:4].lower() == "run:":
+            explicit = True
+            command = line[4:].strip()
+            if _is_command(command):
+                marked.append(command)
+        elif _is_command(line):
+            plain.append(line)
+    return marked if explicit else plain
+
+
+def _fence_of(line: str) -> str | None:
+    # CommonMark: three or more backticks or tildes open a fence, an info string may follow.
+    for ch in "`~":
+        if line.startswith(ch * 3):
+            run = len(line) - len(line.lstrip(ch))
+            if ch == "`" and "`" in line[run:]:
+                return None  # ```foo``` inline code is not a fence
+            return ch * run
+    return None
+
+
+def _is_command(line: str) -> bool:
+    return bool(line) and not line.startswith("#")
 
 
 def denial_text(decision: Decision) -> str:
