@@ -254,7 +254,7 @@ async def _prompt(
     update = editor.finished[finished_before] if len(editor.finished) > finished_before else None
     asked = editor.asked > asked_before
     raw = getattr(update, "raw_output", None) or {}
-    verdict = (raw.get("decision") or {}).get("verdict")
+    verdict = raw.get("verdict")
     problems = []
     if asked != s.asks:
         problems.append("asked" if asked else "not asked")

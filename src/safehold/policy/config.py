@@ -12,7 +12,7 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, Self
+from typing import Annotated, Any, Final, Literal, Self
 
 import pathspec
 from pydantic import (
@@ -123,6 +123,7 @@ DEFAULT_PROTECTED_PATHS: Final[tuple[str, ...]] = (
 )
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PLACEHOLDER = re.compile(r"<[A-Za-z_][\w-]*>|\{[A-Za-z_][\w-]*\}")
 
 
 def _check_pattern(value: str) -> str:
@@ -144,6 +145,13 @@ def _check_pattern(value: str) -> str:
         raise ValueError(f"path pattern `{value}` contains a `..` component")
     if value.count("[") != value.count("]"):
         raise ValueError(f"path pattern `{value}` has an unbalanced `[`")
+    placeholder = _PLACEHOLDER.search(value.replace("{workspace}", ""))
+    if placeholder:
+        # `<cwd>/**` (Aar's spelling) would otherwise be a literal name that never matches.
+        raise ValueError(
+            f"path pattern `{value}` has the unknown placeholder `{placeholder.group()}`; "
+            "the only placeholder is `{workspace}` (and a leading `~`)"
+        )
     probe = value.replace("{workspace}", "/workspace")
     if probe.startswith("~"):
         probe = "/home/user" + probe[1:]
@@ -165,20 +173,65 @@ def _check_rule_pattern(value: str) -> str:
         raise ValueError("a command rule pattern must not be empty")
     if _CONTROL.search(value):
         raise ValueError(f"command rule pattern {value!r} contains a control character")
-    return " ".join(value.split())
+    return value
 
 
 class CommandRule(BaseModel):
-    """A token-prefix rule on parsed simple commands: `git status`, `npm run test *`."""
+    """A rule on commands: tokens of parsed simple commands (`git status`, `npm run test *`),
+    or, for deny and ask only, a substring or an RE2 regular expression of the command text.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     pattern: Annotated[str, Field(strict=True), AfterValidator(_check_rule_pattern)]
-    """Whitespace-separated tokens matched as a prefix of a command's argv; `*` matches one token, a trailing `*` any rest."""
+    """Tokens matched against a command's argv (`*` one token, a trailing `*` any rest); or the substring / regex."""
     decision: Verdict
-    """`allow`, `ask` or `deny`."""
+    """`allow`, `ask` or `deny` (`substring` and `regex` rules: `ask` or `deny` only)."""
     reason: Annotated[str, Field(strict=True)] | None = None
     """Why the rule exists, shown to the person in the decision's reasons."""
+    match: Literal["tokens", "substring", "regex"] = "tokens"
+    """How `pattern` matches: parsed `tokens` (default), a `substring` of the command text, or an RE2 `regex` searched in it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise_tokens(cls, data: Any) -> Any:
+        # Token patterns compare by words, so spacing is not part of them; text patterns keep it.
+        if isinstance(data, Mapping) and data.get("match", "tokens") == "tokens":
+            pattern = data.get("pattern")
+            if isinstance(pattern, str):
+                data = {**data, "pattern": " ".join(pattern.split())}
+        return data
+
+    @model_validator(mode="after")
+    def _check_text_rule(self) -> Self:
+        if self.match == "tokens":
+            return self
+        if self.decision is Verdict.ALLOW:
+            raise ValueError(
+                f"{self.match} rule `{self.pattern}` cannot allow: substring and regex rules "
+                "match text, which says nothing about what else the command runs; use "
+                "`deny` or `ask` (or a token rule to allow)"
+            )
+        if self.match == "regex":
+            compile_text_regex(self.pattern)  # ValueError names the pattern
+        return self
+
+
+def compile_text_regex(pattern: str) -> Any:
+    """Compile a user regex with RE2 (linear time, no backtracking); ValueError when invalid."""
+    import re2  # type: ignore[import-untyped]  # google-re2: only regex rules need it
+
+    options = re2.Options()
+    options.log_errors = False  # the ValueError says it; RE2 would also print to stderr
+    try:
+        return re2.compile(pattern, options=options)
+    except Exception as exc:  # re2.error, and TypeError for odd input
+        detail = exc.args[0] if exc.args else exc
+        if isinstance(detail, bytes):
+            detail = detail.decode("utf-8", "replace")
+        raise ValueError(
+            f"regex rule `{pattern}` is not a valid RE2 expression: {detail}"
+        ) from None
 
 
 class AuditConfig(BaseModel):

@@ -8,7 +8,7 @@ otherwise each toggle is a two-value select (`"true"` / `"false"`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias, TypeVar
 
@@ -136,8 +136,11 @@ def offered_modes(floor: Mode | None) -> tuple[Mode, ...]:
     return tuple(m for m in Mode if flags_meet_floor(flags_for_mode(m), floor))
 
 
-def build_mode_state(config: SafetyConfig, floor: Mode | None) -> SessionModeState:
-    """The `modes` of a session response: the offered modes and the derived current one."""
+def build_mode_state(config: SafetyConfig, floor: Mode | None = None) -> SessionModeState:
+    """The `modes` of a session response: the offered modes and the derived current one.
+
+    Stateless: build it from any config (a session's, or one of your own).
+    """
     modes = [
         SessionMode(id=m.value, name=_MODE_TEXT[m][0], description=_MODE_TEXT[m][1])
         for m in offered_modes(floor)
@@ -147,32 +150,45 @@ def build_mode_state(config: SafetyConfig, floor: Mode | None) -> SessionModeSta
 
 def build_config_options(
     config: SafetyConfig,
-    floor: Mode | None,
+    floor: Mode | None = None,
     *,
-    boolean: bool,
+    boolean: bool = False,
     extras: Sequence[AgentOption] = (),
     extra_values: Mapping[str, str | bool] | None = None,
+    toggles: Iterable[str] = OPTION_NAMES,
+    agent_options_first: bool = False,
 ) -> list[ConfigOption]:
-    """The complete option list: `mode`, the three toggles, then the agent's own options."""
+    """The complete option list: `mode`, the shown toggles, and the agent's own options.
+
+    Stateless: everything comes from the arguments. `toggles` names which of the three
+    toggles to show (an empty tuple hides them; the mode still sets them); with
+    `agent_options_first` the agent's options (model, effort) come before safehold's.
+    """
+    shown = _toggles(toggles)
     modes = offered_modes(floor)
-    out: list[ConfigOption] = [
+    ours: list[ConfigOption] = [
         _select(
             MODE_OPTION_ID,
             "Mode",
             config.mode.value,
             [(m.value, _MODE_TEXT[m][0], _MODE_TEXT[m][1]) for m in modes],
-            description="Safety mode: sets the three toggles below at once",
+            description="Safety mode: sets the three toggles below at once"
+            if shown
+            else "Safety mode",
             category="mode",
         )
     ]
     for name, value in config.option_values().items():
+        if name not in shown:
+            continue
         label, text = _FLAG_TEXT[name]
-        out.append(_toggle(name, label, value, boolean=boolean, description=text))
+        ours.append(_toggle(name, label, value, boolean=boolean, description=text))
+    theirs: list[ConfigOption] = []
     values = extra_values or {}
     for opt in extras:
         current = values.get(opt.id, opt.default)
         if opt.is_boolean:
-            out.append(
+            theirs.append(
                 _toggle(
                     opt.id,
                     opt.name,
@@ -184,7 +200,7 @@ def build_config_options(
             )
         else:
             choices = [(v, label, None) for v, label in opt.pairs]
-            out.append(
+            theirs.append(
                 _select(
                     opt.id,
                     opt.name,
@@ -194,7 +210,18 @@ def build_config_options(
                     category=opt.category,
                 )
             )
-    return out
+    return theirs + ours if agent_options_first else ours + theirs
+
+
+def _toggles(toggles: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(toggles, str):
+        raise ValueError("toggles must be a collection of toggle ids, not one string")
+    shown = tuple(toggles)
+    unknown = [t for t in shown if t not in OPTION_NAMES]
+    if unknown:
+        valid = ", ".join(f"`{n}`" for n in OPTION_NAMES)
+        raise ValueError(f"unknown toggle `{unknown[0]}`: expected some of {valid}")
+    return shown
 
 
 def parse_mode_value(value: object, floor: Mode | None) -> Mode:

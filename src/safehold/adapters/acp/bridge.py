@@ -42,10 +42,15 @@ from safehold.adapters.acp._options import (
     parse_flag_value,
     parse_mode_value,
 )
-from safehold.adapters.acp.permission import make_acp_approval_callback
+from safehold.adapters.acp.permission import (
+    DEFAULT_OPTIONS,
+    PermissionOptions,
+    make_acp_approval_callback,
+)
 from safehold.errors import PolicyError
 from safehold.policy.approval import FileDiff, Gate
 from safehold.policy.calls import ToolCall
+from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.modes import OPTION_NAMES
 from safehold.policy.sessions import SessionPolicies, SessionSnapshot
@@ -99,7 +104,11 @@ class AcpPolicyBridge:
     (call `set_client_capabilities` from `initialize`). Several bridges may share one
     `SessionPolicies`. `options` are the agent's own config options; `on_option_change`
     hears their changes. `saved_state` finds sessions an earlier process saved, so load
-    and resume can continue them after a restart.
+    and resume can continue them after a restart. `permission_options` sets the option
+    ids permission requests offer and the aliases they accept. `toggles` names the
+    toggles to show (`()` hides all three: the mode still sets them, and a change of a
+    hidden toggle is refused as unknown); `agent_options_first` lists the agent's options
+    before safehold's.
     """
 
     def __init__(
@@ -111,6 +120,9 @@ class AcpPolicyBridge:
         on_option_change: OptionChangeHandler | None = None,
         boolean_options: bool = False,
         saved_state: SavedState | None = None,
+        permission_options: PermissionOptions = DEFAULT_OPTIONS,
+        toggles: Sequence[str] = OPTION_NAMES,
+        agent_options_first: bool = False,
     ) -> None:
         ids = [o.id for o in options]
         if len(set(ids)) != len(ids):
@@ -124,6 +136,10 @@ class AcpPolicyBridge:
         self._on_change = on_option_change
         self._boolean = bool(boolean_options)
         self._saved = saved_state
+        self._permission_options = permission_options
+        self._toggles = tuple(toggles)
+        self._agent_first = bool(agent_options_first)
+        build_config_options(SafetyConfig(), toggles=self._toggles)  # ValueError: unknown toggle
         self._lock = threading.RLock()
         self._values: dict[str, dict[str, str | bool]] = {}
 
@@ -225,6 +241,8 @@ class AcpPolicyBridge:
             boolean=self._boolean,
             extras=tuple(self._options.values()),
             extra_values=values,
+            toggles=self._toggles,
+            agent_options_first=self._agent_first,
         )
 
     def option_value(self, session_id: str, option_id: str) -> str | bool:
@@ -259,13 +277,13 @@ class AcpPolicyBridge:
         if config_id == MODE_OPTION_ID:
             mode = self._parse(parse_mode_value, value, self._policies.floor)
             self._call(self._policies.set_mode, session_id, mode)
-        elif config_id in OPTION_NAMES:
+        elif config_id in self._toggles:
             flag = self._parse(parse_flag_value, config_id, value, boolean=self._boolean)
             self._call(self._policies.set_option, session_id, config_id, flag)
         elif config_id in self._options:
             await self._set_agent_option(session_id, self._options[config_id], value)
         else:
-            known = ", ".join(f"`{i}`" for i in (MODE_OPTION_ID, *OPTION_NAMES, *self._options))
+            known = ", ".join(f"`{i}`" for i in (MODE_OPTION_ID, *self._toggles, *self._options))
             raise invalid_params(
                 f"unknown config option `{config_id}`: expected one of {known}",
                 configId=config_id,
@@ -307,7 +325,11 @@ class AcpPolicyBridge:
         except PolicyError:
             workspace = None  # closed meanwhile: the gate denies it
         callback = make_acp_approval_callback(
-            conn, session_id, timeout=timeout, workspace=workspace
+            conn,
+            session_id,
+            timeout=timeout,
+            workspace=workspace,
+            options=self._permission_options,
         )
         return await self._gate.check(session_id, call, callback, timeout=timeout, diffs=diffs)
 

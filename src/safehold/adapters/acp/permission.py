@@ -18,7 +18,9 @@ import shlex
 import unicodedata
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Final
 
 from acp.schema import (
     AllowedOutcome,
@@ -46,7 +48,9 @@ from safehold.policy.locations import call_locations
 from safehold.policy.timeouts import validate_timeout
 
 __all__ = [
+    "DEFAULT_OPTIONS",
     "OPTION_IDS",
+    "PermissionOptions",
     "build_permission_tool_call",
     "make_acp_approval_callback",
     "outcome_of_response",
@@ -63,15 +67,80 @@ _OPTIONS: tuple[tuple[str, str, PermissionKind, ApprovalOutcome], ...] = (
     ("reject-once", "Reject", "reject_once", ApprovalOutcome.REJECT_ONCE),
     ("reject-always", "Always reject", "reject_always", ApprovalOutcome.REJECT_ALWAYS),
 )
-_OUTCOME_OF_ID = {option_id: outcome for option_id, _, _, outcome in _OPTIONS}
 
-OPTION_IDS: Mapping[ApprovalOutcome, str] = {outcome: oid for oid, _, _, outcome in _OPTIONS}
+OPTION_IDS: Mapping[ApprovalOutcome, str] = MappingProxyType(
+    {outcome: oid for oid, _, _, outcome in _OPTIONS}
+)
 """The option id offered for each of the four answers (`allow-once`, `allow-always`, ...)."""
 
 
+@dataclass(frozen=True, slots=True)
+class PermissionOptions:
+    """Which option ids a permission request offers, and which other spellings it accepts.
+
+    `ids` renames the offered ids (every one of the four answers needs one, all distinct);
+    `aliases` maps an extra id a client may answer with to one of the offered ids (a client
+    that answers `allow_once` to an offered `allow-once`, say). Any other id, offered by
+    nobody, is still refused.
+    """
+
+    ids: Mapping[ApprovalOutcome, str] = field(default_factory=lambda: dict(OPTION_IDS))
+    aliases: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        ids = {ApprovalOutcome(k): v for k, v in dict(self.ids).items()}
+        wanted = {outcome for _, _, _, outcome in _OPTIONS}
+        if set(ids) != wanted:
+            missing = ", ".join(sorted(o.value for o in wanted - set(ids)))
+            raise ValueError(
+                f"PermissionOptions.ids needs an id for each answer; missing: {missing}"
+            )
+        for oid in ids.values():
+            if not isinstance(oid, str) or not oid or oid != oid.strip():
+                raise ValueError(f"PermissionOptions: option id {oid!r} must be a non-empty string")
+        if len(set(ids.values())) != len(ids):
+            raise ValueError("PermissionOptions: the four option ids must be distinct")
+        offered = set(ids.values())
+        aliases = dict(self.aliases)
+        for alias, target in aliases.items():
+            if not isinstance(alias, str) or not alias:
+                raise ValueError(f"PermissionOptions: alias {alias!r} must be a non-empty string")
+            if target not in offered:
+                raise ValueError(
+                    f"PermissionOptions: alias `{alias}` points to `{target}`, which is not "
+                    "an offered option id"
+                )
+            if alias in offered and alias != target:
+                raise ValueError(
+                    f"PermissionOptions: alias `{alias}` is already the id of another option"
+                )
+        object.__setattr__(self, "ids", MappingProxyType(ids))
+        object.__setattr__(self, "aliases", MappingProxyType(aliases))
+
+    def options(self) -> list[Any]:
+        """The four `PermissionOption`s to offer, in a fixed order."""
+        return [
+            permission_option(self.ids[outcome], name, kind) for _, name, kind, outcome in _OPTIONS
+        ]
+
+    def outcome_of(self, option_id: object) -> ApprovalOutcome | None:
+        """The answer an id stands for (offered or alias); None for any other id."""
+        if not isinstance(option_id, str):
+            return None
+        option_id = self.aliases.get(option_id, option_id)
+        for outcome, oid in self.ids.items():
+            if oid == option_id:
+                return outcome
+        return None
+
+
+DEFAULT_OPTIONS: Final = PermissionOptions()
+"""The ids `allow-once`, `allow-always`, `reject-once`, `reject-always`, no aliases."""
+
+
 def permission_options() -> list[Any]:
-    """The four `PermissionOption`s every request offers, in a fixed order."""
-    return [permission_option(oid, name, kind) for oid, name, kind, _ in _OPTIONS]
+    """The four `PermissionOption`s every request offers by default, in a fixed order."""
+    return DEFAULT_OPTIONS.options()
 
 
 def make_acp_approval_callback(
@@ -80,6 +149,7 @@ def make_acp_approval_callback(
     timeout: float = 0.0,
     *,
     workspace: str | None = None,
+    options: PermissionOptions = DEFAULT_OPTIONS,
 ) -> ApprovalCallback:
     """Build an `ApprovalCallback` that asks over ACP `session/request_permission`.
 
@@ -87,7 +157,10 @@ def make_acp_approval_callback(
     `failed` without touching the network). `timeout` is in seconds, 0 waits indefinitely;
     it is validated here, so a bad value fails when the agent is wired, not mid-turn.
     `workspace` (the session's cwd) makes relative paths absolute in `locations`.
+    `options` sets the offered option ids and accepted aliases.
     """
+    if not isinstance(options, PermissionOptions):
+        raise TypeError(f"options must be PermissionOptions, got {type(options).__name__}")
     wait = validate_timeout(timeout)
     if not isinstance(session_id, str) or not session_id:
         raise ValueError(f"session_id must be a non-empty string, got {session_id!r}")
@@ -125,7 +198,7 @@ def make_acp_approval_callback(
         try:
             response = await asyncio.wait_for(
                 conn.request_permission(
-                    session_id=session_id, tool_call=tool_call, options=permission_options()
+                    session_id=session_id, tool_call=tool_call, options=options.options()
                 ),
                 wait or None,
             )
@@ -151,12 +224,14 @@ def make_acp_approval_callback(
                 "permission for %s refused: %s: %s", tool_call.tool_call_id, type(exc).__name__, exc
             )
             return ApprovalOutcome.FAILED
-        return outcome_of_response(response, tool_call.tool_call_id)
+        return outcome_of_response(response, tool_call.tool_call_id, options)
 
     return ask
 
 
-def outcome_of_response(response: object, tool_call_id: str = "?") -> ApprovalOutcome:
+def outcome_of_response(
+    response: object, tool_call_id: str = "?", options: PermissionOptions = DEFAULT_OPTIONS
+) -> ApprovalOutcome:
     """Map a `RequestPermissionResponse` to an outcome; anything but an offered option fails."""
     if not isinstance(response, RequestPermissionResponse):
         logger.warning("permission for %s refused: malformed reply %r", tool_call_id, response)
@@ -168,7 +243,7 @@ def outcome_of_response(response: object, tool_call_id: str = "?") -> ApprovalOu
     if not isinstance(outcome, AllowedOutcome) or getattr(outcome, "outcome", None) != "selected":
         logger.warning("permission for %s refused: malformed outcome %r", tool_call_id, outcome)
         return ApprovalOutcome.FAILED
-    chosen = _OUTCOME_OF_ID.get(option_id) if isinstance(option_id, str) else None
+    chosen = options.outcome_of(option_id)
     if chosen is None:
         # The SDK does not check that the id was offered; we do (ACP schema v2 requires it).
         logger.warning(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -108,6 +109,7 @@ def _assess(command: object, config: SafetyConfig, policy: CompiledPolicy) -> Co
     for reason in hazards(analysis):
         found.add(found.deny, reason)
     allow_reasons = _apply_rules(analysis, config, found, policy)
+    _apply_text_rules(command, analysis, config, found)
     _check_paths(analysis, policy, found, config)
     _check_code(analysis, policy, found)
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
@@ -264,6 +266,33 @@ def _apply_rules(
                 )
             )
     return allows
+
+
+def _apply_text_rules(
+    command: object, analysis: ShellAnalysis, config: SafetyConfig, found: _Findings
+) -> None:
+    """Substring and regex rules (deny and ask only) on the command and every inner script."""
+    rules = compile_rules(config.command_rules)
+    if isinstance(command, str):
+        texts = [command]
+    elif isinstance(command, list | tuple) and all(isinstance(a, str) for a in command):
+        texts = [shlex.join(command)]
+    else:
+        texts = []
+    texts += [t for t in analysis.scripts if t not in texts]
+    for text in texts:
+        for rule in rules.text_matches(text):
+            why = f" ({rule.reason})" if rule.reason else ""
+            deny = rule.decision is Verdict.DENY
+            found.add(
+                found.deny if deny else found.ask,
+                Reason(
+                    "command-denied" if deny else "command-ask-rule",
+                    rule.pattern,
+                    f"the command contains `{rule.pattern}` ({rule.match} rule, "
+                    f"{rule.decision.value}){why}",
+                ),
+            )
 
 
 def _check_hidden_commands(cmd: SimpleCommand, rules: CompiledRules, found: _Findings) -> None:

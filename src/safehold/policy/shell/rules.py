@@ -26,8 +26,9 @@ import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from safehold.policy.config import CommandRule
+from safehold.policy.config import CommandRule, compile_text_regex
 from safehold.policy.decision import Verdict
 from safehold.policy.shell.words import Word
 
@@ -136,14 +137,20 @@ def _compile(rule: CommandRule) -> _Compiled:
 class CompiledRules:
     """Rules compiled once per config, indexed by program for matching."""
 
-    __slots__ = ("_allow", "_globbed", "_strict")
+    __slots__ = ("_allow", "_globbed", "_strict", "_text")
 
     def __init__(self, rules: Sequence[CommandRule]) -> None:
         self._allow: dict[str, list[_Compiled]] = {}
         self._strict: dict[str, list[_Compiled]] = {}
         # Rules whose program is a glob (`mkfs.*`): checked against every program.
         self._globbed: list[tuple[re.Pattern[str], _Compiled]] = []
+        # Substring and regex rules (deny and ask only) on the command text.
+        self._text: list[tuple[CommandRule, Any]] = []
         for rule in rules:
+            if rule.match != "tokens":
+                matcher = compile_text_regex(rule.pattern) if rule.match == "regex" else None
+                self._text.append((rule, matcher))
+                continue
             compiled = _compile(rule)
             regex = _token_regex(compiled.program)
             if regex is not None and rule.decision is not Verdict.ALLOW:
@@ -151,6 +158,14 @@ class CompiledRules:
                 continue
             table = self._allow if rule.decision is Verdict.ALLOW else self._strict
             table.setdefault(compiled.program, []).append(compiled)
+
+    def text_matches(self, text: str) -> list[CommandRule]:
+        """Substring and regex rules found in `text` (linear time: `in` and RE2)."""
+        return [
+            rule
+            for rule, regex in self._text
+            if (rule.pattern in text if regex is None else regex.search(text) is not None)
+        ]
 
     def _candidates(self, program: str) -> list[_Compiled]:
         found = self._strict.get(program, [])
