@@ -310,6 +310,8 @@ class SafetyConfig(BaseModel):
     """Use `protected_paths` as given instead of extending the built-in list."""
     replace_default_command_rules: StrictBool = False
     """Use `command_rules` as given instead of extending the built-in rules."""
+    grant_scope: Literal["exact", "tool", "command-prefix"] = "exact"
+    """What an "always" answer covers: the exact command or path (default), the whole tool, or a command's program and subcommand."""
 
     @model_validator(mode="before")
     @classmethod

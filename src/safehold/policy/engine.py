@@ -24,7 +24,7 @@ from safehold.policy._arguments import find_path_arguments
 from safehold.policy.calls import Side, ToolCall
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
-from safehold.policy.grants import GrantEffect, path_grant_key, tool_grant_key
+from safehold.policy.grants import GrantEffect, broaden, path_grant_key, tool_grant_key
 from safehold.policy.modes import Mode
 from safehold.policy.paths import Access, CompiledPolicy, compile_policy
 from safehold.policy.shell.assess import CommandAssessment, assess_command
@@ -101,6 +101,8 @@ def _evaluate(
         grant_key = path_grant_key(call.name, sorted(set(canonicals)))
     else:
         grant_key = tool_grant_key(call.name)
+
+    grant_key = broaden(grant_key, config.grant_scope, call.name)  # opt-in wider grants
 
     if steps.deny:
         return Decision(Verdict.DENY, _sorted(steps.deny), grant_key)

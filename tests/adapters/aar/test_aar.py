@@ -344,3 +344,59 @@ def test_text_patterns_keep_their_spacing_and_token_patterns_do_not() -> None:
 
 def _ask() -> Decision:
     return Decision(Verdict.ASK, (Reason("x", "y", "z"),))
+
+
+# -- opt-in broad grants -----------------------------------------------------------------------
+
+
+async def _asks_after_always(scope: str, first: str, later: str, tmp_path: Any) -> bool:
+    """Answer "always allow" to `first`, then report whether `later` asks again."""
+    config = SafetyConfig(grant_scope=scope)  # type: ignore[arg-type]
+    policies = SessionPolicies(config)
+    policies.open("s", str(tmp_path))
+    gate = Gate(policies)
+    asked: list[str] = []
+
+    async def always(spec: Any, call: Any) -> str:
+        asked.append(call.arguments["command"])
+        return "approved_always"
+
+    def bash(command: str) -> ToolCall:
+        return ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+
+    assert (await gate.check("s", bash(first), from_aar_callback(always))).allowed
+    decision = await gate.check("s", bash(later), from_aar_callback(always))
+    return len(asked) == 2 or not decision.allowed
+
+
+@pytest.mark.parametrize(
+    ("scope", "later", "asks"),
+    [
+        ("exact", "git status", False),
+        ("exact", "git status --short", True),
+        ("command-prefix", "git status --short", False),
+        ("command-prefix", "git push", True),
+        ("command-prefix", "git status && curl x", True),
+        ("tool", "make build", False),
+        ("tool", "python -c 'import os'", True),  # opaque code: no key, always asks
+        ("tool", "cat ~/.ssh/id_rsa", True),  # a denied path: never lifted
+    ],
+)
+async def test_grant_scopes(scope: str, later: str, asks: bool, tmp_path: Any) -> None:
+    assert await _asks_after_always(scope, "git status", later, tmp_path) is asks
+
+
+def test_broad_grants_are_off_by_default_and_validated() -> None:
+    assert SafetyConfig().grant_scope == "exact"
+    with pytest.raises(ValueError, match="grant_scope"):
+        SafetyConfig(grant_scope="everything")  # type: ignore[arg-type]
+
+
+def test_the_dialog_says_what_a_broad_always_covers() -> None:
+    from safehold.adapters.acp.permission import always_scope
+    from safehold.policy.grants import broaden, command_grant_key
+
+    exact = command_grant_key([["git", "status", "--short"]])
+    prefix = broaden(exact, "command-prefix", "bash")
+    assert "starting with `git status`" in always_scope(prefix)
+    assert "every `bash` call" in always_scope(broaden(exact, "tool", "bash"))

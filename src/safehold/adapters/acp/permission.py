@@ -301,6 +301,16 @@ def always_scope(grant_key: str | None) -> str:
                 f"An \u201calways\u201d answer covers every `{visible_text(str(tool))}` call on "
                 f"{where}, whatever it writes, for this session."
             )
+        if kind == "prefix":
+            shown = "; ".join(
+                " ".join(str(w) for w in part)
+                for part in json.loads(body)
+                if part[:1] != ["<operators>"]
+            )
+            return (
+                f"An \u201calways\u201d answer covers every command starting with "
+                f"`{visible_text(shown)}`, whatever follows, for this session."
+            )
         if kind == "tool":
             return (
                 f"An \u201calways\u201d answer covers every `{visible_text(str(json.loads(body)))}` "
