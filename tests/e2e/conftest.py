@@ -62,7 +62,9 @@ def spawn_acp(tmp_path: Path) -> Spawn:
             # code under test (a worktree), not whatever copy is installed.
             env={"PYTHONUNBUFFERED": "1", **_pythonpath()},
             cwd=str(tmp_path),
-            transport_kwargs={"stderr": asyncio.subprocess.DEVNULL},
+            # A loaded machine can take longer than the SDK's 2 s to let the agent exit after
+            # stdin closes; SDK 0.10 then races terminate() against the exit and raises.
+            transport_kwargs={"stderr": asyncio.subprocess.DEVNULL, "shutdown_timeout": 30.0},
             use_unstable_protocol=True,
         ) as (conn, _process):
             await asyncio.wait_for(
