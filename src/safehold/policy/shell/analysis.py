@@ -329,9 +329,16 @@ def _analyze_script(
         text = src.decode("utf-8", "surrogatepass")
         root = parse_tree(src)
     # Quoted heredoc bodies are data: the guards and the second parser read the rest.
-    bodies = data_bodies(root, src)
+    bodies, mismatch = data_bodies(root, src)
     code = code_text(text, src, bodies)
     guard = _guard(code)
+    if guard is None and mismatch:
+        guard = _reason(
+            "heredoc-mismatch",
+            "heredoc",
+            "the parser ends a quoted heredoc where bash does not (a line like `EOF ` or an "
+            "indented `EOF`), so the commands around it cannot be read with certainty",
+        )
     if guard is None and "\x00" in text:
         guard = _reason("control-character", "input-guard", "the command contains a NUL")
     if guard is not None:

@@ -33,6 +33,7 @@ from safehold.policy.paths import PathCheck, list_directory
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.hazards import hazards
+from safehold.policy.shell.programs.search import pattern_words
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.rules import CompiledRules, compile_rules
@@ -442,8 +443,9 @@ def _check_paths(
                 found.grantable = False  # grants never lift a protected-path ASK
     seen: set[str] = set(analysis.code)  # code is not a path: `_check_code` reads it
     for cmd in analysis.commands:
-        # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths.
-        for word in (*(w for layer in cmd.wrapper_words for w in layer), *cmd.words):
+        # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths. Search
+        # patterns are not: `grep -rn ".env" src` does not read `.env`.
+        for word in (w for layer in (*cmd.wrapper_words, cmd.words) for w in _paths_of(layer)):
             if word.text in seen:
                 continue
             for candidate in _path_candidates(word):
@@ -452,6 +454,12 @@ def _check_paths(
                     _check_argument(candidate, dirs, policy, found)
                     if not word.static and has_expansion(candidate):
                         _check_expansions(candidate, dirs, policy, found)
+
+
+def _paths_of(words: tuple[Word, ...]) -> list[Word]:
+    """The words of one command layer that may name files: all but its search patterns."""
+    patterns = pattern_words(words)
+    return [w for i, w in enumerate(words) if i not in patterns]
 
 
 def _makes_links(cmd: SimpleCommand) -> bool:

@@ -63,9 +63,15 @@ def _heredoc_nodes(root: Node) -> list[Node]:
     return out
 
 
-def data_bodies(root: Node, src: bytes) -> list[DataBody]:
-    """The quoted heredoc bodies of a parse whose place bash's rule confirms, in order."""
+def data_bodies(root: Node, src: bytes) -> tuple[list[DataBody], bool]:
+    """The quoted heredoc bodies of a parse whose place bash's rule confirms, in order.
+
+    The flag is True when a quoted heredoc with a plain delimiter is *not* where bash's
+    rule puts it: the parser ended it early (at `EOF ` or a tab-indented `EOF` under `<<`)
+    or late, so its reading of the lines around it cannot be trusted.
+    """
     out: list[DataBody] = []
+    mismatch = False
     for node in _heredoc_nodes(root):
         op = next((c.type for c in node.children if not c.is_named), "")
         start = next((c for c in node.children if c.type == "heredoc_start"), None)
@@ -75,37 +81,51 @@ def data_bodies(root: Node, src: bytes) -> list[DataBody]:
             continue
         raw = src[start.start_byte : start.end_byte].decode("utf-8", "replace")
         delimiter = _unquoted_delimiter(raw)
-        if delimiter is None or not _verified(src, start, body, end, delimiter, op == "<<-"):
+        if delimiter is None:
             continue
-        out.append(DataBody(body.start_byte, body.end_byte, delimiter))
-    return out
+        span = _verified(src, start, body, end, delimiter, op == "<<-")
+        if span is None:
+            mismatch = True
+            continue
+        out.append(DataBody(span[0], span[1], delimiter))
+    return out, mismatch
 
 
 def _verified(
     src: bytes, start: Node, body: Node, end: Node, delimiter: str, strip_tabs: bool
-) -> bool:
-    """True when `body` is exactly the lines bash reads as this heredoc's body."""
+) -> tuple[int, int] | None:
+    """The body's whole lines when `body` is exactly what bash reads as this heredoc's body.
+
+    None when bash's rule puts the body elsewhere. (For `<<-` the parser may leave leading
+    tabs out of the first line and count the end line's into the body; the span returned
+    runs from the first body line's start to the end line's start.)
+    """
     delim = delimiter.encode("utf-8")
-    # The body starts on the line after the operator's line (one heredoc on that line).
+    # The body starts on the line after the operator's line (one heredoc on that line);
+    # for `<<-` the parser may leave the first line's leading tabs out of it.
     first_newline = src.find(b"\n", start.end_byte)
-    if first_newline < 0 or body.start_byte != first_newline + 1:
-        return False
+    body_start = first_newline + 1
+    lead = src[body_start : body.start_byte]
+    if first_newline < 0 or body.start_byte < body_start or lead.strip(b"\t"):
+        return None
+    if lead and not strip_tabs:
+        return None
     # The end line is exactly the delimiter (after leading tabs for `<<-`), a whole line.
-    line_start = body.end_byte
+    line_start = src.rfind(b"\n", 0, end.start_byte) + 1
     indent = src[line_start : end.start_byte]
     if indent.strip(b"\t") or (indent and not strip_tabs):
-        return False
+        return None
+    if not line_start <= body.end_byte <= end.start_byte or line_start < body_start:
+        return None
     if src[end.start_byte : end.end_byte] != delim:
-        return False
+        return None
     if end.end_byte < len(src) and src[end.end_byte : end.end_byte + 1] != b"\n":
-        return False
-    if body.end_byte > body.start_byte and src[body.end_byte - 1 : body.end_byte] != b"\n":
-        return False
+        return None
     # No earlier line of the body ends it.
-    for line in src[body.start_byte : body.end_byte].split(b"\n"):
+    for line in src[body_start:line_start].split(b"\n"):
         if (line.lstrip(b"\t") if strip_tabs else line) == delim:
-            return False
-    return True
+            return None
+    return body_start, line_start
 
 
 def code_text(text: str, src: bytes, bodies: list[DataBody]) -> str:

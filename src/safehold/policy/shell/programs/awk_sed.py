@@ -9,6 +9,11 @@ from safehold.policy.shell.words import Word
 __all__ = ["STEPS"]
 
 
+def _computed(name: str) -> Step:
+    """A script or program computed at run time: code nobody can see, never sandboxed."""
+    return Step(opaque=opaque("dynamic-script", name, f"`{name}` runs a computed script"))
+
+
 def _sed_runs(script: str) -> bool:
     """True when a GNU sed script runs shell commands (`e`, `s///e`) or is not understood.
 
@@ -61,13 +66,16 @@ def _sed(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
         scripts.append(words[i])
     for script in scripts:
         text = script.text
-        if not script.static or _sed_runs(text):
+        if not script.static:
+            return _computed(name)
+        if _sed_runs(text):
             return Step(
                 opaque=opaque(
                     "inline-code",
                     f"{name} e",
                     f"the `{name}` script runs shell commands (`e`), which are not analysed",
-                )
+                ),
+                code=(text,),
             )
     return None
 
@@ -146,14 +154,17 @@ def _awk(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
     if not programs and not from_file and i < len(words):
         programs.append(words[i])
     for program in programs:
-        if not program.static or _awk_runs(program.text):
+        if not program.static:
+            return _computed(name)
+        if _awk_runs(program.text):
             return Step(
                 opaque=opaque(
                     "inline-code",
                     f"{name} program",
                     f"the `{name}` program runs shell commands (`system`, pipes), which are "
                     "not analysed",
-                )
+                ),
+                code=(program.text,),
             )
     return None
 

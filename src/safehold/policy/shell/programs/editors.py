@@ -15,18 +15,25 @@ _EDITOR_CODE = frozenset({"-c", "--cmd", "--eval", "-eval", "--execute"})
 
 def _editor(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
     """`vim -c '!rm -rf ~'`, `emacs --eval '(shell-command …)'`: editor commands are code."""
-    for w in words[1:]:
+    for k, w in enumerate(words[1:], start=1):
         t = w.text
         plus = t.startswith("+") and not (t[1:].isdigit() or t[1:2] in ("", "/", "?"))
         client_eval = name == "emacsclient" and t == "-e"
-        if t in _EDITOR_CODE or t.startswith(("--eval=", "--cmd=")) or plus or client_eval:
+        glued = t.startswith(("--eval=", "--cmd=")) or plus
+        if t in _EDITOR_CODE or glued or client_eval:
+            value = w if glued else (words[k + 1] if k + 1 < len(words) else Word("", True))
+            if not (w.static and value.static):
+                return Step(
+                    opaque=opaque("dynamic-script", name, f"`{name}` runs computed commands")
+                )
             return Step(
                 opaque=opaque(
                     "inline-code",
                     f"{name} {t[:6]}",
                     f"`{name}` runs editor commands given on the command line, which are not "
                     "analysed",
-                )
+                ),
+                code=(value.text,),
             )
     return None
 

@@ -94,17 +94,35 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
             and any(f[1] in t[1:] for f in code_flags if len(f) == 2)
         )
 
-    def inline(at: int) -> Step:
+    def code_at(at: int) -> Word:
+        """The code a code flag at `at` gives: the next word, or the rest of its cluster."""
         t = texts[at]
-        code = words[at + 1].text if at + 1 < len(words) else ""
+        value = words[at + 1] if at + 1 < len(words) else Word("", True)
         if t not in code_flags:  # a cluster: `-pe CODE`, or the code glued on, `-cCODE`
             k = next(k for k in range(1, len(t)) if any(f == "-" + t[k] for f in code_flags))
-            code = words[at].text[k + 1 :] or code
+            glued = words[at].text[k + 1 :]
+            value = Word(glued, words[at].static) if glued else value
+        return value
+
+    def inline(at: int) -> Step:
+        # Every code flag's value is code (`perl -ne 'print' -e 'open F, ".env"'`).
+        code = [code_at(at)]
+        code += [
+            code_at(j) for j in range(at + 1, len(words)) if words[j].static and is_code(texts[j])
+        ]
+        if not all(w.static for w in code):
+            return Step(
+                opaque=opaque(
+                    "dynamic-script", f"{name} {texts[at][:2]}", f"`{name}` runs computed code"
+                )
+            )
         return Step(
             opaque=opaque(
-                "inline-code", f"{name} {t[:2]}", f"`{name}` runs inline code that is not analysed"
+                "inline-code",
+                f"{name} {texts[at][:2]}",
+                f"`{name}` runs inline code that is not analysed",
             ),
-            code=(code,),
+            code=tuple(w.text for w in code),
         )
 
     texts = [w.text.lower() if name in ("pwsh", "powershell") else w.text for w in words]

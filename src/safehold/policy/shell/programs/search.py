@@ -1,0 +1,183 @@
+"""Search programs: which of their words are patterns, which are never paths.
+
+`grep -rn ".env" src` searches `src` for the text `.env`; it does not read `.env`. For each
+search program the table says, as data, which options take a value, which option values
+are patterns or globs on names (`-e PAT`, `--include=GLOB`, `find -name GLOB`), which take
+a file of patterns (`-f FILE`: that one is a path), and whether the first operand is the
+pattern (unless `-e`/`-f` gave one).
+
+Only options known to take a value consume one: an unknown option is read as a flag, so a
+mistake makes a pattern look like a path (checked, perhaps asked) and never a path look
+like a pattern.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from safehold.policy.shell.words import Word
+
+__all__ = ["SEARCHES", "Search", "pattern_words"]
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """How one search program spells its patterns."""
+
+    # Options whose value is a count, a type, a colour…: neither pattern nor path.
+    values: frozenset[str] = frozenset()
+    # Options whose value is the search pattern (then no operand is).
+    patterns: frozenset[str] = frozenset()
+    # Options whose value is a glob or regex on file names: not a path, not the pattern.
+    globs: frozenset[str] = frozenset()
+    # Options whose value is a file of patterns: a path (read), and no operand is the pattern.
+    pattern_files: frozenset[str] = frozenset()
+    # Options whose value is a file of name filters: a path, and not the pattern.
+    filter_files: frozenset[str] = frozenset()
+    # Options after which no operand is a pattern (`rg --files`, `ag -g PAT`).
+    no_pattern_operand: frozenset[str] = frozenset()
+    first_operand_is_pattern: bool = True
+    # `find`'s tests come after the roots and take their value as the next word.
+    tests_only: bool = False
+
+
+def _f(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+_GREP = Search(
+    values=_f("-A", "-B", "-C", "-m", "-d", "-D", "--after-context", "--before-context",
+              "--context", "--max-count", "--directories", "--devices", "--label",
+              "--binary-files", "--group-separator"),
+    patterns=_f("-e", "--regexp"),
+    globs=_f("--include", "--exclude", "--exclude-dir"),
+    pattern_files=_f("-f", "--file"),
+    filter_files=_f("--exclude-from"),
+)  # fmt: skip
+_RG = Search(
+    values=_f("-A", "-B", "-C", "-m", "-t", "-T", "-j", "-M", "-E", "-r", "--after-context",
+              "--before-context", "--context", "--max-count", "--type", "--type-not",
+              "--threads", "--max-columns", "--encoding", "--replace", "--max-depth",
+              "--max-filesize", "--sort", "--sortr", "--color", "--colors", "--type-add",
+              "--context-separator", "--field-match-separator", "--path-separator"),
+    patterns=_f("-e", "--regexp"),
+    globs=_f("-g", "--glob", "--iglob"),
+    pattern_files=_f("-f", "--file"),
+    filter_files=_f("--ignore-file"),
+    no_pattern_operand=_f("--files", "--type-list"),
+)  # fmt: skip
+# ag's -A/-B/-C take an optional value, glued only: they never consume the next word.
+_AG = Search(
+    values=_f("-m", "--max-count", "--depth", "--pager"),
+    patterns=_f("-g"),  # searches file names for the pattern instead of contents
+    globs=_f("-G", "--file-search-regex", "--ignore", "--ignore-dir"),
+    filter_files=_f("-p", "--path-to-ignore"),
+)  # fmt: skip
+_FIND = Search(
+    values=_f("-type", "-xtype", "-perm", "-user", "-group", "-uid", "-gid", "-size",
+              "-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-maxdepth",
+              "-mindepth", "-printf", "-links", "-inum", "-used", "-fstype", "-newerXY"),
+    globs=_f("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex",
+             "-iregex", "-lname", "-ilname"),
+    first_operand_is_pattern=False,
+    tests_only=True,
+)  # fmt: skip
+
+SEARCHES: dict[str, Search] = {
+    "grep": _GREP,
+    "egrep": _GREP,
+    "fgrep": _GREP,
+    "zgrep": _GREP,
+    "rg": _RG,
+    "ag": _AG,
+    "find": _FIND,
+    "git grep": _GREP,  # `git grep` takes grep's pattern options
+}
+
+
+def pattern_words(words: tuple[Word, ...]) -> frozenset[int]:
+    """Indices of the words of a command that are search patterns, not paths."""
+    if not words or not words[0].static:
+        return frozenset()
+    name = words[0].text.rsplit("/", 1)[-1]
+    start = 1
+    if name == "git":
+        if len(words) < 2 or words[1].text != "grep":
+            return frozenset()
+        name, start = "git grep", 2
+    search = SEARCHES.get(name)
+    if search is None:
+        return frozenset()
+    return _read(search, words, start)
+
+
+def _read(search: Search, words: tuple[Word, ...], start: int) -> frozenset[int]:
+    out: set[int] = set()
+    pattern_given = False
+    operands: list[int] = []
+    i = start
+    options_done = False
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        if not w.static or options_done or not t.startswith("-") or t == "-":
+            operands.append(i)
+            i += 1
+            continue
+        if t == "--":
+            options_done = True
+            i += 1
+            continue
+        name, eq, _value = t.partition("=")
+        takes, role = _option(search, name if t.startswith("--") or eq else t)
+        if t in search.no_pattern_operand or name in search.no_pattern_operand:
+            pattern_given = True
+        if takes is None and not t.startswith("--"):
+            # A short cluster: `-rn`, `-A3`, `-rne PAT`; the first letter that takes a
+            # value takes the rest of the word, or the next word.
+            for k in range(1, len(t)):
+                letter = "-" + t[k]
+                if letter in search.no_pattern_operand:
+                    pattern_given = True
+                ctakes, crole = _option(search, letter)
+                if ctakes:
+                    glued = k + 1 < len(t)  # a glued value: its word counts as a whole
+                    if crole in _NOT_PATHS and (glued or i + 1 < len(words)):
+                        out.add(i if glued else i + 1)
+                    pattern_given = pattern_given or crole in _GIVES_PATTERN
+                    i += 1 if glued else 2
+                    break
+            else:
+                i += 1
+            continue
+        if takes:
+            if role in _NOT_PATHS and (eq or i + 1 < len(words)):
+                out.add(i if eq else i + 1)
+            pattern_given = pattern_given or role in _GIVES_PATTERN
+            i += 1 if eq else 2
+            continue
+        i += 1
+    if search.first_operand_is_pattern and not pattern_given and operands:
+        out.add(operands[0])
+    # A computed word (`$x`, an unquoted glob) may become several words, the rest of them
+    # files: only a static word is surely one pattern.
+    return frozenset(i for i in out if words[i].static)
+
+
+_NOT_PATHS = frozenset({"pattern", "glob"})
+_GIVES_PATTERN = frozenset({"pattern", "pattern-file"})
+
+
+def _option(search: Search, name: str) -> tuple[bool | None, str]:
+    """(takes a value, the value's kind) for a known option; (None, "") for an unknown one."""
+    if name in search.patterns:
+        return True, "pattern"
+    if name in search.globs:
+        return True, "glob"
+    if name in search.pattern_files:
+        return True, "pattern-file"
+    if name in search.filter_files:
+        return True, "filter-file"
+    if name in search.values:
+        return True, "value"
+    return None, ""
