@@ -100,7 +100,7 @@ def test_a_denied_path_named_in_the_code_still_denies(command: str, ws: Path) ->
         ('sed -i "$SCRIPT" src/app.py', "dynamic-script"),
         ('eval "$CMD"', "eval"),
         ("$CMD src", "dynamic-command-name"),
-        ("for f in *.py; do python $f; done", ""),
+        ("for f in *.py; do python $f; done", "dynamic-script"),
     ],
 )
 def test_computed_code_is_never_allowed_unasked(command: str, code: str, ws: Path) -> None:
@@ -224,3 +224,29 @@ def test_the_corpus_sed_command_that_took_five_minutes(ws: Path) -> None:
     text = "\\n".join(f"        line_{i} = compute(x, y)  # replacement text" for i in range(30))
     command = f"cd {ws} && sed -i '402,416c\\{text}' src/app.py"
     assert decide(SANDBOXED, command, ws).verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -i 's/\t/    /g' src/app.py",
+        "sed -n '/\tdef /p' src/app.py",
+        "awk -F'\t' '{print $1}' src/app.py",
+    ],
+)
+def test_a_tab_in_a_sed_or_awk_script_is_not_a_path(command: str, ws: Path) -> None:
+    assert decide(UNSANDBOXED, command, ws).verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed 'r ~/.ssh/id_rsa' src/app.py",
+        "sed '1r .env' src/app.py",
+        "sed -n p .env",
+        "sed -f .env src/app.py",
+    ],
+)
+def test_files_a_sed_script_reads_are_still_checked(command: str, ws: Path) -> None:
+    d = decide(SANDBOXED, command, ws)
+    assert d.verdict is Verdict.DENY and "path-denied" in codes(d)

@@ -33,7 +33,7 @@ from safehold.policy.paths import PathCheck, list_directory
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.hazards import hazards
-from safehold.policy.shell.programs.search import pattern_words
+from safehold.policy.shell.programs.search import pattern_words, script_words
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.rules import CompiledRules, compile_rules
@@ -589,7 +589,14 @@ def _check_code(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Finding
     the sandbox; a denied path spelled in that code is denied like any other argument.
     """
     dirs, _ = _cd_dirs(analysis)
-    for code in analysis.code:
+    # sed and awk scripts are not paths either, but `r FILE`/`getline < FILE` in them are.
+    scripts = [
+        layer[i].text
+        for cmd in analysis.commands
+        for layer in (*cmd.wrapper_words, cmd.words)
+        for i in script_words(layer)
+    ]
+    for code in (*analysis.code, *scripts):
         for word in code_paths(code):
             for spelling in _spellings(word, dirs):
                 for reason in policy.check_denied(spelling):

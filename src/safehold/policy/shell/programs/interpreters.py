@@ -126,10 +126,12 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
         )
 
     texts = [w.text.lower() if name in ("pwsh", "powershell") else w.text for w in words]
+    computed = False
     i = 1
     while i < len(words):
         t = texts[i]
         if not words[i].static:
+            computed = True  # an option value, or the script itself: `python $f`
             i += 1
             continue
         if is_code(t):
@@ -149,6 +151,10 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
             return None
         # The value of an option is skipped, unless it is itself a code flag.
         i += 2 if t in arg_options and not is_code(texts[min(i + 1, len(texts) - 1)]) else 1
+    if computed:
+        # `for f in *.py; do python $f; done`: the script is computed, and word splitting
+        # can make it `-c CODE`: code nobody saw, never allowed unasked.
+        return Step(opaque=opaque("dynamic-script", name, f"`{name}` runs a computed script"))
     return stdin_program(name, stdin_fed)
 
 

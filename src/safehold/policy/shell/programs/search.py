@@ -1,10 +1,11 @@
-"""Search programs: which of their words are patterns, which are never paths.
+"""Search and text programs: which of their words are patterns or scripts, never paths.
 
-`grep -rn ".env" src` searches `src` for the text `.env`; it does not read `.env`. For each
-search program the table says, as data, which options take a value, which option values
-are patterns or globs on names (`-e PAT`, `--include=GLOB`, `find -name GLOB`), which take
-a file of patterns (`-f FILE`: that one is a path), and whether the first operand is the
-pattern (unless `-e`/`-f` gave one).
+`grep -rn ".env" src` searches `src` for the text `.env`; it does not read `.env`, and
+`sed -i 's/\t/  /' f` edits `f` with a script that is no file name. For each program the
+table says, as data, which options take a value, which option values are patterns or
+globs on names (`-e PAT`, `--include=GLOB`, `find -name GLOB`), which take a file of
+patterns or a script file (`-f FILE`: that one is a path), and whether the first operand
+is the pattern or script (unless `-e`/`-f` gave one).
 
 Only options known to take a value consume one: an unknown option is read as a flag, so a
 mistake makes a pattern look like a path (checked, perhaps asked) and never a path look
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from safehold.policy.shell.words import Word
 
-__all__ = ["SEARCHES", "Search", "pattern_words"]
+__all__ = ["SEARCHES", "Search", "pattern_words", "script_words"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,28 @@ _FIND = Search(
     tests_only=True,
 )  # fmt: skip
 
+# sed and awk: the first operand is the script (a program, not a file) unless `-e`/`-f`
+# gave one. `-i` takes its backup suffix glued, so it never consumes a word.
+_SED = Search(
+    values=_f("-l", "--line-length"),
+    patterns=_f("-e", "--expression"),
+    pattern_files=_f("-f", "--file"),
+)
+_AWK = Search(
+    values=_f("-v", "--assign"),
+    patterns=_f("-e", "--source"),
+    globs=_f("-F", "--field-separator"),
+    pattern_files=_f("-f", "--file", "-E", "--exec"),
+    filter_files=_f("-i", "--include", "-l", "--load"),
+)  # fmt: skip
+
 SEARCHES: dict[str, Search] = {
+    "sed": _SED,
+    "gsed": _SED,
+    "awk": _AWK,
+    "gawk": _AWK,
+    "mawk": _AWK,
+    "nawk": _AWK,
     "grep": _GREP,
     "egrep": _GREP,
     "fgrep": _GREP,
@@ -109,6 +131,16 @@ def pattern_words(words: tuple[Word, ...]) -> frozenset[int]:
     if search is None:
         return frozenset()
     return _read(search, words, start)
+
+
+_SCRIPTED = frozenset({"sed", "gsed", "awk", "gawk", "mawk", "nawk"})
+
+
+def script_words(words: tuple[Word, ...]) -> frozenset[int]:
+    """Indices of the sed/awk script words: code, whose file names are checked as such."""
+    if not words or words[0].text.rsplit("/", 1)[-1] not in _SCRIPTED:
+        return frozenset()
+    return pattern_words(words)
 
 
 def _read(search: Search, words: tuple[Word, ...], start: int) -> frozenset[int]:
