@@ -250,3 +250,18 @@ def test_a_tab_in_a_sed_or_awk_script_is_not_a_path(command: str, ws: Path) -> N
 def test_files_a_sed_script_reads_are_still_checked(command: str, ws: Path) -> None:
     d = decide(SANDBOXED, command, ws)
     assert d.verdict is Verdict.DENY and "path-denied" in codes(d)
+
+
+def test_a_delimiter_followed_by_more_text_does_not_end_the_heredoc(ws: Path) -> None:
+    # bash ends the body only at a line that is exactly `PY`: `PY && nl f` is body text,
+    # so `nl` never runs; the parser reads it as a command. The two readings differ: ask.
+    command = "python - <<'PY'\nprint(1)\nPY && nl src/app.py"
+    d = decide(SANDBOXED, command, ws)
+    assert d.verdict is Verdict.ASK and "heredoc-mismatch" in codes(d)
+
+
+def test_leading_blank_lines_and_indentation_stay_body(ws: Path) -> None:
+    command = "cat > src/m.py <<'EOF'\n\n    def f(self):\n        return 1\nEOF\necho ok"
+    assert decide(UNSANDBOXED, command, ws).verdict is Verdict.ALLOW
+    command = "cat > src/m.py <<'EOF'\n  \nEOF\nrm -rf ~"
+    assert decide(UNSANDBOXED, command, ws).verdict is Verdict.DENY

@@ -96,19 +96,18 @@ def _verified(
 ) -> tuple[int, int] | None:
     """The body's whole lines when `body` is exactly what bash reads as this heredoc's body.
 
-    None when bash's rule puts the body elsewhere. (For `<<-` the parser may leave leading
-    tabs out of the first line and count the end line's into the body; the span returned
-    runs from the first body line's start to the end line's start.)
+    None when bash's rule puts the body elsewhere. (The parser may leave leading blanks out
+    of the body and, for `<<-`, count the end line's tabs into it; the span returned runs
+    from the first body line's start to the end line's start.)
     """
     delim = delimiter.encode("utf-8")
     # The body starts on the line after the operator's line (one heredoc on that line);
-    # for `<<-` the parser may leave the first line's leading tabs out of it.
+    # the parser leaves leading blanks and blank lines out of it, which are still body
+    # lines to bash (and checked below like every other line).
     first_newline = src.find(b"\n", start.end_byte)
     body_start = first_newline + 1
     lead = src[body_start : body.start_byte]
-    if first_newline < 0 or body.start_byte < body_start or lead.strip(b"\t"):
-        return None
-    if lead and not strip_tabs:
+    if first_newline < 0 or body.start_byte < body_start or lead.strip(b" \t\n"):
         return None
     # The end line is exactly the delimiter (after leading tabs for `<<-`), a whole line.
     line_start = src.rfind(b"\n", 0, end.start_byte) + 1
