@@ -1,6 +1,9 @@
 """Real agent commands: how often `evaluate` asks, and how long each decision takes.
 
-Run: `python benchmarks/bench_agent_commands.py [--limit N] [--show CODE] [--timeout S]`.
+Run: `python benchmarks/bench_agent_commands.py [--limit N] [--show CODE] [--timeout S]
+[--baseline OLD/src]`. With `--baseline`, the same corpus is also judged (sandbox on) by the
+safehold package under another source tree, in a subprocess of the same run, and printed
+as the first column.
 
 Reads the corpus of verbatim shell commands from public coding-agent trajectories
 (`agent-commands.jsonl.gz`, see benchmarks/README.md): from `$SAFEHOLD_AGENT_COMMANDS`, or
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import gzip
 import json
 import os
@@ -33,6 +37,7 @@ import re
 import shlex
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -383,8 +388,8 @@ def report(entries: list[Entry], results: dict[str, Result], show: str | None) -
                 row += f" (+{c['timeout']} timeout)"
         print(row)
     print()
-    for n, name in enumerate(names):
-        warm = " (analyses cached by the first pass)" if n else " (first sight of each text)"
+    for name in names:
+        warm = " (analyses cached by the first pass)" if name == "none" else ""
         print(f"decision time, {name}{warm}:")
         for kind, times in (("wall", results[name].times_ms), ("cpu", results[name].cpu_ms)):
             t = sorted(times)
@@ -412,6 +417,18 @@ def report(entries: list[Entry], results: dict[str, Result], show: str | None) -
             print(f"  [{e.id} {e.label}] {e.command[:300]!r}")
 
 
+def _baseline(args: argparse.Namespace) -> Result:
+    """Run this script as a worker against another safehold source tree; read its results."""
+    argv = [sys.executable, __file__, "--worker", "--timeout", str(args.timeout)]
+    if args.limit is not None:
+        argv += ["--limit", str(args.limit)]
+    env = {**os.environ, "PYTHONPATH": str(Path(args.baseline).resolve())}
+    out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout
+    data = json.loads(out.strip().splitlines()[-1])
+    data["slowest"] = [tuple(x) for x in data["slowest"]]
+    return Result(**data)
+
+
 def main() -> None:
     """Parse arguments, build the workspaces, judge, print."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -419,6 +436,14 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per decision")
     parser.add_argument("--show", default=None, help="print commands with this reason code")
     parser.add_argument("--label", default=None, help="print the commands with this label")
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        metavar="SRC",
+        help="also judge with the safehold package under SRC (an older checkout's src/), "
+        "sandbox on, in a subprocess: a side-by-side baseline from the same run",
+    )
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     path = corpus_path()
     if path is None:
@@ -437,6 +462,8 @@ def main() -> None:
         "bwrap": auto,
         "none": auto.replace(sandbox=SandboxConfig(mode="none")),
     }
+    if args.worker:  # the baseline subprocess: judge with the sandbox on, print JSON
+        configs = {"bwrap": configs["bwrap"]}
     with tempfile.TemporaryDirectory(prefix="safehold-agent-commands-") as tmp:
         root = Path(tmp)
         home = root / "home"
@@ -444,6 +471,11 @@ def main() -> None:
         os.environ["HOME"] = str(home)  # `~` is a throwaway home, not the user's
         build_workspaces(entries, root)
         results = {name: judge(entries, cfg, args.timeout) for name, cfg in configs.items()}
+    if args.worker:
+        print(json.dumps(dataclasses.asdict(results["bwrap"])))
+        return
+    if args.baseline:
+        results = {"baseline": _baseline(args), **results}
     report(entries, results, args.show)
     sys.stdout.flush()
 
