@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -39,6 +37,7 @@ from agents.tool_guardrails import (
     ToolInputGuardrailData,
 )
 
+from safehold.adapters._framework_calls import CallLedger, refusal, session_for
 from safehold.adapters.bwrap import run_sandboxed
 from safehold.adapters.tables.openai_agents import OPENAI_AGENTS_TOOLS
 from safehold.adapters.tool_table import ToolTable
@@ -46,46 +45,11 @@ from safehold.errors import SafeholdError
 from safehold.policy.approval import ApprovalOutcome, Gate
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.decision import Decision, Verdict
-from safehold.policy.pending import ask_key, same_call
 
 __all__ = ["OPENAI_AGENTS_TOOLS", "SafeholdGuard", "refusal"]
 
 SessionId = str | Callable[[RunContextWrapper[Any]], str]
 _SHELL = "shell"
-
-
-def refusal(decision: Decision, name: str) -> str:
-    """The text a model reads when safehold does not run its call: what and why."""
-    return f"safehold did not run the tool `{name}`. {decision.explain()}"
-
-
-class _Calls:
-    """A bounded map of calls by (session, call id), each entry taken once."""
-
-    def __init__(self, limit: int = 4096) -> None:
-        self._limit = limit
-        self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[str, str, str], tuple[ToolCall, Decision | None]] = (
-            OrderedDict()
-        )
-
-    def put(self, session_id: str, call: ToolCall, decision: Decision | None = None) -> None:
-        with self._lock:
-            self._items[ask_key(session_id, call)] = (call, decision)
-            while len(self._items) > self._limit:
-                self._items.popitem(last=False)
-
-    def has(self, session_id: str, call: ToolCall) -> bool:
-        with self._lock:
-            entry = self._items.get(ask_key(session_id, call))
-        return entry is not None and same_call(entry[0], call)
-
-    def take(self, session_id: str, call: ToolCall) -> tuple[bool, Decision | None]:
-        with self._lock:
-            entry = self._items.pop(ask_key(session_id, call), None)
-        if entry is None or not same_call(entry[0], call):
-            return False, None
-        return True, entry[1]
 
 
 class SafeholdGuard:
@@ -108,8 +72,8 @@ class SafeholdGuard:
         self.session_id = session_id
         self.workspace = workspace
         self.table = table
-        self._approved = _Calls()  # allowed by the person through `answer`
-        self._decided = _Calls()  # decided by needs_approval, to be judged by the guardrail
+        self._approved = CallLedger()  # allowed by the person through `answer`
+        self._decided = CallLedger()  # decided by needs_approval, to be judged by the guardrail
         self.input_guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(
             guardrail_function=self._guard, name="safehold"
         )
@@ -117,15 +81,7 @@ class SafeholdGuard:
     # -- sessions and calls --------------------------------------------------------------
 
     def _session(self, ctx: RunContextWrapper[Any] | None) -> str:
-        if isinstance(self.session_id, str):
-            session_id = self.session_id
-        elif ctx is None:
-            raise TypeError("session_id is a function of the run context: pass session_id=")
-        else:
-            session_id = self.session_id(ctx)
-        if self.workspace is not None:
-            self.gate.policies.ensure(session_id, self.workspace)
-        return session_id
+        return session_for(self.gate, self.session_id, ctx, self.workspace)
 
     def _call(self, name: str, arguments: object, call_id: str | None) -> ToolCall:
         if isinstance(arguments, str):

@@ -19,8 +19,6 @@ Needs the `safehold[pydantic-ai]` extra (pydantic-ai-slim). See docs/pydantic-ai
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,41 +35,15 @@ from pydantic_ai.tools import (
 from pydantic_ai.toolsets import WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
+from safehold.adapters._framework_calls import CallLedger, refusal, session_for
 from safehold.adapters.tables.pydantic_ai import PYDANTIC_AI_TOOLS
 from safehold.adapters.tool_table import ToolTable
 from safehold.policy.approval import ApprovalOutcome, Gate
-from safehold.policy.calls import ToolCall
-from safehold.policy.decision import Decision, Verdict
-from safehold.policy.pending import ask_key, same_call
+from safehold.policy.decision import Verdict
 
 __all__ = ["PYDANTIC_AI_TOOLS", "SafeholdToolset", "refusal"]
 
 SessionId = str | Callable[[RunContext[Any]], str]
-
-
-def refusal(decision: Decision, name: str) -> str:
-    """The text a model reads when safehold does not run its call: what and why."""
-    return f"safehold did not run the tool `{name}`. {decision.explain()}"
-
-
-class _Approved:
-    """Calls a person allowed through `results`, each good for one run of that exact call."""
-
-    def __init__(self, limit: int = 4096) -> None:
-        self._limit = limit
-        self._lock = threading.Lock()
-        self._calls: OrderedDict[tuple[str, str, str], ToolCall] = OrderedDict()
-
-    def add(self, session_id: str, call: ToolCall) -> None:
-        with self._lock:
-            self._calls[ask_key(session_id, call)] = call
-            while len(self._calls) > self._limit:
-                self._calls.popitem(last=False)
-
-    def take(self, session_id: str, call: ToolCall) -> bool:
-        with self._lock:
-            allowed = self._calls.pop(ask_key(session_id, call), None)
-        return allowed is not None and same_call(allowed, call)
 
 
 @dataclass
@@ -88,18 +60,10 @@ class SafeholdToolset(WrapperToolset[AgentDepsT]):
     session_id: SessionId = field(kw_only=True)
     table: ToolTable = field(default=PYDANTIC_AI_TOOLS, kw_only=True)
     workspace: str | None = field(default=None, kw_only=True)
-    _approved: _Approved = field(default_factory=_Approved, kw_only=True, repr=False)
+    _approved: CallLedger = field(default_factory=CallLedger, kw_only=True, repr=False)
 
     def _session(self, ctx: RunContext[AgentDepsT] | None) -> str:
-        if isinstance(self.session_id, str):
-            session_id = self.session_id
-        elif ctx is None:
-            raise TypeError("session_id is a function of the run context: pass session_id=")
-        else:
-            session_id = self.session_id(ctx)
-        if self.workspace is not None:
-            self.gate.policies.ensure(session_id, self.workspace)
-        return session_id
+        return session_for(self.gate, self.session_id, ctx, self.workspace)
 
     async def call_tool(
         self,
@@ -111,7 +75,7 @@ class SafeholdToolset(WrapperToolset[AgentDepsT]):
         """Decide the call; run it only when the policy or the person allowed it."""
         session_id = self._session(ctx)
         call = self.table.to_call(name, tool_args, tool_call_id=ctx.tool_call_id)
-        if ctx.tool_call_approved and self._approved.take(session_id, call):
+        if ctx.tool_call_approved and self._approved.take(session_id, call)[0]:
             return await super().call_tool(name, tool_args, ctx, tool)
         decision = self.gate.decide(session_id, call)
         if decision.verdict is Verdict.ALLOW:
@@ -151,7 +115,7 @@ class SafeholdToolset(WrapperToolset[AgentDepsT]):
             call = self.table.to_call(part.tool_name, part.args_as_dict(), tool_call_id=call_id)
             decision = self.gate.answer(sid, call, outcome)
             if decision.allowed:
-                self._approved.add(sid, call)
+                self._approved.put(sid, call)
                 approvals[call_id] = ToolApproved()
             else:
                 approvals[call_id] = ToolDenied(refusal(decision, part.tool_name))
