@@ -6,6 +6,7 @@ Pick one with `HYPOTHESIS_PROFILE=deep python -m pytest`; CI sets `ci`.
 from __future__ import annotations
 
 import os
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
@@ -18,3 +19,8 @@ settings.register_profile(
     "fuzz", max_examples=20000, deadline=None, suppress_health_check=list(HealthCheck)
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+# Config discovery must not pick up the developer's own config: no $SAFEHOLD_CONFIG, and an
+# empty user config directory (the tests' subprocesses inherit both).
+os.environ.pop("SAFEHOLD_CONFIG", None)
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="safehold-tests-xdg-")

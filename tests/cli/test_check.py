@@ -1,4 +1,4 @@
-"""`safehold check`: the verdict and its reasons; exit 0 whatever the verdict, 2 on bad input."""
+"""`safehold check`: the verdict and its reasons; exit 0 allow, 3 ask, 4 deny, 2 on any error."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ def check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str
 
 def check_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
     code, out, err = check(capsys, "--json", *args)
-    assert code == 0, err
     data = json.loads(out)
     assert isinstance(data, dict)
+    assert code == {"allow": 0, "ask": 3, "deny": 4}[data["verdict"]], err
     return data
 
 
@@ -93,7 +93,7 @@ def test_text_output_lists_verdict_and_reasons(
     capsys: pytest.CaptureFixture[str], ws: Path
 ) -> None:
     code, out, _ = check(capsys, "--cwd", str(ws), "--read", ".env")
-    assert code == 0
+    assert code == 4
     assert out.splitlines()[0] == "deny: `read_file` (read) in mode `review`"
     assert (
         "  - path-denied [.env]: argument `path`: path `.env` matches denied pattern `.env`" in out
@@ -108,7 +108,7 @@ def test_text_output_lists_verdict_and_reasons(
         (["--tool", "x", "--kind", "nope"], "`--kind`: unknown kind `nope`"),
         (["--read", "a", "--args", "{}"], "`--args` and `--kind` go with `--tool NAME`"),
         (["--read", "a", "--cwd", "/nonexistent/dir"], "`--cwd`"),
-        (["--read", "a", "--config", "/nonexistent.toml"], "no such file"),
+        (["--read", "a", "--config", "/nonexistent.toml"], "does not exist"),
         (["--read", "a", "--mode", "yolo"], "invalid choice"),
         (["--read", "a", "--write", "b"], "not allowed with"),
         ([], "one of the arguments"),
@@ -144,7 +144,29 @@ def test_the_installed_command_never_prints_a_traceback(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 4, run.stderr
     data = json.loads(run.stdout)
     assert data["verdict"] == "deny"
     assert [r["code"] for r in data["reasons"]] == ["path-invalid"]
+
+
+def test_an_internal_error_exits_2_not_0(tmp_path: Path) -> None:
+    """A crash inside the decision is one `error:` line and exit 2, never an allow's 0."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("read_only = 'yes'\n")
+    for args in (["--config", str(bad)], ["--config", str(tmp_path)]):
+        run = subprocess.run(
+            [sys.executable, "-m", "safehold.cli", "check", "--read", "x", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert run.returncode == 2, run
+        assert run.stdout == ""
+        assert run.stderr.startswith("error: ") and "Traceback" not in run.stderr
+
+
+def test_verdicts_have_their_own_exit_codes(capsys: pytest.CaptureFixture[str], ws: Path) -> None:
+    assert check(capsys, "--cwd", str(ws), "--read", "src/main.py")[0] == 0
+    assert check(capsys, "--cwd", str(ws), "--write", "src/main.py")[0] == 3
+    assert check(capsys, "--cwd", str(ws), "--read", ".env")[0] == 4

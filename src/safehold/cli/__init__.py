@@ -1,4 +1,4 @@
-"""The `safehold` command: check, run, acp, demo, config.
+"""The `safehold` command: check, run, acp, demo, config, mcp-proxy, hook.
 
 Each subcommand lives in its own module with `register(subparsers)` and `run(args) -> int`.
 User errors print `error: ...` (and maybe `hint: ...`) on stderr and exit non-zero; no
@@ -17,7 +17,7 @@ from safehold.errors import SafeholdError
 
 __all__ = ["main"]
 
-_COMMANDS = ("check", "run", "acp", "demo", "config", "mcp_proxy")
+_COMMANDS = ("check", "run", "acp", "demo", "config", "mcp_proxy", "hook")
 
 
 class _Command(Protocol):
@@ -64,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         acp_initialize.start(__version__)
         only = "acp"
+    elif words and words[0].replace("-", "_") in _COMMANDS:
+        # Importing every subcommand costs a hook call its start-up budget: load only the one named.
+        only = words[0].replace("-", "_")
     parser = build_parser(only)
     args = parser.parse_args(argv)
     try:
@@ -77,3 +80,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except Exception as exc:  # a bug must still be one line and a failing exit, never allow
+        print(f"error: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2

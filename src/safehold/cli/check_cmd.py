@@ -1,7 +1,8 @@
 """`safehold check`: print the decision for one tool call and why, without running anything.
 
-Exit status is 0 whatever the verdict (the verdict is the output); 2 with one `error:` line
-when the input is bad (unknown file, invalid JSON, unknown kind or mode).
+The exit status is the verdict, so no failure can pass for an allow: 0 allow, 3 ask, 4 deny;
+2 with one `error:` line when anything goes wrong (bad input, an invalid or missing config,
+an internal error).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from safehold.cli.config_cmd import load_config
 from safehold.errors import SafeholdError
 from safehold.policy.calls import ToolCall, ToolKind
-from safehold.policy.decision import Decision
+from safehold.policy.decision import Decision, Verdict
 from safehold.policy.engine import evaluate
 from safehold.policy.modes import Mode
 
@@ -32,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "check",
         help="print the decision for one tool call and why",
         description="Decide one tool call and print the verdict and its reasons. "
-        "Exit status 0 whatever the verdict; 2 on bad input.",
+        "Exit status: 0 allow, 3 ask, 4 deny, 2 on any error.",
     )
     p.add_argument("--config", metavar="F", help="a TOML or JSON config file (default: built-in)")
     p.add_argument(
@@ -106,12 +107,16 @@ def _render(decision: Decision, call: ToolCall, mode: Mode, workspace: str) -> s
     return "\n".join(lines)
 
 
+EXIT_CODES = {Verdict.ALLOW: 0, Verdict.ASK: 3, Verdict.DENY: 4}
+"""`safehold check`'s exit status per verdict; every error exits 2."""
+
+
 def run(args: argparse.Namespace) -> int:
-    """Decide the described call and print the verdict with its reasons."""
-    config = load_config(args.config)
+    """Decide the described call, print the verdict with its reasons, exit with the verdict."""
+    workspace = _workspace(args.cwd)
+    config = load_config(args.config, workspace)
     if args.mode is not None:
         config = config.with_mode(args.mode)
-    workspace = _workspace(args.cwd)
     call = _build_call(args)
     decision = evaluate(config, call, workspace=workspace)
     if args.json:
@@ -123,4 +128,4 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_render(decision, call, config.mode, workspace))
     sys.stdout.flush()
-    return 0
+    return EXIT_CODES[decision.verdict]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 
+from safehold.config_discovery import ConfigSource, discover_config
 from safehold.policy.config import SafetyConfig
 
 
@@ -18,14 +21,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     v.set_defaults(handler=_validate)
     s = actions.add_parser("schema", help="print the JSON schema of the config")
     s.set_defaults(handler=_schema)
-    sh = actions.add_parser("show", help="print the effective config (defaults, or a file's)")
-    sh.add_argument("file", nargs="?", help="the config file; default: built-in defaults")
+    sh = actions.add_parser(
+        "show",
+        help="print the effective config and say which file it came from",
+        description="Print the effective config as JSON on stdout, and on stderr the file it "
+        "came from: F, else $SAFEHOLD_CONFIG, else <project>/.safehold.toml, else "
+        "~/.config/safehold/config.toml, else the built-in defaults.",
+    )
+    sh.add_argument("file", nargs="?", help="the config file (default: found as described)")
+    sh.add_argument(
+        "--cwd", metavar="DIR", help="the project whose .safehold.toml counts (default: .)"
+    )
     sh.set_defaults(handler=_show)
 
 
-def load_config(path: str | None) -> SafetyConfig:
-    """The config from `--config F`, or the defaults; errors are `ConfigError`."""
-    return SafetyConfig() if path is None else SafetyConfig.load(path)
+def load_config_from(
+    path: str | None, project: str | None = None
+) -> tuple[SafetyConfig, ConfigSource]:
+    """The config named by `--config F`, else the one discovery finds for the project (cwd)."""
+    return discover_config(path, project=os.getcwd() if project is None else project)
+
+
+def load_config(path: str | None, project: str | None = None) -> SafetyConfig:
+    """The config from `--config F`, else discovered (see `safehold.config_discovery`)."""
+    return load_config_from(path, project)[0]
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -40,7 +59,8 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    config = load_config(args.file)
+    config, source = load_config_from(args.file, args.cwd)
+    print(f"config: {source.describe()}", file=sys.stderr)
     data = config.model_dump(mode="json")
     data["mode"] = config.mode.value
     print(json.dumps(data, indent=2))

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         command = command[1:]
     if not command:
         return _error("no command given: use `safehold run [OPTIONS] -- CMD [ARG...]`")
-    config: SafetyConfig = load_config(args.config)
+    config: SafetyConfig = load_config(args.config, args.cwd)
     if args.network:
         config = config.replace(sandbox={**config.sandbox.model_dump(), "network": True})
     timeout = config.sandbox.timeout

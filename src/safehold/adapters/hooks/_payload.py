@@ -1,0 +1,70 @@
+"""What both hook payloads share: a JSON object with a tool name, its input and a directory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from safehold.errors import SafeholdError
+from safehold.policy.calls import ToolCall
+from safehold.policy.decision import Decision, Verdict
+
+__all__ = ["HookCall", "HookInputError", "field", "reason_text", "text_field", "workspace_of"]
+
+
+class HookInputError(SafeholdError):
+    """The hook payload is not what the CLI documents; the call is blocked (exit 2)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True, slots=True)
+class HookCall:
+    """One tool call read from a hook payload, with what the decision needs besides it."""
+
+    call: ToolCall
+    workspace: str
+    """The project directory: the allowed root and the base of discovery for `.safehold.toml`."""
+    read_only: bool = False
+    """The CLI's session is in a read-only mode (Claude Code's plan mode)."""
+    session_id: str | None = None
+
+
+def field(payload: Mapping[str, Any], key: str) -> Any:
+    """A required field of the payload."""
+    if key not in payload:
+        raise HookInputError(f"hook payload: missing field `{key}`")
+    return payload[key]
+
+
+def text_field(payload: Mapping[str, Any], key: str, *, required: bool = True) -> str | None:
+    """A string field; required ones must be non-empty."""
+    if key not in payload and not required:
+        return None
+    value = field(payload, key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value):
+        raise HookInputError(f"hook payload: `{key}` must be a non-empty string, got {value!r:.80}")
+    return value
+
+
+def workspace_of(project_dir: str | None, cwd: str | None, project_var: str) -> str:
+    """The project directory: the CLI's project variable when set, else the payload's `cwd`."""
+    chosen, what = (project_dir, f"${project_var}") if project_dir else (cwd, "`cwd`")
+    if not chosen:
+        raise HookInputError(f"hook payload: no `cwd`, and ${project_var} is not set")
+    if not os.path.isabs(chosen):
+        raise HookInputError(f"hook payload: {what} `{chosen}` is not an absolute path")
+    if not os.path.isdir(chosen):
+        raise HookInputError(f"hook payload: {what} `{chosen}` is not a directory")
+    return os.path.normpath(chosen)
+
+
+def reason_text(decision: Decision) -> str:
+    """The decision in one line for the person and the model: verdict and every reason."""
+    messages = "; ".join(r.message for r in decision.reasons) or "no rule objected"
+    verb = {Verdict.ALLOW: "allowed", Verdict.ASK: "asks", Verdict.DENY: "denied"}
+    return f"safehold {verb[decision.verdict]}: {messages}"

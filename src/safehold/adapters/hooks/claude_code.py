@@ -1,0 +1,93 @@
+"""Claude Code's `PreToolUse` command hook: payload in, `permissionDecision` out.
+
+Input (stdin): `session_id`, `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`
+(`PreToolUse`), `tool_name`, `tool_input`, `tool_use_id`. The workspace is
+`$CLAUDE_PROJECT_DIR` when set, else `cwd`; `permission_mode: "plan"` is judged read-only.
+Output (stdout): `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+"permissionDecision": "allow" | "ask" | "deny", "permissionDecisionReason": ...}}`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Final
+
+from safehold.adapters.hooks._payload import (
+    HookCall,
+    HookInputError,
+    field,
+    reason_text,
+    text_field,
+    workspace_of,
+)
+from safehold.adapters.tables.claude_code import CLAUDE_CODE_TOOLS
+from safehold.adapters.tool_table import ToolTable
+from safehold.policy.calls import ToolKind
+from safehold.policy.decision import Decision, Verdict
+
+__all__ = ["EVENT", "PROJECT_VAR", "parse", "render"]
+
+EVENT: Final = "PreToolUse"
+PROJECT_VAR: Final = "CLAUDE_PROJECT_DIR"
+_READ_ONLY_MODES: Final = frozenset({"plan"})
+
+
+def parse(
+    payload: object,
+    *,
+    env: Mapping[str, str] | None = None,
+    table: ToolTable = CLAUDE_CODE_TOOLS,
+) -> HookCall:
+    """The tool call a `PreToolUse` payload describes; `HookInputError` when it is malformed."""
+    env = os.environ if env is None else env
+    if not isinstance(payload, Mapping):
+        raise HookInputError(f"hook payload: expected a JSON object, got {type(payload).__name__}")
+    event = text_field(payload, "hook_event_name", required=False)
+    if event is not None and event != EVENT:
+        raise HookInputError(
+            f"hook payload: event `{event}`; `safehold hook claude-code` handles `{EVENT}` only"
+        )
+    name = text_field(payload, "tool_name")
+    assert name is not None
+    arguments = field(payload, "tool_input")
+    if not isinstance(arguments, Mapping):
+        raise HookInputError(
+            f"hook payload: `tool_input` must be an object, got {type(arguments).__name__}"
+        )
+    mode = text_field(payload, "permission_mode", required=False)
+    cwd = text_field(payload, "cwd", required=False)
+    workspace = workspace_of(env.get(PROJECT_VAR) or None, cwd, PROJECT_VAR)
+    tool_use_id = payload.get("tool_use_id")
+    call = table.to_call(
+        name, arguments, tool_call_id=tool_use_id if isinstance(tool_use_id, str) else None
+    )
+    if (
+        call.kind is ToolKind.EXECUTE
+        and cwd
+        and "cwd" not in call.arguments
+        and os.path.normpath(cwd) != workspace
+    ):
+        # The shell runs where the session `cd`-ed to, not necessarily the project root.
+        call = table.to_call(name, {**arguments, "cwd": cwd}, tool_call_id=call.tool_call_id)
+    session = payload.get("session_id")
+    return HookCall(
+        call,
+        workspace,
+        read_only=mode in _READ_ONLY_MODES,
+        session_id=session if isinstance(session, str) else None,
+    )
+
+
+def render(decision: Decision, *, ask_as_deny: bool = False) -> dict[str, Any]:
+    """The hook's stdout for a decision (an ASK becomes a deny when no one can answer)."""
+    verdict = decision.verdict
+    if verdict is Verdict.ASK and ask_as_deny:
+        verdict = Verdict.DENY
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": EVENT,
+            "permissionDecision": verdict.value,
+            "permissionDecisionReason": reason_text(decision),
+        }
+    }

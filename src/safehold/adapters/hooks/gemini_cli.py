@@ -1,0 +1,77 @@
+"""Gemini CLI's `BeforeTool` command hook: payload in, `decision` out.
+
+Input (stdin): `session_id`, `transcript_path`, `cwd`, `hook_event_name` (`BeforeTool`),
+`timestamp`, `tool_name`, `tool_input`, and `mcp_context` for MCP tools. The workspace is
+`$GEMINI_PROJECT_DIR` when set, else `cwd`.
+Output (stdout): `{"decision": "allow" | "ask" | "deny", "reason": ..., "systemMessage": ...}`.
+`deny` blocks the tool and sends `reason` to the model; `ask` makes Gemini CLI show its own
+confirmation prompt even when its policy would have allowed the call.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Final
+
+from safehold.adapters.hooks._payload import (
+    HookCall,
+    HookInputError,
+    field,
+    reason_text,
+    text_field,
+    workspace_of,
+)
+from safehold.adapters.tables.gemini_cli import GEMINI_CLI_TOOLS
+from safehold.adapters.tool_table import ToolTable
+from safehold.policy.decision import Decision, Verdict
+
+__all__ = ["EVENT", "PROJECT_VAR", "parse", "render"]
+
+EVENT: Final = "BeforeTool"
+PROJECT_VAR: Final = "GEMINI_PROJECT_DIR"
+
+
+def parse(
+    payload: object,
+    *,
+    env: Mapping[str, str] | None = None,
+    table: ToolTable = GEMINI_CLI_TOOLS,
+) -> HookCall:
+    """The tool call a `BeforeTool` payload describes; `HookInputError` when it is malformed."""
+    env = os.environ if env is None else env
+    if not isinstance(payload, Mapping):
+        raise HookInputError(f"hook payload: expected a JSON object, got {type(payload).__name__}")
+    event = text_field(payload, "hook_event_name", required=False)
+    if event is not None and event != EVENT:
+        raise HookInputError(
+            f"hook payload: event `{event}`; `safehold hook gemini-cli` handles `{EVENT}` only"
+        )
+    name = text_field(payload, "tool_name")
+    assert name is not None
+    arguments = field(payload, "tool_input")
+    if not isinstance(arguments, Mapping):
+        raise HookInputError(
+            f"hook payload: `tool_input` must be an object, got {type(arguments).__name__}"
+        )
+    cwd = text_field(payload, "cwd", required=False)
+    workspace = workspace_of(env.get(PROJECT_VAR) or None, cwd, PROJECT_VAR)
+    session = payload.get("session_id")
+    return HookCall(
+        table.to_call(name, arguments),
+        workspace,
+        session_id=session if isinstance(session, str) else None,
+    )
+
+
+def render(decision: Decision, *, ask_as_deny: bool = False) -> dict[str, Any]:
+    """The hook's stdout for a decision (an ASK becomes a deny when no one can answer)."""
+    verdict = decision.verdict
+    if verdict is Verdict.ASK and ask_as_deny:
+        verdict = Verdict.DENY
+    text = reason_text(decision)
+    out: dict[str, Any] = {"decision": verdict.value}
+    if verdict is not Verdict.ALLOW:
+        out["reason"] = text
+        out["systemMessage"] = text
+    return out

@@ -1,0 +1,110 @@
+"""`safehold hook claude-code | gemini-cli [--config F] [--ask-as-deny]`: a tool-call hook.
+
+Reads the CLI's hook payload on stdin, decides the tool call, prints the CLI's decision JSON
+on stdout and exits 0. Anything else (empty or malformed stdin, an unknown event, a missing
+or invalid config, an internal error) is one `error:` line on stderr and exit 2, which both
+Claude Code and Gemini CLI treat as "block this tool call": a broken install never lets a
+call through.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Final
+
+from safehold.errors import SafeholdError
+
+__all__ = ["MAX_PAYLOAD", "register", "run"]
+
+MAX_PAYLOAD: Final = 16 * 1024 * 1024
+"""Largest payload read from stdin; a larger one is refused (exit 2), not cut short."""
+
+_FLAVOURS: Final = {
+    "claude-code": "Claude Code's PreToolUse hook",
+    "gemini-cli": "Gemini CLI's BeforeTool hook",
+}
+
+
+class HookError(SafeholdError):
+    """The hook could not decide; the tool call is blocked (exit 2)."""
+
+    exit_code = 2
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `hook` subcommand with one action per CLI."""
+    p = sub.add_parser(
+        "hook",
+        help="decide a tool call from a coding-agent CLI's hook (Claude Code, Gemini CLI)",
+        description="Read a hook payload on stdin and print the decision JSON. Exit 0 with a "
+        "decision; exit 2 (which blocks the call) on any error.",
+    )
+    flavours = p.add_subparsers(dest="flavour", metavar="CLI")
+    flavours.required = True
+    for name, what in _FLAVOURS.items():
+        f = flavours.add_parser(name, help=what, description=f"Run as {what}.")
+        f.add_argument(
+            "--config",
+            metavar="F",
+            help="a TOML/JSON config file (default: $SAFEHOLD_CONFIG, <project>/.safehold.toml, "
+            "~/.config/safehold/config.toml, else built-in)",
+        )
+        f.add_argument(
+            "--ask-as-deny",
+            action="store_true",
+            help="answer deny where safehold would ask (no person is there to answer)",
+        )
+        f.set_defaults(handler=run)
+
+
+def _read_payload() -> Any:
+    data = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
+    if len(data) > MAX_PAYLOAD:
+        raise HookError(f"hook payload larger than {MAX_PAYLOAD} bytes")
+    if not data.strip():
+        raise HookError("empty stdin: expected the hook's JSON payload")
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise HookError(
+            f"invalid JSON on stdin: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise HookError(f"unreadable JSON on stdin: {type(exc).__name__}") from None
+
+
+def _decide(args: argparse.Namespace) -> dict[str, Any]:
+    from safehold.config_discovery import discover_config
+    from safehold.policy.engine import evaluate
+    from safehold.policy.modes import Mode
+
+    if args.flavour == "claude-code":
+        from safehold.adapters.hooks import claude_code as flavour
+    else:
+        from safehold.adapters.hooks import gemini_cli as flavour  # type: ignore[no-redef]
+
+    hook_call = flavour.parse(_read_payload())
+    config, _ = discover_config(args.config, project=hook_call.workspace)
+    if hook_call.read_only:
+        config = config.with_mode(Mode.READ_ONLY)
+    decision = evaluate(config, hook_call.call, workspace=hook_call.workspace)
+    return flavour.render(decision, ask_as_deny=args.ask_as_deny)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Decide the payload's tool call; every failure is one line and exit 2 (blocks the call)."""
+    try:
+        out = json.dumps(_decide(args), ensure_ascii=False)
+    except SafeholdError as exc:
+        message = str(exc)
+    except Exception as exc:  # fail closed: a bug blocks the call, it never allows it
+        message = f"internal error: {type(exc).__name__}: {exc}"
+    else:
+        sys.stdout.write(out + "\n")
+        sys.stdout.flush()
+        return 0
+    first = message.splitlines()[0] if message else "unknown error"
+    sys.stderr.write(f"error: safehold hook {args.flavour}: {first}\n")
+    return 2

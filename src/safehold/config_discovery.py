@@ -1,0 +1,104 @@
+"""Which config file a command uses when none is named: the same order for the CLI and the hooks.
+
+1. `--config F` (or the ``explicit`` argument);
+2. `$SAFEHOLD_CONFIG` when set and not empty;
+3. `<project>/.safehold.toml` (then `.safehold.json`), the project being the workspace;
+4. `$XDG_CONFIG_HOME/safehold/config.toml` (default `~/.config/safehold/config.toml`);
+5. the built-in defaults.
+
+A file named by 1 or 2 must exist: a missing one is a `ConfigError`, never the defaults. A
+found file that does not validate is a `ConfigError` too; nothing falls back to a looser
+config because a stricter one is broken.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from safehold.errors import ConfigError
+from safehold.policy.config import SafetyConfig
+
+__all__ = ["ENV_VAR", "PROJECT_FILES", "ConfigSource", "discover_config", "find_config"]
+
+ENV_VAR: Final = "SAFEHOLD_CONFIG"
+PROJECT_FILES: Final = (".safehold.toml", ".safehold.json")
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigSource:
+    """Where the effective config came from: a file and the rule that found it, or the defaults."""
+
+    path: Path | None
+    origin: str
+    """`--config`, `$SAFEHOLD_CONFIG`, `project`, `user` or `defaults`."""
+
+    def describe(self) -> str:
+        """One line for a person: `/p/.safehold.toml (project file)`."""
+        if self.path is None:
+            return "the built-in defaults (no config file found)"
+        words = {
+            "--config": "named by --config",
+            ENV_VAR: f"named by ${ENV_VAR}",
+            "project": "project file",
+            "user": "user file",
+        }
+        return f"{self.path} ({words.get(self.origin, self.origin)})"
+
+
+def _user_dir(env: Mapping[str, str]) -> Path | None:
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg)
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".config" if os.path.isabs(home) else None
+
+
+def find_config(
+    explicit: str | os.PathLike[str] | None = None,
+    *,
+    project: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ConfigSource:
+    """The config file the rules above pick (without reading it)."""
+    env = os.environ if env is None else env
+    if explicit is not None:
+        return _named(Path(explicit), "--config")
+    named = env.get(ENV_VAR, "")
+    if named:
+        return _named(Path(named).expanduser(), ENV_VAR)
+    if project is not None:
+        for name in PROJECT_FILES:
+            candidate = Path(project) / name
+            if candidate.is_file():
+                return ConfigSource(candidate, "project")
+    user = _user_dir(env)
+    if user is not None:
+        candidate = user / "safehold" / "config.toml"
+        if candidate.is_file():
+            return ConfigSource(candidate, "user")
+    return ConfigSource(None, "defaults")
+
+
+def _named(path: Path, origin: str) -> ConfigSource:
+    if not path.is_file():
+        what = "--config" if origin == "--config" else f"${origin}"
+        state = "is not a file" if path.exists() else "does not exist"
+        raise ConfigError(f"{path}: the config file named by {what} {state}")
+    return ConfigSource(path, origin)
+
+
+def discover_config(
+    explicit: str | os.PathLike[str] | None = None,
+    *,
+    project: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[SafetyConfig, ConfigSource]:
+    """Find and load the config; errors are `ConfigError` naming the file."""
+    source = find_config(explicit, project=project, env=env)
+    if source.path is None:
+        return SafetyConfig(), source
+    return SafetyConfig.load(source.path), source

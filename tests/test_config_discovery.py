@@ -1,0 +1,80 @@
+"""Config discovery: --config, $SAFEHOLD_CONFIG, <project>/.safehold.toml, the user file, defaults."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from safehold import ConfigError, SafetyConfig
+from safehold.config_discovery import discover_config, find_config
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> dict[str, Path]:
+    project = tmp_path / "project"
+    project.mkdir()
+    xdg = tmp_path / "xdg"
+    (xdg / "safehold").mkdir(parents=True)
+    named = tmp_path / "named.toml"
+    named.write_text("read_only = true\n")
+    return {"project": project, "xdg": xdg, "named": named, "home": tmp_path / "home"}
+
+
+def test_the_order(tree: dict[str, Path]) -> None:
+    env = {"XDG_CONFIG_HOME": str(tree["xdg"]), "HOME": str(tree["home"])}
+    project = tree["project"]
+    assert find_config(project=project, env=env).origin == "defaults"
+    user = tree["xdg"] / "safehold" / "config.toml"
+    user.write_text("require_approval_for_writes = false\n")
+    assert find_config(project=project, env=env).path == user
+    (project / ".safehold.json").write_text("{}")
+    assert find_config(project=project, env=env).path == project / ".safehold.json"
+    (project / ".safehold.toml").write_text("")
+    assert find_config(project=project, env=env).path == project / ".safehold.toml"
+    env["SAFEHOLD_CONFIG"] = str(tree["named"])
+    assert find_config(project=project, env=env).origin == "SAFEHOLD_CONFIG"
+    explicit = find_config(str(user), project=project, env=env)
+    assert (explicit.path, explicit.origin) == (user, "--config")
+    env["SAFEHOLD_CONFIG"] = ""  # empty counts as unset
+    assert find_config(project=project, env=env).origin == "project"
+
+
+def test_home_fallback_without_xdg(tree: dict[str, Path]) -> None:
+    user = tree["home"] / ".config" / "safehold" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text("read_only = true\n")
+    config, source = discover_config(project=tree["project"], env={"HOME": str(tree["home"])})
+    assert source.origin == "user" and config.read_only
+    assert "user file" in source.describe()
+
+
+def test_named_files_must_exist(tree: dict[str, Path]) -> None:
+    with pytest.raises(ConfigError, match="named by --config does not exist"):
+        find_config(str(tree["project"] / "nope.toml"), env={})
+    with pytest.raises(ConfigError, match=r"named by \$SAFEHOLD_CONFIG is not a file"):
+        find_config(env={"SAFEHOLD_CONFIG": str(tree["project"])})
+
+
+def test_defaults_and_invalid_files(tree: dict[str, Path]) -> None:
+    config, source = discover_config(project=tree["project"], env={"HOME": str(tree["home"])})
+    assert config == SafetyConfig() and source.path is None
+    assert "built-in defaults" in source.describe()
+    (tree["project"] / ".safehold.toml").write_text("read_only = 1\n")
+    with pytest.raises(ConfigError, match=r"\.safehold\.toml"):
+        discover_config(project=tree["project"], env={})
+
+
+def test_config_show_says_which_file(tree: dict[str, Path]) -> None:
+    (tree["project"] / ".safehold.toml").write_text("read_only = true\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "safehold.cli", "config", "show", "--cwd", str(tree["project"])],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.strip() == f"config: {tree['project'] / '.safehold.toml'} (project file)"
+    assert '"read_only": true' in run.stdout
