@@ -15,7 +15,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import bashlex
 from tree_sitter import Node
 
 from safehold.policy.shell.parse import parse_tree
@@ -83,6 +82,8 @@ def _span(node: Node, offsets: list[int] | None) -> Span:
 
 
 def _bashlex_commands(text: str) -> Counter[tuple[Span, ...]]:
+    import bashlex  # loaded by `_install_cancellation_points` before any job is queued
+
     out: Counter[tuple[Span, ...]] = Counter()
     stack: list[Any] = list(bashlex.parse(text))
     while stack:
@@ -155,7 +156,10 @@ def _cancellation_point() -> None:
         raise _Overrun("bashlex ran past its time budget")
 
 
+@functools.cache
 def _install_cancellation_points() -> None:
+    # Run once, by the first caller, outside the time budget: importing bashlex builds its
+    # parser (~0.1 s), which only a process that needs a second opinion pays for.
     # bashlex's loops (word expansion, the tokenizer's character reads) go through these
     # functions; wrapping them lets a runaway parse be stopped without tracing every call.
     import bashlex.subst
@@ -174,9 +178,6 @@ def _install_cancellation_points() -> None:
         setattr(owner, name, cancellable)
 
 
-_install_cancellation_points()
-
-
 class _Worker:
     """One thread that runs bashlex, so a runaway parse never holds up the caller.
 
@@ -192,6 +193,7 @@ class _Worker:
         self._serial = threading.Lock()
 
     def parse(self, text: str, budget: float) -> Counter[tuple[Span, ...]]:
+        _install_cancellation_points()
         with self._serial:
             if self._thread is None or not self._thread.is_alive():
                 self._jobs = queue.SimpleQueue()

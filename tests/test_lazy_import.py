@@ -1,0 +1,59 @@
+"""`import safehold` stays light: no shell parser, asyncio, ACP SDK or framework until used.
+
+A coding-agent hook is a fresh process per tool call; whatever `import safehold` drags in,
+every call pays for. Each check runs in a fresh interpreter and reads `sys.modules`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ("bashlex", "asyncio", "acp", "claude_agent_sdk", "pydantic_ai", "agents", "mcp", "anyio")
+
+
+def _loaded(code: str, stdin: str = "") -> set[str]:
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    run = subprocess.run(
+        [sys.executable, "-c", probe], input=stdin, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode in (0, 2), run.stderr
+    modules: list[str] = json.loads(run.stderr.strip().splitlines()[-1])
+    return {m.split(".")[0] for m in modules}
+
+
+def test_import_safehold_loads_nothing_heavy() -> None:
+    loaded = _loaded("import safehold")
+    assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+    # Not even the policy core: names are imported on first use.
+    assert "pydantic" not in loaded and "tree_sitter" not in loaded
+
+
+def test_the_core_api_loads_no_parser_twin_asyncio_or_adapter() -> None:
+    loaded = _loaded("from safehold import SafetyConfig, ToolCall, evaluate")
+    assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_a_hook_deciding_bash_loads_no_second_parser(tmp_path: Path) -> None:
+    payload = json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "cwd": str(tmp_path),
+            "permission_mode": "default",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git status && ls -la 'src dir'"},
+        }
+    )
+    code = "import sys\nfrom safehold.cli import main\nmain(['hook', 'claude-code'])"
+    loaded = _loaded(code, payload)
+    assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_exported_names_resolve_lazily() -> None:
+    import safehold
+
+    for name in safehold.__all__:
+        assert getattr(safehold, name) is not None
+    assert set(safehold.__all__) <= set(dir(safehold))
