@@ -43,6 +43,8 @@ __all__ = [
     "DEFAULT_COMMAND_RULES",
     "DEFAULT_DENIED_PATHS",
     "DEFAULT_PROTECTED_PATHS",
+    "DEFAULT_READONLY_PATHS",
+    "ENV_TEMPLATE_NAMES",
     "AuditConfig",
     "CommandRule",
     "PathPattern",
@@ -91,7 +93,41 @@ DEFAULT_DENIED_PATHS: Final[tuple[str, ...]] = (
     ".terraform.d/credentials.tfrc.json",
     ".password-store/",
     "*.kdbx",
+    "?*.env",
+    "*.ppk",
+    "*.tfstate",
+    "*.tfstate.backup",
+    ".pgpass",
+    ".my.cnf",
+    ".s3cfg",
+    ".boto",
+    ".config/rclone/",
+    ".*_history",
+    ".history",
+    ".zhistory",
+    "fish_history",
+    ".lesshst",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
+    ".gemini/google_accounts.json",
+    ".config/github-copilot/",
+    "/run/secrets/",
+    "/var/run/secrets/",
+    ".mozilla/",
+    ".config/google-chrome/",
+    ".config/chromium/",
+    ".config/BraveSoftware/",
+    ".local/share/keyrings/",
+    ".local/share/kwalletd/",
+    "Library/Keychains/",
+    "Library/Application Support/Google/Chrome/",
+    "Library/Application Support/Firefox/",
 )
+
+# Template env files hold variable names, not values: `.env.*` does not deny these names
+# (a symlink by such a name to a real `.env` is still denied through its target).
+ENV_TEMPLATE_NAMES: Final = frozenset({".env.example", ".env.sample", ".env.template"})
 
 DEFAULT_PROTECTED_PATHS: Final[tuple[str, ...]] = (
     ".git",
@@ -116,10 +152,54 @@ DEFAULT_PROTECTED_PATHS: Final[tuple[str, ...]] = (
     ".cursor/",
     ".mcp.json",
     ".github/workflows/",
+    ".github/actions/",
+    ".gitlab-ci.yml",
+    ".husky/",
+    "*.code-workspace",
+    ".gemini/",
+    ".kiro/",
+    ".amazonq/",
+    ".codex/",
+    "opencode.json",
+    ".devcontainer/",
+    ".pre-commit-config.yaml",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    ".mise.toml",
+    ".bash_aliases",
+    ".config/git/",
+    ".config/systemd/",
+    "~/.local/bin/",
+    "site-packages/*.pth",
+    "dist-packages/*.pth",
     "safehold.toml",
     "safehold.json",
     ".safehold.toml",
     ".safehold.json",
+)
+
+# Read without asking, written only with approval: what agents read to understand the code
+# they work on (system headers, installed packages' sources, toolchains).
+DEFAULT_READONLY_PATHS: Final[tuple[str, ...]] = (
+    "/usr/include/",
+    "/usr/local/include/",
+    "/usr/lib/python3*/",
+    "/usr/lib64/python3*/",
+    "/usr/local/lib/python3*/",
+    "/usr/lib/jvm/",
+    "/usr/local/go/",
+    "/usr/share/doc/",
+    "site-packages/",
+    "dist-packages/",
+    "~/.local/lib/python3*/",
+    "~/.pyenv/versions/",
+    "~/.cargo/registry/",
+    "~/.cargo/git/",
+    "~/.rustup/toolchains/",
+    "~/go/pkg/mod/",
+    "~/.m2/repository/",
+    "~/.gradle/caches/",
+    "~/.nvm/versions/",
 )
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -292,6 +372,8 @@ class SafetyConfig(BaseModel):
     """When non-empty, file tools may only touch paths inside these roots/patterns."""
     protected_paths: tuple[PathPattern, ...] = DEFAULT_PROTECTED_PATHS
     """Writes always ask, in every mode (denied in read-only); extends the built-in list."""
+    readonly_paths: tuple[PathPattern, ...] = DEFAULT_READONLY_PATHS
+    """Read without asking even outside `allowed_paths`; writes ask (extends the built-in list)."""
     command_rules: tuple[CommandRule, ...] = ()
     """Allow / ask / deny rules on parsed commands (extends the built-in rules)."""
     sandbox: SandboxConfig = SandboxConfig()
@@ -308,6 +390,8 @@ class SafetyConfig(BaseModel):
     """Use `denied_paths` as given instead of extending the built-in list."""
     replace_default_protected_paths: StrictBool = False
     """Use `protected_paths` as given instead of extending the built-in list."""
+    replace_default_readonly_paths: StrictBool = False
+    """Use `readonly_paths` as given instead of extending the built-in list."""
     replace_default_command_rules: StrictBool = False
     """Use `command_rules` as given instead of extending the built-in rules."""
     grant_scope: Literal["exact", "tool", "command-prefix"] = "exact"
@@ -319,10 +403,11 @@ class SafetyConfig(BaseModel):
         # Defaults are a floor: user lists add to them unless the opt-out is set.
         if not isinstance(data, Mapping):
             return data
-        data = dict(data)
+        data = _expand_mode(dict(data))
         pairs = (
             ("denied_paths", "replace_default_denied_paths", DEFAULT_DENIED_PATHS),
             ("protected_paths", "replace_default_protected_paths", DEFAULT_PROTECTED_PATHS),
+            ("readonly_paths", "replace_default_readonly_paths", DEFAULT_READONLY_PATHS),
             ("command_rules", "replace_default_command_rules", DEFAULT_COMMAND_RULES),
         )
         for field, flag, defaults in pairs:
@@ -406,6 +491,27 @@ class SafetyConfig(BaseModel):
             raise ConfigError(format_validation_error(exc, source=p, text=text)) from exc
 
 
+def _expand_mode(data: dict[str, Any]) -> dict[str, Any]:
+    """`mode = "auto" | "review" | "read-only"` in a config: shorthand for the three flags."""
+    if "mode" not in data:
+        return data
+    mode = data.pop("mode")
+    if not isinstance(mode, str):
+        raise ValueError(f"`mode`: expected a mode name, got {mode!r}")
+    try:
+        flags = flags_for_mode(mode)._asdict()
+    except ValueError as exc:
+        raise ValueError(f"`mode`: {exc}") from None
+    for name, value in flags.items():
+        if name in data and data[name] != value:
+            raise ValueError(
+                f"`mode`: mode `{mode}` sets `{name} = {str(value).lower()}`, but the config "
+                f"also sets `{name} = {json.dumps(data[name])}`; remove one of them"
+            )
+        data[name] = value
+    return data
+
+
 def _parse(p: Path, text: str) -> Any:
     suffix = p.suffix.lower()
     if suffix == ".json":
@@ -439,7 +545,8 @@ def _line_of(key: str, text: str) -> int | None:
     return text.count("\n", 0, match.start()) + 1 if match else None
 
 
-_MERGED_FIELDS = frozenset({"denied_paths", "protected_paths", "command_rules"})
+_MERGED_FIELDS = frozenset({"denied_paths", "protected_paths", "readonly_paths", "command_rules"})
+_NAMED = re.compile(r"^`(\w+)`: ")
 
 
 def format_validation_error(
@@ -456,6 +563,10 @@ def format_validation_error(
         msg = err["msg"]
         if msg.startswith("Value error, "):
             msg = msg[len("Value error, ") :]
+        named = _NAMED.match(msg) if not parts_of_loc else None
+        if named:  # a whole-config check that names its field (`mode`)
+            loc, msg = named.group(1), msg[named.end() :]
+            err["loc"] = (loc,)
         if err["type"] == "extra_forbidden":
             msg = "unknown field (not a SafetyConfig setting; check the spelling)"
         elif "input" in err and err["type"] not in ("missing", "value_error"):

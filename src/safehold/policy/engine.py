@@ -163,7 +163,7 @@ def _step2_paths(
     # Deny and allowed roots treat reads and writes alike; the access only decides whether
     # protected paths ask. A network or unknown tool may well write (an MCP tool that
     # commits, a fetch that saves), so its paths are protected like a write's.
-    access: Access = "read" if side in (Side.READ, Side.EXECUTE) else "write"
+    access: Access = "read" if side is Side.READ else "run" if side is Side.EXECUTE else "write"
     canonicals: list[str] | None = [] if not invalid else None
     for arg in found:
         check = policy.check_path(arg.raw, access)
@@ -173,7 +173,8 @@ def _step2_paths(
         if check.verdict is Verdict.DENY:
             steps.deny.extend(prefixed)
         elif check.verdict is Verdict.ASK:
-            steps.hard_ask.extend(prefixed)
+            # A read outside the roots asks, and an "always" answer for this path lifts it.
+            (steps.soft_ask if check.approvable else steps.hard_ask).extend(prefixed)
         if check.canonical is None:
             canonicals = None
         elif canonicals is not None:

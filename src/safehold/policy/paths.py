@@ -28,7 +28,7 @@ from typing import Literal
 from safehold.errors import PolicyError
 from safehold.policy import _patterns
 from safehold.policy._patterns import PatternEntry, PatternSet, RootSet
-from safehold.policy.config import SafetyConfig
+from safehold.policy.config import ENV_TEMPLATE_NAMES, SafetyConfig
 from safehold.policy.decision import Reason, Verdict
 
 __all__ = [
@@ -43,7 +43,8 @@ __all__ = [
     "volume_folds_case",
 ]
 
-Access = Literal["read", "write"]
+Access = Literal["read", "write", "run"]
+"""`run`: the directory a command runs in (outside the roots is denied, never protected)."""
 
 MAX_PATH_CHARS = 4096
 _MAX_LINK_HOPS = 40  # the kernel's own limit (MAXSYMLINKS)
@@ -84,11 +85,16 @@ class CanonicalPath:
 
 @dataclass(frozen=True, slots=True)
 class PathCheck:
-    """The verdict of SPEC §3 step 2 for one path, its reasons and its canonical form."""
+    """The verdict of SPEC §3 step 2 for one path, its reasons and its canonical form.
+
+    ``approvable`` marks an ASK that an "always allow" grant for this path may lift (a read
+    outside the allowed roots, a write under `readonly_paths`); a protected-path ASK is not.
+    """
 
     verdict: Verdict
     reasons: tuple[Reason, ...]
     canonical: str | None
+    approvable: bool = False
 
 
 # -- filesystem access (the only I/O in policy/) --------------------------------------------
@@ -286,6 +292,7 @@ class CompiledPolicy:
     denied: PatternSet
     protected: PatternSet
     allowed: RootSet | None
+    readonly: RootSet | None = None
 
     def canonicalize(self, raw: object) -> CanonicalPath:
         """Canonicalise a path against this workspace; `PathRejected` when it cannot be."""
@@ -306,27 +313,44 @@ class CompiledPolicy:
         except PathRejected as exc:
             return PathCheck(Verdict.DENY, (exc.reason,), None)
         deny = self._deny_reasons(raw, c)
-        if self.allowed is not None and not (
-            c.resolved in _ALWAYS_INSIDE or self.allowed.contains(c.resolved)
-        ):
-            deny.append(self._outside_reason(raw, c))
         if deny:
             return PathCheck(Verdict.DENY, _sorted_reasons(deny), c.canonical)
-        if access != "read":  # anything but a read is checked as a write
-            hits = self.protected.match((c.literal, c.resolved))
-            if hits:
-                asks = [
-                    Reason(
-                        "path-protected",
-                        e.source,
-                        "writing needs approval: " + _describe(raw, e, c, "protected"),
-                    )
-                    for e in hits
-                ]
-                return PathCheck(Verdict.ASK, _sorted_reasons(asks), c.canonical)
+        inside = self.allowed is None or c.resolved in _ALWAYS_INSIDE
+        inside = inside or (self.allowed is not None and self.allowed.contains(c.resolved))
+        if inside and access == "read":
+            return PathCheck(Verdict.ALLOW, (), c.canonical)
+        readonly = self.readonly is not None and self.readonly.contains(c.resolved)
+        if access == "read":
+            if readonly:
+                return PathCheck(Verdict.ALLOW, (), c.canonical)
+            ask = self._outside_reason(raw, c, "path-outside-read", "reading it needs approval")
+            return PathCheck(Verdict.ASK, (ask,), c.canonical, approvable=True)
+        # A write, or the directory a command runs in (its relative writes land there).
+        if not inside and not readonly:
+            deny.append(self._outside_reason(raw, c, "path-outside-allowed", "denied"))
+            return PathCheck(Verdict.DENY, _sorted_reasons(deny), c.canonical)
+        if access == "run":
+            return PathCheck(Verdict.ALLOW, (), c.canonical)
+        asks = [
+            Reason(
+                "path-protected",
+                e.source,
+                "writing needs approval: " + _describe(raw, e, c, "protected"),
+            )
+            for e in self.protected.match((c.literal, c.resolved))
+        ]
+        if asks:
+            return PathCheck(Verdict.ASK, _sorted_reasons(asks), c.canonical)
+        if readonly:
+            ask = Reason(
+                "path-readonly",
+                "readonly_paths",
+                f"path `{raw}` is in the read-only paths; writing it needs approval",
+            )
+            return PathCheck(Verdict.ASK, (ask,), c.canonical, approvable=True)
         return PathCheck(Verdict.ALLOW, (), c.canonical)
 
-    def _outside_reason(self, raw: object, c: CanonicalPath) -> Reason:
+    def _outside_reason(self, raw: object, c: CanonicalPath, code: str, outcome: str) -> Reason:
         sources = self.allowed.sources if self.allowed is not None else ()
         roots = ", ".join(f"`{s}`" for s in sources)
         if any("{workspace}" in s for s in sources):
@@ -335,13 +359,14 @@ class CompiledPolicy:
             f"path `{raw}` is" if raw == c.resolved else f"path `{raw}` resolves to `{c.resolved}`,"
         )
         return Reason(
-            "path-outside-allowed", "allowed_paths", f"{where} outside the allowed paths ({roots})"
+            code, "allowed_paths", f"{where} outside the allowed paths ({roots}); {outcome}"
         )
 
     def _deny_reasons(self, raw: object, c: CanonicalPath) -> list[Reason]:
         reasons = [
             Reason("path-denied", e.source, _describe(raw, e, c, "denied"))
             for e in self.denied.match((c.literal, c.resolved))
+            if not _env_template(e, c)
         ]
         if c.via_magic:
             reasons.append(
@@ -354,6 +379,20 @@ class CompiledPolicy:
                 )
             )
         return reasons
+
+
+def _env_template(entry: PatternEntry, c: CanonicalPath) -> bool:
+    """True when `.env.*` matches only as the name of a template (`.env.example`)."""
+    if entry.source != ".env.*":
+        return False
+    for form in (c.literal, c.resolved):
+        hit = entry.regex.search(form[1:]) or entry.regex.search(form[1:] + "/")
+        if hit and form.rpartition("/")[2] not in _TEMPLATES:
+            return False
+    return True
+
+
+_TEMPLATES = ENV_TEMPLATE_NAMES | {n.casefold() for n in ENV_TEMPLATE_NAMES}
 
 
 # -- compiling (cached) ---------------------------------------------------------------------
@@ -403,7 +442,8 @@ def _compile(config: SafetyConfig, workspace: str, home: str) -> CompiledPolicy:
         config.protected_paths, workspaces=ws_forms, homes=home_forms, casefold=casefold
     )
     allowed = _compile_allowed(config.allowed_paths, ws_forms, home_forms, casefold)
-    return CompiledPolicy(config, workspace, home, casefold, denied, protected, allowed)
+    readonly = _compile_allowed(config.readonly_paths, ws_forms, home_forms, casefold)
+    return CompiledPolicy(config, workspace, home, casefold, denied, protected, allowed, readonly)
 
 
 def _forms(path: str) -> tuple[str, ...]:
