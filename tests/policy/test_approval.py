@@ -91,7 +91,7 @@ async def test_allow_returns_without_asking(policies: SessionPolicies, ws: Path)
 
 async def test_deny_returns_without_asking(policies: SessionPolicies) -> None:
     person = Person(ApprovalOutcome.ALLOW_ALWAYS)
-    decision = await Gate(policies).check(SID, read("/etc/passwd"), person)
+    decision = await Gate(policies).check(SID, read("/etc/shadow"), person)
     assert decision.verdict is Verdict.DENY
     assert person.asked == []
     assert policies.grants(SID) == {}
@@ -300,7 +300,7 @@ async def test_policy_turning_to_deny_while_deciding_wins(
 
 
 async def test_allow_grant_never_lifts_a_deny(policies: SessionPolicies) -> None:
-    call = read("/etc/passwd")
+    call = read("/etc/shadow")
     key = evaluate(policies.config(SID), call, workspace=policies.workspace(SID)).grant_key
     assert key is not None
     policies.grant(SID, key, GrantEffect.ALLOW)

@@ -253,7 +253,9 @@ def test_grant_keys(ws: str) -> None:
     assert decide(ws, CALLS["move"]).grant_key == path_grant_key(
         "mv", [f"{ws}/src/main.py", f"{ws}/src/moved.py"]
     )
-    assert decide(ws, CALLS["fetch"]).grant_key == tool_grant_key("fetch")
+    # A fetch is filed under the hosts it reaches.
+    assert decide(ws, CALLS["fetch"]).grant_key == path_grant_key("fetch", ["url:example.com"])
+    assert decide(ws, ToolCall("t", {}, ToolKind.THINK)).grant_key == tool_grant_key("t")
     # The same file named two ways is one grant.
     twice = ToolCall("read_file", {"paths": ["src/main.py", "link_in/main.py"]}, ToolKind.READ)
     assert decide(ws, twice).grant_key == path_grant_key("read_file", [f"{ws}/src/main.py"])
@@ -288,7 +290,7 @@ def test_an_internal_failure_is_a_deny(ws: str, monkeypatch: pytest.MonkeyPatch)
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(engine_mod, "find_path_arguments", broken)
+    monkeypatch.setattr(engine_mod, "read_arguments", broken)
     decision = decide(ws, CALLS["read"], Mode.AUTO)
     assert decision.verdict is D
     assert codes(decision) == ["internal-error"]
@@ -307,20 +309,27 @@ def test_reasons_are_sorted_and_unique(ws: str) -> None:
     assert decision == decide(ws, call)
 
 
-def test_too_many_paths_is_one_deny_reason(ws: str) -> None:
+def test_too_many_paths_is_one_ask_reason(ws: str) -> None:
     call = ToolCall("read_file", {"paths": ["src/main.py"] * 5000}, ToolKind.READ)
-    decision = decide(ws, call)
-    assert decision.verdict is D
-    assert codes(decision) == ["path-argument-too-many"]
+    decision = decide(ws, call, Mode.AUTO)
+    assert decision.verdict is Q
+    assert codes(decision) == ["arguments-too-large"]
 
 
-def test_paths_nested_deeper_than_the_bound_are_denied(ws: str) -> None:
-    nested: object = {"path": ".env"}
+def test_arguments_nested_deeper_than_the_bound_ask(ws: str) -> None:
+    nested: object = {"note": "hello"}
     for _ in range(20):
         nested = {"inner": nested}
     decision = decide(ws, ToolCall("mcp", {"payload": nested}), Mode.AUTO)
-    assert decision.verdict is D
-    assert codes(decision) == ["path-argument-invalid"]
+    assert decision.verdict is Q
+    assert codes(decision) == ["arguments-too-large"]
+
+
+def test_huge_argument_objects_ask_quickly(ws: str) -> None:
+    wide = {"items": [{"k": i, "v": [i, {"x": str(i)}]} for i in range(20_000)]}
+    decision = decide(ws, ToolCall("mcp", wide), Mode.AUTO)
+    assert decision.verdict is Q
+    assert codes(decision) == ["arguments-too-large"]
 
 
 @pytest.mark.parametrize(

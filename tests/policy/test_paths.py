@@ -172,7 +172,10 @@ def test_tilde_in_patterns_is_the_home_directory(
 def test_allowed_roots_compare_by_components(tmp_path: Path) -> None:
     ws = make_tree(str(tmp_path))
     result = check(ws, f"{ws}2/x")
-    assert result.verdict is Verdict.DENY and codes(result) == {"path-outside-allowed"}
+    assert result.verdict is Verdict.ASK and codes(result) == {"path-outside-read"}
+    assert result.approvable
+    written = check(ws, f"{ws}2/x", "write")
+    assert written.verdict is Verdict.DENY and codes(written) == {"path-outside-allowed"}
     assert check(ws, ws).verdict is Verdict.ALLOW
     assert check(ws, ws + "/").verdict is Verdict.ALLOW
 
@@ -185,7 +188,7 @@ def test_allowed_glob_patterns_and_extra_roots(ws: str, tmp_path: Path) -> None:
     globbed = check(ws, f"{outside}/file.txt", allowed_paths=[f"{outside}/*.txt"])
     assert globbed.verdict is Verdict.ALLOW
     assert check(ws, f"{outside}/file.md", allowed_paths=[f"{outside}/*.txt"]).verdict is (
-        Verdict.DENY
+        Verdict.ASK
     )
 
 
@@ -269,7 +272,8 @@ def test_a_workspace_reached_through_a_symlink(tmp_path: Path) -> None:
     assert policy.check_path("a/b/notes.md", "write").canonical == f"{real}/a/b/notes.md"
     for raw in ("src/main.py", f"{real}/src/main.py", f"{link}/src/main.py"):
         assert policy.check_path(raw, "read").verdict is Verdict.DENY, raw
-    assert policy.check_path(f"{tmp_path}/outside/file.txt", "read").verdict is Verdict.DENY
+    assert policy.check_path(f"{tmp_path}/outside/file.txt", "read").verdict is Verdict.ASK
+    assert policy.check_path(f"{tmp_path}/outside/file.txt", "write").verdict is Verdict.DENY
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,9 @@ CASES: dict[str, Case] = {
     "file link to a denied file, write": Case("link_secret", "write", config=SECRET),
     "link named innocently to .env": Case("notes.txt"),
     "link named .env to an innocent file": Case("x/.env", "write"),
-    "dir link out of ws, read existing": Case("link_out/file.txt", code="path-outside-allowed"),
+    "dir link out of ws, read existing": Case(
+        "link_out/file.txt", verdict=Verdict.ASK, code="path-outside-read"
+    ),
     "dir link out of ws, write existing": Case(
         "link_out/file.txt", "write", code="path-outside-allowed"
     ),
@@ -58,7 +60,9 @@ CASES: dict[str, Case] = {
         "link_out/../secret/key.txt", config={**SECRET, **NO_ROOTS}
     ),
     # lexical tricks
-    "dot-dot out of ws": Case("sub/../../outside/file.txt", code="path-outside-allowed"),
+    "dot-dot out of ws": Case(
+        "sub/../../outside/file.txt", verdict=Verdict.ASK, code="path-outside-read"
+    ),
     "dot-dot through a real dir": Case("src/../../secret/key.txt", config=SECRET),
     "double leading slash": Case("//etc/shadow", config=NO_ROOTS),
     "triple leading slash": Case("///etc/shadow", config=NO_ROOTS),
@@ -73,7 +77,7 @@ CASES: dict[str, Case] = {
     # home
     "tilde ssh key": Case("~/.ssh/id_rsa", config=NO_ROOTS),
     "home-absolute ssh key": Case("{home}/.ssh/id_rsa", config=NO_ROOTS),
-    "tilde alone is outside": Case("~", code="path-outside-allowed"),
+    "tilde alone is outside": Case("~", verdict=Verdict.ASK, code="path-outside-read"),
     "other user's home": Case("~root/.ssh/id_rsa", code="path-invalid"),
     # case and unicode
     "upper-case .ENV, case-insensitive": Case(".ENV", config={"case_insensitive_paths": True}),
@@ -91,9 +95,9 @@ CASES: dict[str, Case] = {
     "file URL": Case("file:///etc/shadow", code="path-invalid"),
     "file URL, upper-case scheme": Case("FILE://localhost/etc/shadow", code="path-invalid"),
     # roots
-    "sibling sharing the prefix": Case("{ws}2/x", code="path-outside-allowed"),
+    "sibling sharing the prefix": Case("{ws}2/x", verdict=Verdict.ASK, code="path-outside-read"),
     "sibling sharing the prefix, write": Case("{ws}2/x", "write", code="path-outside-allowed"),
-    "parent of the workspace": Case("{root}", code="path-outside-allowed"),
+    "parent of the workspace": Case("{root}", verdict=Verdict.ASK, code="path-outside-read"),
     # magic aliases
     "proc self root": Case("/proc/self/root/etc/passwd", code="path-magic-alias", config=NO_ROOTS),
     "proc self cwd": Case("/proc/self/cwd/.env", code="path-magic-alias", config=NO_ROOTS),
@@ -177,7 +181,7 @@ def test_workspace_with_glob_characters_does_not_allow_its_siblings(tmp_path: Pa
         {"file_path": ".env"},
         {"dst": ".env", "src": "src/main.py"},
         {"target": "link_secret"},
-        {"cwd": "link_out"},
+        {"cwd": "link_out/.env"},
         {"paths": ["src/main.py", "a/b/notes.md", ".env"]},
         {"edits": [{"file_path": "src/main.py"}, {"file_path": ".env"}]},
         {"options": {"output": {"path": ".env"}}},
@@ -196,8 +200,11 @@ def test_paths_under_other_argument_names_are_checked(
 def test_declared_path_arguments_and_acp_locations_are_checked(tree: dict[str, str]) -> None:
     declared = ToolCall("nb", {"notebook": ".env"}, ToolKind.READ, path_args=("notebook",))
     assert evaluate(SafetyConfig(), declared, workspace=tree["ws"]).verdict is Verdict.DENY
+    # Found by value too: `.env` looks like a path under any name that is not free text.
     undeclared = ToolCall("nb", {"notebook": ".env"}, ToolKind.READ)
-    assert evaluate(SafetyConfig(), undeclared, workspace=tree["ws"]).verdict is Verdict.ALLOW
+    assert evaluate(SafetyConfig(), undeclared, workspace=tree["ws"]).verdict is Verdict.DENY
+    text = ToolCall("nb", {"content": ".env"}, ToolKind.READ)
+    assert evaluate(SafetyConfig(), text, workspace=tree["ws"]).verdict is Verdict.ALLOW
     located = ToolCall("edit", {"text": "x"}, ToolKind.EDIT, locations=("src/main.py", ".env"))
     assert evaluate(SafetyConfig(), located, workspace=tree["ws"]).verdict is Verdict.DENY
 

@@ -164,43 +164,54 @@ def reference_verdict(
 ) -> Verdict:
     """SPEC §3 read literally: written for obviousness, not speed (path and command checks,
     argument discovery and grant keys are reused; the precedence is what is re-derived)."""
-    from safehold.policy._arguments import find_path_arguments
-    from safehold.policy.engine import _command_of
+    from safehold.policy._arguments import read_arguments
+    from safehold.policy.engine import _command_of, effective_sides
     from safehold.policy.paths import compile_policy
     from safehold.policy.shell.assess import assess_command
+    from safehold.policy.urls import check_url
 
     policy = compile_policy(config, ws)
-    side = call.side
-    writes_or_runs = side in (Side.WRITE, Side.EXECUTE)
-    if config.read_only and writes_or_runs:
+    args = read_arguments(call, policy.names_entry)
+    sides = effective_sides(call, args)
+    if config.read_only and sides & {Side.WRITE, Side.EXECUTE}:
         return Verdict.DENY
-    found, invalid = find_path_arguments(call)
-    if invalid:
+    if args.invalid:
         return Verdict.DENY
-    access = "read" if side in (Side.READ, Side.EXECUTE) else "write"
-    checks = [policy.check_path(a.raw, access) for a in found]  # type: ignore[arg-type]
-    if any(c.verdict is Verdict.DENY for c in checks):
+    rank = {Side.READ: 0, Side.NETWORK: 1, Side.UNKNOWN: 1, Side.WRITE: 2, Side.EXECUTE: 3}
+    side = max(sides, key=rank.__getitem__)
+    access = "read" if side is Side.READ else "run" if side is Side.EXECUTE else "write"
+    checks = [
+        policy.check_path(a.raw, "write" if a.write else "read" if a.by_value else access)  # type: ignore[arg-type]
+        for a in args.paths
+    ] + [policy.check_glob(str(g.raw)) for g in args.globs]
+    urls = [check_url(str(u.raw), config.network) for u in args.urls]
+    if any(c.verdict is Verdict.DENY for c in [*checks, *urls]):
         return Verdict.DENY
-    unliftable_ask = any(c.verdict is Verdict.ASK for c in checks)
-    liftable_ask = False
+    unliftable_ask = bool(args.limits) or any(
+        c.verdict is Verdict.ASK and not c.approvable for c in checks
+    )
+    liftable_ask = any(c.verdict is Verdict.ASK for c in [*checks, *urls])
     skip_approval = False
-    if side is Side.EXECUTE:
-        command, problems, shell_text = _command_of(call)
-        if problems:
-            return Verdict.DENY
-        readings = [assess_command(command, config=config, policy=policy)]
-        if shell_text is not None:  # ACP `command` + `args`: the shell's reading counts too
-            readings.append(assess_command(shell_text, config=config, policy=policy))
+    if Side.EXECUTE in sides:
+        readings = []
+        if "command" in call.arguments or not args.commands:
+            command, problems, shell_text = _command_of(call)
+            if problems:
+                return Verdict.DENY
+            readings.append(assess_command(command, config=config, policy=policy))
+            if shell_text is not None:  # ACP `command` + `args`: the shell's reading counts
+                readings.append(assess_command(shell_text, config=config, policy=policy))
+        readings += [assess_command(v, config=config, policy=policy) for _, v in args.commands]
         if any(a.verdict is Verdict.DENY for a in readings):
             return Verdict.DENY
-        liftable_ask = any(a.verdict is Verdict.ASK for a in readings)
+        liftable_ask = liftable_ask or any(a.verdict is Verdict.ASK for a in readings)
         skip_approval = all(a.verdict is Verdict.ALLOW and a.skip_approval for a in readings)
         unliftable_ask = unliftable_ask or bool(call.arguments.get("env"))
     key = evaluate(config, call, workspace=ws).grant_key
     effect = grants.get(key) if key is not None else None
     if effect == GrantEffect.REJECT:
         return Verdict.DENY
-    if config.read_only and side in (Side.NETWORK, Side.UNKNOWN):
+    if config.read_only and sides & {Side.NETWORK, Side.UNKNOWN}:
         return Verdict.ASK
     if unliftable_ask:
         return Verdict.ASK
@@ -208,11 +219,11 @@ def reference_verdict(
         return Verdict.ALLOW
     if liftable_ask:
         return Verdict.ASK
-    if side is Side.WRITE and config.require_approval_for_writes:
+    if Side.WRITE in sides and config.require_approval_for_writes:
         return Verdict.ASK
-    if side is Side.EXECUTE and config.require_approval_for_execute and not skip_approval:
+    if Side.EXECUTE in sides and config.require_approval_for_execute and not skip_approval:
         return Verdict.ASK
-    if side in (Side.NETWORK, Side.UNKNOWN) and config.mode is not Mode.AUTO:
+    if sides & {Side.NETWORK, Side.UNKNOWN} and config.mode is not Mode.AUTO:
         return Verdict.ASK
     return Verdict.ALLOW
 

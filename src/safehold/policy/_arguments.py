@@ -1,23 +1,32 @@
-"""Which arguments of a tool call are paths: declared names, common names, ACP locations.
+"""What a tool call's arguments show: paths, glob filters, URLs and command strings.
 
-A value under a path name may be a string, a list of them, or a mapping/list holding more
-path-named keys (a multi-edit tool's ``edits: [{"file_path": ...}]``). Mappings and lists
-under other names are searched for path-named keys too. Anything under a path name that is
-not a path (a number, a list holding a number) is reported as invalid, which is a DENY:
-a tool could still turn it into a path.
+Paths are found by key (declared names, common names, ACP locations) and by value, at any
+depth: a string under any key that is not free text (`content`, `query`, ...) is a path when
+it looks like one (absolute, `~`, `./`, `../`, a dot-name, a `file:` URL in any case or
+spacing) or names an existing entry of the workspace. Everything under a path name is a
+path (``{"path": {"value": ".env"}}``). A path under a write-like name (`output`,
+`save_as`, `dest`) is a write whatever the tool's kind. Anything under a path name that is
+not a path (a number) is invalid, which is a DENY. The walk is bounded: past a depth or a
+node count the call asks instead of being searched further.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.decision import Reason
 
-__all__ = ["COMMON_PATH_ARGUMENTS", "PathArgument", "find_path_arguments"]
+__all__ = [
+    "COMMON_PATH_ARGUMENTS",
+    "Arguments",
+    "PathArgument",
+    "find_path_arguments",
+    "read_arguments",
+]
 
 COMMON_PATH_ARGUMENTS: Final = frozenset(
     {
@@ -56,8 +65,102 @@ COMMON_PATH_ARGUMENTS: Final = frozenset(
         "working_directory",
         "output_path",
         "input_path",
+        "location",
+        "file_url",
+        "save_as",
+        "output",
+        "outputs",
+        "out",
+        "outfile",
+        "outdir",
+        "attachment",
+        "attachments",
     }
 )
+# A path under one of these names is written (the tool saves there) whatever its kind.
+_WRITE_NAMES: Final = frozenset(
+    {
+        "output",
+        "outputs",
+        "out",
+        "outfile",
+        "outdir",
+        "outputpath",
+        "outputfile",
+        "outputdir",
+        "outputdirectory",
+        "saveas",
+        "savepath",
+        "saveto",
+        "savefile",
+        "dest",
+        "dests",
+        "destination",
+        "destinations",
+        "destpath",
+        "destinationpath",
+        "dst",
+        "target",
+        "targets",
+        "targetpath",
+        "targetfile",
+        "targetdir",
+        "to",
+        "topath",
+        "newpath",
+        "writeto",
+        "downloadto",
+        "downloadpath",
+        "exportto",
+        "exportpath",
+    }
+)
+# Free text: what is written, searched for or said, not where. Never read as paths by value.
+_TEXT_NAMES: Final = frozenset(
+    {
+        "content",
+        "contents",
+        "text",
+        "oldstring",
+        "newstring",
+        "oldstr",
+        "newstr",
+        "oldtext",
+        "newtext",
+        "code",
+        "body",
+        "message",
+        "description",
+        "prompt",
+        "query",
+        "question",
+        "thought",
+        "reason",
+        "explanation",
+        "title",
+        "summary",
+        "instructions",
+        "regex",
+        "pattern",
+        "patterns",
+        "search",
+        "searchterm",
+        "keyword",
+        "keywords",
+        "replacement",
+        "data",
+        "comment",
+    }
+)
+# Strings under these names are command lines, analysed as commands whatever the kind.
+_COMMAND_NAMES: Final = frozenset(
+    {"command", "commands", "cmd", "script", "shell", "commandline", "shellcommand", "bash"}
+)
+# Glob and include filters of search and list tools; `pattern` only for glob tools.
+_GLOB_NAMES: Final = frozenset(
+    {"glob", "globs", "include", "includes", "includepattern", "filepattern", "filepatterns"}
+)
+_URL_KEYS: Final = frozenset({"url", "uri", "urls", "uris", "endpoint", "href", "link"})
 
 
 def _normal(key: object) -> str:
@@ -73,6 +176,7 @@ _COMMON_NORMAL: Final = frozenset(_normal(k) for k in COMMON_PATH_ARGUMENTS) | {
     "oldpath",
     "newpath",
     "targetfile",
+    "fileurl",
 }
 # Names ending like this hold paths too (`targetFile`, `configPath`, `outputDir`).
 _PATH_SUFFIXES: Final = ("path", "paths", "file", "files", "filename", "filenames", "dir")
@@ -90,71 +194,205 @@ def _is_path_name(key: object) -> bool:
 
 _MAX_DEPTH: Final = 16
 _MAX_PATHS: Final = 1000
+_MAX_NODES: Final = 20_000  # values visited in one call's arguments
+_MAX_VALUE_CHARS: Final = 4096  # longer strings are text, not paths
 
 
 @dataclass(frozen=True, slots=True)
 class PathArgument:
-    """One path found in a call: where it was (``edits[0].file_path``) and its raw value."""
+    """One path found in a call: where it was (``edits[0].file_path``), its raw value, and
+    whether it was under a write-like name (then it is checked as a write)."""
 
     where: str
     raw: str | bytes
+    write: bool = False
+    by_value: bool = False
+    """Found by its look, not its key: checked as a read (or a write under a write name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Arguments:
+    """Everything the policy judges in a call's arguments."""
+
+    paths: tuple[PathArgument, ...]
+    globs: tuple[PathArgument, ...]
+    """Glob and include filters of search and list tools."""
+    urls: tuple[PathArgument, ...]
+    """URLs (a whole value under a URL name or spelled `scheme://`, or found in URL text)."""
+    commands: tuple[tuple[str, object], ...]
+    """`(where, value)` of every command string or argv list, outside `command` itself."""
+    invalid: tuple[Reason, ...]
+    """A value under a path name that is no path: DENY."""
+    limits: tuple[Reason, ...]
+    """The arguments were too deep or too large to search fully: ASK."""
+
+
+_URL_TEXT = re.compile(r"(?i)\b(?:https?|ftps?|wss?)://[^\s<>\"'`]+")
+_WHOLE_URL = re.compile(r"(?i)^\s*[a-z][a-z0-9+.-]*://\S+$")
 
 
 class _Finder:
-    def __init__(self, declared: frozenset[str]) -> None:
+    def __init__(
+        self,
+        declared: frozenset[str],
+        globs: frozenset[str],
+        urls: frozenset[str],
+        exists: Callable[[str], bool] | None,
+    ) -> None:
         self.declared = declared
+        self.glob_names = globs
+        self.url_names = urls
+        self.exists = exists
         self.found: list[PathArgument] = []
+        self.globs: list[PathArgument] = []
+        self.urls: list[PathArgument] = []
+        self.commands: list[tuple[str, object]] = []
         self.invalid: list[Reason] = []
+        self.limits: list[Reason] = []
+        self.nodes = 0
 
     def bad(self, where: str, message: str) -> None:
         self.invalid.append(Reason("path-argument-invalid", where, f"argument `{where}` {message}"))
 
-    def search(self, value: object, where: str, depth: int) -> None:
-        """Look for path-named keys inside a value that is not itself a path."""
+    def limit(self, where: str, message: str) -> bool:
+        """Record that the walk stopped here (an ASK); True when over a bound."""
+        if not self.limits:
+            self.limits.append(
+                Reason(
+                    "arguments-too-large",
+                    where,
+                    f"argument `{where}` {message}, so not everything in the call could be checked",
+                )
+            )
+        return True
+
+    def over(self, where: str, depth: int) -> bool:
+        self.nodes += 1
         if depth > _MAX_DEPTH:
-            self.bad(where, f"is nested deeper than {_MAX_DEPTH} levels")
-        elif isinstance(value, Mapping):
+            return self.limit(where, f"is nested deeper than {_MAX_DEPTH} levels")
+        if self.nodes > _MAX_NODES:
+            return self.limit(where, f"is past the first {_MAX_NODES} values")
+        return False
+
+    def search(self, value: object, where: str, depth: int, *, write: bool = False) -> None:
+        """Look for paths, globs, URLs and commands inside a value that is not itself a path."""
+        if self.over(where, depth):
+            return
+        if isinstance(value, Mapping):
             for key in sorted(value, key=str):
                 sub = f"{where}.{key}" if where else str(key)
                 item = value[key]
+                name = _normal(key)
                 if isinstance(item, str) and _is_patch(key, item):
-                    for i, name in enumerate(_patch_paths(item)):
-                        self.take(name, f"{sub} (patch file {i + 1})", depth + 1, declared=True)
-                if key in self.declared or _is_path_name(key):
-                    self.take(value[key], sub, depth + 1, declared=key in self.declared)
-                elif _normal(key) in _URL_NAMES and _local(value[key]):
-                    self.take(value[key], sub, depth + 1, declared=False)
-                else:
-                    self.search(value[key], sub, depth + 1)
-        elif isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
-            for i, item in enumerate(value):
-                self.search(item, f"{where}[{i}]", depth + 1)
-
-    def take(self, value: object, where: str, depth: int, *, declared: bool) -> None:
-        """Collect the paths in a value found under a path name."""
-        if len(self.found) >= _MAX_PATHS:
-            if not any(r.code == "path-argument-too-many" for r in self.invalid):
-                self.invalid.append(
-                    Reason(
-                        "path-argument-too-many",
-                        where,
-                        f"the call names more than {_MAX_PATHS} paths (from argument `{where}`)",
+                    for i, patched in enumerate(_patch_paths(item)):
+                        self.take(patched, f"{sub} (patch file {i + 1})", depth + 1, declared=True)
+                if name in _COMMAND_NAMES and (where or key != "command"):
+                    self.commands.append((sub, item))  # top-level `command` is the engine's
+                if name in self.glob_names:
+                    self.filters(item, sub, depth + 1)
+                elif key in self.declared or _is_path_name(key):
+                    self.take(
+                        item,
+                        sub,
+                        depth + 1,
+                        declared=key in self.declared,
+                        write=write or name in _WRITE_NAMES,
                     )
-                )
-        elif depth > _MAX_DEPTH:
-            self.bad(where, f"is nested deeper than {_MAX_DEPTH} levels")
-        elif value is None:
-            return
+                elif name in self.url_names or name in _URL_KEYS:
+                    self.url_value(item, sub, depth + 1, text=key in self.url_names)
+                elif name in _TEXT_NAMES or name in _COMMAND_NAMES:
+                    continue
+                else:
+                    self.search(item, sub, depth + 1, write=write)
         elif isinstance(value, str | bytes):
-            self.found.append(PathArgument(where, value))
-        elif isinstance(value, Mapping):
-            self.search(value, where, depth)
+            self.by_value(value, where, write)
         elif isinstance(value, Sequence) and not isinstance(value, bytearray):
             for i, item in enumerate(value):
-                self.take(item, f"{where}[{i}]", depth + 1, declared=True)
+                self.search(item, f"{where}[{i}]", depth + 1, write=write)
+
+    def by_value(self, value: str | bytes, where: str, write: bool) -> None:
+        """A string under a name that says nothing: a path or a URL if it looks like one."""
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        if not text or len(text) > _MAX_VALUE_CHARS or "\n" in text:
+            return
+        if _WHOLE_URL.match(text) and not text.strip().lower().startswith("file:"):
+            self.urls.append(PathArgument(where, text.strip()))
+        elif _looks_like_path(text) or (self.exists is not None and self.exists(text.strip())):
+            self.add_path(where, value, write, by_value=True)
+
+    def add_path(
+        self, where: str, value: str | bytes, write: bool, *, by_value: bool = False
+    ) -> None:
+        if len(self.found) >= _MAX_PATHS:
+            self.limit(where, f"brings the call past {_MAX_PATHS} paths")
+            return
+        self.found.append(PathArgument(where, value, write, by_value))
+        if isinstance(value, str) and value != value.strip() and value.strip():
+            # A tool that trims its argument opens the trimmed name.
+            self.found.append(PathArgument(where, value.strip(), write, by_value))
+
+    def take(
+        self, value: object, where: str, depth: int, *, declared: bool, write: bool = False
+    ) -> None:
+        """Collect the paths in a value found under a path name."""
+        if self.over(where, depth) or value is None:
+            return
+        if isinstance(value, str | bytes):
+            self.add_path(where, value, write)
+        elif isinstance(value, Mapping):
+            # Everything under a path name is a path: `{"path": {"value": ".env"}}`.
+            for key in sorted(value, key=str):
+                sub = f"{where}.{key}"
+                write_here = write or _normal(key) in _WRITE_NAMES
+                self.take(value[key], sub, depth + 1, declared=False, write=write_here)
+        elif isinstance(value, Sequence) and not isinstance(value, bytearray):
+            for i, item in enumerate(value):
+                self.take(item, f"{where}[{i}]", depth + 1, declared=True, write=write)
         elif declared:
             self.bad(where, f"should be a path but is a {type(value).__name__}")
         # A number or bool under a common name (`target: 3`) is not a path; ignore it.
+
+    def filters(self, value: object, where: str, depth: int) -> None:
+        """Glob or include filters: a string (`*.py`, `{a,b}`) or a list of them."""
+        if self.over(where, depth):
+            return
+        if isinstance(value, str):
+            self.globs.append(PathArgument(where, value))
+        elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+            for i, item in enumerate(value):
+                self.filters(item, f"{where}[{i}]", depth + 1)
+        elif value is not None and not isinstance(value, bool | int | float):
+            self.search(value, where, depth)
+
+    def url_value(self, value: object, where: str, depth: int, *, text: bool) -> None:
+        """A value under a URL name: a URL, a local path (`file:`, `/x`), or text with URLs."""
+        if self.over(where, depth):
+            return
+        if isinstance(value, str):
+            if _local(value):
+                self.add_path(where, value, False)
+            elif text or not _WHOLE_URL.match(value):
+                for i, m in enumerate(_URL_TEXT.finditer(value[: 16 * _MAX_VALUE_CHARS])):
+                    self.urls.append(PathArgument(f"{where} (URL {i + 1})", m.group()))
+                    if i >= 100:
+                        break
+                if not text and not _URL_TEXT.search(value) and value.strip():
+                    self.urls.append(PathArgument(where, value.strip()))  # `host/path`
+            else:
+                self.urls.append(PathArgument(where, value.strip()))
+        elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+            for i, item in enumerate(value):
+                self.url_value(item, f"{where}[{i}]", depth + 1, text=text)
+        elif value is not None:
+            self.search(value, where, depth)
+
+
+_PATHLIKE = re.compile(r"^\s*(?:[/~]|\.{1,2}(?:/|$)|\.[^\s./][^\s/]*(?:/|$)|(?i:file):)")
+
+
+def _looks_like_path(text: str) -> bool:
+    """Absolute, `~`, `./`, `../`, a dot-name (`.env`, `.ssh/id_rsa`) or a `file:` URL."""
+    return bool(_PATHLIKE.match(text))
 
 
 # Headers naming the files a patch changes: Codex's `apply_patch` format and unified diffs.
@@ -194,20 +432,41 @@ def _local(value: object) -> bool:
     """A URL argument naming a local file: `file:///etc/shadow`, `/etc/shadow`, `~/x`."""
     if isinstance(value, str | bytes):
         text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-        return text.lower().startswith(_LOCAL_PREFIXES)
+        return text.strip().lower().startswith(_LOCAL_PREFIXES)
     if isinstance(value, Sequence) and not isinstance(value, bytearray):
         return any(_local(v) for v in value)
     return False
 
 
-def find_path_arguments(call: ToolCall) -> tuple[tuple[PathArgument, ...], tuple[Reason, ...]]:
-    """Every path in the call, in a stable order, and a reason for each invalid one."""
+def read_arguments(call: ToolCall, exists: Callable[[str], bool] | None = None) -> Arguments:
+    """Everything the policy judges in the call's arguments, in a stable order.
+
+    `exists` says whether a relative string names an existing entry of the workspace (then
+    it is a path); without it only strings that look like paths are.
+    """
     declared = frozenset(call.path_args)
     if call.kind is ToolKind.MOVE:
         declared |= {"from", "to"}  # a move tool's `{"from": a, "to": b}`
-    finder = _Finder(declared)
+    globs = frozenset(_normal(k) for k in call.glob_args) | _GLOB_NAMES
+    if "glob" in _normal(call.name) or "find" in _normal(call.name):
+        globs |= {"pattern", "patterns"}  # a glob tool's `pattern` is a glob
+    urls = frozenset(_normal(k) for k in call.url_args)
+    finder = _Finder(declared, globs, urls, exists)
     finder.search(call.arguments, "", 0)
     for i, location in enumerate(call.locations):
         path = getattr(location, "path", location)
         finder.take(path, f"locations[{i}]", 1, declared=True)
-    return tuple(finder.found), tuple(finder.invalid)
+    return Arguments(
+        tuple(finder.found),
+        tuple(finder.globs),
+        tuple(finder.urls),
+        tuple(finder.commands),
+        tuple(finder.invalid),
+        tuple(finder.limits),
+    )
+
+
+def find_path_arguments(call: ToolCall) -> tuple[tuple[PathArgument, ...], tuple[Reason, ...]]:
+    """Every path in the call (by key and by look, not by stat) and a reason for each invalid one."""
+    found = read_arguments(call)
+    return found.paths, found.invalid

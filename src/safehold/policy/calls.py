@@ -69,7 +69,8 @@ class ToolCall:
 
     ``path_args`` names extra arguments of this tool that hold paths, on top of the
     common names (``path``, ``file_path``, ``src``, ...). ``locations`` are ACP
-    ``ToolCallLocation`` paths.
+    ``ToolCallLocation`` paths. ``glob_args`` name glob/include filters (matched against the
+    denied paths) and ``url_args`` free text holding URLs (judged by the URL policy).
     """
 
     name: str
@@ -78,6 +79,8 @@ class ToolCall:
     tool_call_id: str | None = None
     locations: tuple[str, ...] = ()
     path_args: tuple[str, ...] = ()
+    glob_args: tuple[str, ...] = ()
+    url_args: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", _coerce_kind(self.kind))
@@ -85,8 +88,10 @@ class ToolCall:
         object.__setattr__(self, "arguments", MappingProxyType(dict(self.arguments)))
         object.__setattr__(self, "locations", tuple(self.locations))
         object.__setattr__(self, "path_args", tuple(self.path_args))
+        object.__setattr__(self, "glob_args", tuple(self.glob_args))
+        object.__setattr__(self, "url_args", tuple(self.url_args))
 
     @property
     def side(self) -> Side:
-        """The side derived from the kind."""
+        """The side derived from the declared kind (the engine also reads the arguments)."""
         return side_of(self.kind)

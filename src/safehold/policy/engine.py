@@ -18,18 +18,20 @@ Reasons are sorted and de-duplicated, so a decision never depends on rule order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Final
 
 from safehold.errors import PolicyError
-from safehold.policy._arguments import find_path_arguments
+from safehold.policy._arguments import Arguments, read_arguments
 from safehold.policy.calls import Side, ToolCall
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.grants import GrantEffect, broaden, path_grant_key, tool_grant_key
 from safehold.policy.modes import Mode
-from safehold.policy.paths import Access, CompiledPolicy, compile_policy
+from safehold.policy.paths import Access, CompiledPolicy, PathCheck, compile_policy
 from safehold.policy.shell.assess import CommandAssessment, assess_command
+from safehold.policy.urls import check_url
 
-__all__ = ["evaluate"]
+__all__ = ["effective_sides", "evaluate"]
 
 
 def _sorted(reasons: Sequence[Reason]) -> tuple[Reason, ...]:
@@ -84,15 +86,21 @@ def _evaluate(
     except PolicyError as exc:
         return _deny("workspace-invalid", "workspace", str(exc))
 
-    side = call.side
+    args = read_arguments(call, policy.names_entry)
+    sides = effective_sides(call, args)
+    side = max(sides, key=_SIDE_RANK.__getitem__)
     steps = _Steps()
-    _step1_read_only(config, call, side, steps)
-    canonicals = _step2_paths(policy, call, side, steps)
+    steps.hard_ask.extend(args.limits)
+    _step1_read_only(config, call, sides, steps)
+    canonicals = _step2_paths(policy, args, side, steps)
+    hosts = _step2_urls(config, args, steps)
     assessment = None
-    if side is Side.EXECUTE and not config.read_only:
-        assessment = _step3_command(config, policy, call, steps)
+    if Side.EXECUTE in sides and not config.read_only:
+        assessment = _step3_command(config, policy, call, args, steps)
 
-    if side is Side.EXECUTE:
+    if canonicals is not None:
+        canonicals = canonicals + [f"url:{h}" for h in hosts]
+    if Side.EXECUTE in sides:
         # Only the parsed command names what was approved; never the whole execute tool.
         grant_key = assessment.grant_key if assessment is not None else None
     elif canonicals is None:
@@ -116,7 +124,9 @@ def _evaluate(
             "rejected by an earlier \u201calways reject\u201d answer in this session",
         )
         return Decision(Verdict.DENY, (reason,), grant_key)
-    allow_reasons = _step5_flags(config, call, side, assessment, steps)
+    allow_reasons: list[Reason] = []
+    for one in sorted(sides, key=_SIDE_RANK.__getitem__):
+        allow_reasons = _step5_flags(config, call, one, assessment, steps)
     if steps.hard_ask:
         return Decision(Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key)
     if effect == GrantEffect.ALLOW:
@@ -131,9 +141,42 @@ def _evaluate(
     return Decision(Verdict.ALLOW, _sorted(allow_reasons), grant_key)
 
 
-def _step1_read_only(config: SafetyConfig, call: ToolCall, side: Side, steps: _Steps) -> None:
+_SIDE_RANK: Final = {Side.READ: 0, Side.NETWORK: 1, Side.UNKNOWN: 1, Side.WRITE: 2, Side.EXECUTE: 3}
+
+
+def effective_sides(call: ToolCall, args: Arguments) -> frozenset[Side]:
+    """What the call does: its declared side plus what its arguments show.
+
+    A command string (`command`, `cmd`, `script`, `shell`) makes it execute, a path under a
+    write-like name makes it write and a URL makes it network, whatever the kind says.
+    """
+    sides = {call.side}
+    command = call.arguments.get("command")
+    if args.commands or isinstance(command, str) or _argv(command):
+        sides.add(Side.EXECUTE)
+    if any(p.write for p in args.paths):
+        sides.add(Side.WRITE)
+    if args.urls:
+        sides.add(Side.NETWORK)
+    if len(sides) > 1:
+        sides.discard(Side.READ)  # a declared read is only a label when more is shown
+    return frozenset(sides)
+
+
+def _argv(value: object) -> bool:
+    return isinstance(value, list | tuple) and bool(value) and isinstance(value[0], str)
+
+
+def _step1_read_only(
+    config: SafetyConfig, call: ToolCall, sides: frozenset[Side], steps: _Steps
+) -> None:
     if not config.read_only:
         return
+    for side in sorted(sides, key=_SIDE_RANK.__getitem__):
+        _read_only_side(call, side, steps)
+
+
+def _read_only_side(call: ToolCall, side: Side, steps: _Steps) -> None:
     if side in (Side.WRITE, Side.EXECUTE):
         steps.deny.append(
             Reason(
@@ -155,31 +198,52 @@ def _step1_read_only(config: SafetyConfig, call: ToolCall, side: Side, steps: _S
 
 
 def _step2_paths(
-    policy: CompiledPolicy, call: ToolCall, side: Side, steps: _Steps
+    policy: CompiledPolicy, args: Arguments, side: Side, steps: _Steps
 ) -> list[str] | None:
-    """Check every path argument; return the canonical paths (None if one has none)."""
-    found, invalid = find_path_arguments(call)
-    steps.deny.extend(invalid)
-    # Deny and allowed roots treat reads and writes alike; the access only decides whether
-    # protected paths ask. A network or unknown tool may well write (an MCP tool that
-    # commits, a fetch that saves), so its paths are protected like a write's.
+    """Check every path argument and glob filter; return the canonical paths (None if one has none)."""
+    steps.deny.extend(args.invalid)
+    # Deny applies to every access. A read outside the roots asks; a write there is denied.
+    # A network or unknown tool may well write (an MCP tool that commits, a fetch that
+    # saves), so its paths are checked like a write's; a path under a write-like name is
+    # a write whatever the tool.
     access: Access = "read" if side is Side.READ else "run" if side is Side.EXECUTE else "write"
-    canonicals: list[str] | None = [] if not invalid else None
-    for arg in found:
-        check = policy.check_path(arg.raw, access)
-        prefixed = [
-            Reason(r.code, r.rule, f"argument `{arg.where}`: {r.message}") for r in check.reasons
-        ]
-        if check.verdict is Verdict.DENY:
-            steps.deny.extend(prefixed)
-        elif check.verdict is Verdict.ASK:
-            # A read outside the roots asks, and an "always" answer for this path lifts it.
-            (steps.soft_ask if check.approvable else steps.hard_ask).extend(prefixed)
+    canonicals: list[str] | None = [] if not args.invalid else None
+    for arg in args.paths:
+        one: Access = "write" if arg.write else "read" if arg.by_value else access
+        check = policy.check_path(arg.raw, one)
+        _collect(check, f"argument `{arg.where}`", steps)
         if check.canonical is None:
             canonicals = None
         elif canonicals is not None:
             canonicals.append(check.canonical)
+    for glob in args.globs:
+        _collect(policy.check_glob(str(glob.raw)), f"argument `{glob.where}`", steps)
     return canonicals
+
+
+def _collect(check: PathCheck, where: str, steps: _Steps) -> None:
+    prefixed = [Reason(r.code, r.rule, f"{where}: {r.message}") for r in check.reasons]
+    if check.verdict is Verdict.DENY:
+        steps.deny.extend(prefixed)
+    elif check.verdict is Verdict.ASK:
+        # A read outside the roots asks, and an "always" answer for this path lifts it.
+        (steps.soft_ask if check.approvable else steps.hard_ask).extend(prefixed)
+
+
+def _step2_urls(config: SafetyConfig, args: Arguments, steps: _Steps) -> list[str]:
+    """Judge every URL by the URL policy; return the hosts (a grant is filed under them)."""
+    hosts: list[str] = []
+    for url in args.urls:
+        check = check_url(str(url.raw), config.network)
+        hosts.extend(check.hosts)
+        prefixed = [
+            Reason(r.code, r.rule, f"argument `{url.where}`: {r.message}") for r in check.reasons
+        ]
+        if check.verdict is Verdict.DENY:
+            steps.deny.extend(prefixed)
+        elif check.verdict is Verdict.ASK:
+            steps.soft_ask.extend(prefixed)
+    return sorted(set(hosts))
 
 
 def _command_of(call: ToolCall) -> tuple[object, list[Reason], str | None]:
@@ -227,14 +291,25 @@ def _stricter(a: CommandAssessment, b: CommandAssessment) -> CommandAssessment:
 
 
 def _step3_command(
-    config: SafetyConfig, policy: CompiledPolicy, call: ToolCall, steps: _Steps
+    config: SafetyConfig, policy: CompiledPolicy, call: ToolCall, args: Arguments, steps: _Steps
 ) -> CommandAssessment:
-    command, problems, shell_text = _command_of(call)
-    steps.deny.extend(problems)
-    assessment = assess_command(command, config=config, policy=policy)
-    if shell_text is not None:
-        shell = assess_command(shell_text, config=config, policy=policy)
-        assessment = _stricter(assessment, shell)
+    readings: list[CommandAssessment] = []
+    if "command" in call.arguments or not args.commands:
+        command, problems, shell_text = _command_of(call)
+        steps.deny.extend(problems)
+        readings.append(assess_command(command, config=config, policy=policy))
+        if shell_text is not None:
+            readings.append(assess_command(shell_text, config=config, policy=policy))
+    for where, value in args.commands:  # `cmd`, `script`, a nested `command`: any kind
+        one = assess_command(value, config=config, policy=policy)
+        prefixed = [Reason(r.code, r.rule, f"argument `{where}`: {r.message}") for r in one.reasons]
+        readings.append(CommandAssessment(one.verdict, tuple(prefixed), None, one.skip_approval))
+    assessment = readings[0]
+    for other in readings[1:]:
+        assessment = _stricter(assessment, other)
+    if len(readings) > 1 and not (len(readings) == 2 and "args" in call.arguments):
+        # Several commands in one call: no single grant key names them all.
+        assessment = CommandAssessment(assessment.verdict, assessment.reasons, None, False)
     if assessment.verdict is Verdict.DENY:
         steps.deny.extend(assessment.reasons)
     elif assessment.verdict is Verdict.ASK:

@@ -25,6 +25,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+import pathspec
+
 from safehold.errors import PolicyError
 from safehold.policy import _patterns
 from safehold.policy._patterns import PatternEntry, PatternSet, RootSet
@@ -38,6 +40,7 @@ __all__ = [
     "PathCheck",
     "PathRejected",
     "compile_policy",
+    "entry_exists",
     "list_directory",
     "resolve_path",
     "volume_folds_case",
@@ -194,6 +197,15 @@ def volume_folds_case(root: str) -> bool:
         probe = head
 
 
+def entry_exists(path: str) -> bool:
+    """True when something (a file, directory or link) is at the absolute path (lstat only)."""
+    try:
+        os.lstat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
 def list_directory(path: str) -> list[str] | None:
     """The names in a directory (what a shell glob can expand to); None if it cannot be listed."""
     try:
@@ -298,6 +310,46 @@ class CompiledPolicy:
         """Canonicalise a path against this workspace; `PathRejected` when it cannot be."""
         return canonicalize(raw, workspace=self.workspace, home=self.home, casefold=self.casefold)
 
+    def names_entry(self, text: str) -> bool:
+        """True when a relative string names an existing entry of the workspace."""
+        if not text or text.startswith(("/", "~")) or len(text) > 255 or _BAD_CHARS.search(text):
+            return False
+        return entry_exists(f"{self.workspace}/{text}")
+
+    def check_glob(self, raw: str) -> PathCheck:
+        """Judge a glob/include filter: DENY when it can select a denied file, ASK when its
+        fixed part lies outside the roots (like a read there)."""
+        if not isinstance(raw, str) or not raw.strip() or len(raw) > 1024:
+            reason = Reason("glob-invalid", "glob", f"glob filter {raw!r} is empty or too long")
+            return PathCheck(Verdict.ASK, (reason,), None)
+        text = raw.strip()
+        text = text[1:] if text.startswith("!") else text  # an exclusion is still a glob
+        reasons: list[Reason] = []
+        outside: list[Reason] = []
+        for alternative in _globs_expand_braces(text):
+            prefix = _glob_prefix(alternative)
+            if prefix and (prefix.startswith(("/", "~")) or ".." in prefix.split("/")):
+                check = self.check_path(prefix, "read")
+                if check.verdict is Verdict.DENY:
+                    reasons.extend(check.reasons)
+                elif check.verdict is Verdict.ASK:
+                    outside.extend(check.reasons)
+            witness = _glob_witness(alternative)
+            for r in self.check_denied(witness) if witness else ():
+                if r.code == "path-denied":
+                    reasons.append(_glob_reason(raw, r.rule))
+            for source, sample in self._samples():
+                if _glob_selects(alternative, sample):
+                    reasons.append(_glob_reason(raw, source))
+        if reasons:
+            return PathCheck(Verdict.DENY, _sorted_reasons(reasons), None)
+        if outside:
+            return PathCheck(Verdict.ASK, _sorted_reasons(outside), None, approvable=True)
+        return PathCheck(Verdict.ALLOW, (), None)
+
+    def _samples(self) -> tuple[tuple[str, str], ...]:
+        return _denied_samples(self.config.denied_paths)
+
     def check_denied(self, raw: object) -> tuple[Reason, ...]:
         """Reasons the path is denied (denied_paths, magic aliases, bad input); empty if none."""
         try:
@@ -393,6 +445,99 @@ def _env_template(entry: PatternEntry, c: CanonicalPath) -> bool:
 
 
 _TEMPLATES = ENV_TEMPLATE_NAMES | {n.casefold() for n in ENV_TEMPLATE_NAMES}
+
+
+# -- glob filters ------------------------------------------------------------------------------
+
+_GLOB_META = re.compile(r"[*?\[{]")
+_MAX_ALTERNATIVES = 64
+
+
+def _globs_expand_braces(text: str) -> list[str]:
+    """`*.{ts,tsx}` -> `*.ts`, `*.tsx` (bounded; past the bound the text is kept as is)."""
+    out = [text]
+    for _ in range(8):
+        grown: list[str] = []
+        changed = False
+        for item in out:
+            m = re.search(r"\{([^{}]*)\}", item)
+            if m is None:
+                grown.append(item)
+                continue
+            changed = True
+            grown.extend(item[: m.start()] + alt + item[m.end() :] for alt in m.group(1).split(","))
+        if len(grown) > _MAX_ALTERNATIVES:
+            return out
+        out = grown
+        if not changed:
+            break
+    return out
+
+
+def _glob_prefix(text: str) -> str:
+    """The components of a glob before the first one holding a wildcard."""
+    fixed: list[str] = []
+    for part in text.split("/"):
+        if _GLOB_META.search(part):
+            break
+        fixed.append(part)
+    return "/".join(fixed) or ("/" if text.startswith("/") else "")
+
+
+def _glob_witness(text: str) -> str:
+    """One name the glob selects: wildcards as short as they can be (`.env*` -> `.env`)."""
+    out = re.sub(r"\*\*/", "", text)
+    out = re.sub(r"\[!?\^?([^\]])[^\]]*\]", r"\1", out)
+    out = out.replace("*", "").replace("?", "x")
+    return out.rstrip("/") or ""
+
+
+def _glob_reason(raw: str, source: str) -> Reason:
+    return Reason(
+        "glob-denied",
+        source,
+        f"glob filter `{raw}` can select files matching denied pattern `{source}`",
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _denied_samples(sources: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """A name each floating denied pattern matches (`*.pem` -> `x.pem`, `.ssh/` -> `.ssh/x`)."""
+    out = []
+    for source in sources:
+        if source.startswith(("/", "~", "{workspace}", "./")):
+            continue
+        sample = re.sub(r"\[[^\]]*\]", "x", source).replace("**/", "").replace("*", "x")
+        sample = sample.replace("?", "x")
+        out.append((source, sample + "x" if sample.endswith("/") else sample))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _glob_regex(text: str) -> re.Pattern[str] | None:
+    try:
+        spec = pathspec.PathSpec.from_lines("gitignore", [text])
+    except Exception:  # pathspec raises several types for bad patterns
+        return None
+    patterns = list(spec.patterns)
+    regex = getattr(patterns[0], "regex", None) if len(patterns) == 1 else None
+    return regex if isinstance(regex, re.Pattern) else None
+
+
+def _glob_selects(glob: str, sample: str) -> bool:
+    """Whether a glob with a literal in its last component matches a denied sample name.
+
+    Search tools skip hidden entries unless the glob names one, so a hidden sample
+    (`.docker/config.json`) counts only for a glob with a component starting with `.`.
+    """
+    last = glob.rstrip("/").rpartition("/")[2]
+    if not last.replace("*", "").replace("?", ""):
+        return False  # `*`, `**`: every search selects everything; not a filter for secrets
+    hidden = any(p.startswith(".") for p in sample.split("/"))
+    if hidden and not any(p.startswith(".") for p in glob.split("/")):
+        return False
+    regex = _glob_regex(glob.lstrip("/"))
+    return regex is not None and bool(regex.search(sample) or regex.search("d/" + sample))
 
 
 # -- compiling (cached) ---------------------------------------------------------------------
