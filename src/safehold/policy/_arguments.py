@@ -12,6 +12,7 @@ node count the call asks instead of being searched further.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -163,6 +164,7 @@ _GLOB_NAMES: Final = frozenset(
 _URL_KEYS: Final = frozenset({"url", "uri", "urls", "uris", "endpoint", "href", "link"})
 
 
+@functools.lru_cache(maxsize=4096)
 def _normal(key: object) -> str:
     """`filePath`, `FILE_PATH`, `file-path` and `file_path` are one name."""
     return str(key).lower().replace("_", "").replace("-", "")
@@ -187,6 +189,7 @@ _URL_NAMES: Final = frozenset({"url", "uri", "urls", "uris"})
 _LOCAL_PREFIXES: Final = ("file:", "/", "~", ".")
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_path_name(key: object) -> bool:
     name = _normal(key)
     return name in _COMMON_NORMAL or name.endswith(_PATH_SUFFIXES + _PATH_SUFFIXES_LONG)
@@ -438,6 +441,14 @@ def _local(value: object) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=1024)
+def _glob_names(tool: str, declared: tuple[str, ...]) -> frozenset[str]:
+    names = frozenset(_normal(k) for k in declared) | _GLOB_NAMES
+    if "glob" in _normal(tool) or "find" in _normal(tool):
+        names |= {"pattern", "patterns"}  # a glob tool's `pattern` is a glob
+    return names
+
+
 def read_arguments(call: ToolCall, exists: Callable[[str], bool] | None = None) -> Arguments:
     """Everything the policy judges in the call's arguments, in a stable order.
 
@@ -447,10 +458,8 @@ def read_arguments(call: ToolCall, exists: Callable[[str], bool] | None = None) 
     declared = frozenset(call.path_args)
     if call.kind is ToolKind.MOVE:
         declared |= {"from", "to"}  # a move tool's `{"from": a, "to": b}`
-    globs = frozenset(_normal(k) for k in call.glob_args) | _GLOB_NAMES
-    if "glob" in _normal(call.name) or "find" in _normal(call.name):
-        globs |= {"pattern", "patterns"}  # a glob tool's `pattern` is a glob
-    urls = frozenset(_normal(k) for k in call.url_args)
+    globs = _glob_names(call.name, call.glob_args)
+    urls = frozenset(_normal(k) for k in call.url_args) if call.url_args else frozenset()
     finder = _Finder(declared, globs, urls, exists)
     finder.search(call.arguments, "", 0)
     for i, location in enumerate(call.locations):

@@ -1,14 +1,18 @@
 """The decision engine: `evaluate` turns one tool call into ALLOW, ASK or DENY, with reasons.
 
-Precedence (SPEC §3), in short:
+A call is judged by what it does, not by its label: its effective sides are its declared
+kind's plus what the arguments show (a command string executes, a path under a write-like
+name writes, a URL reaches the network). Precedence (SPEC §3 and §11), in short:
 
-1. The first DENY wins: read-only on a write/execute tool, a path that is denied, invalid or
-   outside the allowed roots, a command that is denied or no command at all, a
-   reject-always grant.
+1. The first DENY wins: read-only on a write/execute side, a path that is denied or invalid,
+   a write outside the allowed roots, a glob filter that can select a denied file, a denied
+   URL host, a command that is denied or no command at all, a reject-always grant.
 2. Grants never lift a DENY, a protected-path ASK, read-only's ASK or an execute `env`.
-3. Opaque means ASK: a command that is not fully understood is never allowed by analysis.
-4. An allow-always grant lifts the remaining ASKs (command analysis, approval flags).
-5. Approval flags ask; network and unknown tools ask unless the mode is auto.
+3. Opaque means ASK: a command that is not fully understood is never allowed by analysis;
+   arguments too large to search fully ask too.
+4. An allow-always grant lifts the remaining ASKs (command analysis, a read outside the
+   roots, a write under `readonly_paths`, a private URL host, approval flags).
+5. Approval flags ask; network and unknown sides ask unless the mode is auto.
 6. Otherwise ALLOW.
 7. No error path allows: an unexpected failure is a DENY naming the error.
 
