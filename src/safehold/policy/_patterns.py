@@ -83,14 +83,33 @@ class PatternSet:
 
     Matching is two-stage. Most patterns have a *witness*: a literal component every path
     they match must contain (`.env`, `id_rsa`, `gen3` in `{workspace}/gen3/`), so only the
-    entries whose witness occurs in the path are tried. The rest (`*.pem`) sit behind one
-    union regex that matches a superset of them. Either way the entry's own regex decides.
+    entries whose witness occurs in the path are tried. Patterns whose last component is
+    wildcards then a literal (`*.pem`, `?*.env`, `.*_history`) are tried only when some
+    component ends with that literal. The rest (`.env.*`) sit behind one union regex that
+    matches a superset of them. Either way the entry's own regex decides.
     """
 
     entries: tuple[PatternEntry, ...]
     by_witness: Mapping[str, tuple[int, ...]]
     rest: tuple[int, ...]
     rest_regex: re.Pattern[str] | None
+    by_suffix: Mapping[str, tuple[int, ...]]
+    suffix_lengths: tuple[int, ...]
+
+    def _suffix_hits(self, component: str, candidates: set[int]) -> None:
+        # Suffixes starting with `.` or `_` (`.pem`, `_history`) are looked up from each such
+        # character; any other suffix by its length.
+        for sep in "._":
+            k = component.find(sep)
+            while k >= 0:
+                hit = self.by_suffix.get(component[k:])
+                if hit is not None:
+                    candidates.update(hit)
+                k = component.find(sep, k + 1)
+        for n in self.suffix_lengths:
+            hit = self.by_suffix.get(component[-n:])
+            if hit is not None and len(component) >= n:
+                candidates.update(hit)
 
     def match(self, forms: Iterable[str]) -> tuple[PatternEntry, ...]:
         """Every entry that matches one of the absolute paths, as a file or as a directory."""
@@ -107,6 +126,8 @@ class PatternSet:
                 hit = self.by_witness.get(component)
                 if hit is not None:
                     candidates.update(hit)
+                if self.by_suffix:
+                    self._suffix_hits(component, candidates)
         if self.rest and (
             self.rest_regex is None or any(self.rest_regex.search(s) for s in subjects)
         ):
@@ -129,20 +150,37 @@ def _witness(expanded: str) -> str | None:
     return literal[-1] if literal else None
 
 
+_SUFFIXED = re.compile(r"[^*?\[\]\\\s]*[*?]+([^*?\[\]\\\s]+)")
+
+
+def _suffix(expanded: str) -> str | None:
+    """The literal every matching path's component ends with (`**/*.pem` -> `.pem`), or None."""
+    # INVARIANT: the last pattern component matches one path component (gitignore), so a
+    # path without a component ending in the literal cannot match.
+    m = _SUFFIXED.fullmatch(expanded.rstrip("/").rpartition("/")[2])
+    return m.group(1) if m else None
+
+
 def _index(entries: Sequence[PatternEntry]) -> PatternSet:
     by_witness: dict[str, list[int]] = {}
+    by_suffix: dict[str, list[int]] = {}
     rest: list[int] = []
     for i, entry in enumerate(entries):
         witness = _witness(entry.expanded)
-        if witness is None:
-            rest.append(i)
-        else:
+        suffix = _suffix(entry.expanded) if witness is None else None
+        if witness is not None:
             by_witness.setdefault(witness, []).append(i)
+        elif suffix is not None:
+            by_suffix.setdefault(suffix, []).append(i)
+        else:
+            rest.append(i)
     return PatternSet(
         tuple(entries),
         MappingProxyType({k: tuple(v) for k, v in by_witness.items()}),
         tuple(rest),
         _union([entries[i] for i in rest]),
+        MappingProxyType({k: tuple(v) for k, v in by_suffix.items()}),
+        tuple(sorted({len(k) for k in by_suffix if not k.startswith((".", "_"))})),
     )
 
 

@@ -92,7 +92,7 @@ def _evaluate(
 
     args = read_arguments(call, policy.names_entry)
     sides = effective_sides(call, args)
-    side = max(sides, key=_SIDE_RANK.__getitem__)
+    side = next(iter(sides)) if len(sides) == 1 else max(sides, key=_SIDE_RANK.__getitem__)
     steps = _Steps()
     steps.hard_ask.extend(args.limits)
     _step1_read_only(config, call, sides, steps)
@@ -102,7 +102,7 @@ def _evaluate(
     if Side.EXECUTE in sides and not config.read_only:
         assessment = _step3_command(config, policy, call, args, steps)
 
-    if canonicals is not None:
+    if canonicals is not None and hosts:
         canonicals = canonicals + [f"url:{h}" for h in hosts]
     if Side.EXECUTE in sides:
         # Only the parsed command names what was approved; never the whole execute tool.
@@ -129,7 +129,7 @@ def _evaluate(
         )
         return Decision(Verdict.DENY, (reason,), grant_key)
     allow_reasons: list[Reason] = []
-    for one in sorted(sides, key=_SIDE_RANK.__getitem__):
+    for one in sorted(sides, key=_SIDE_RANK.__getitem__) if len(sides) > 1 else sides:
         allow_reasons = _step5_flags(config, call, one, assessment, steps)
     if steps.hard_ask:
         return Decision(Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key)
@@ -154,8 +154,10 @@ def effective_sides(call: ToolCall, args: Arguments) -> frozenset[Side]:
     A command string (`command`, `cmd`, `script`, `shell`) makes it execute, a path under a
     write-like name makes it write and a URL makes it network, whatever the kind says.
     """
-    sides = {call.side}
     command = call.arguments.get("command")
+    if not (args.commands or args.urls or command is not None or (args.paths and _writes(args))):
+        return _ONLY[call.side]  # the common case: the arguments show nothing more
+    sides = {call.side}
     if args.commands or isinstance(command, str) or _argv(command):
         sides.add(Side.EXECUTE)
     if any(p.write for p in args.paths):
@@ -165,6 +167,13 @@ def effective_sides(call: ToolCall, args: Arguments) -> frozenset[Side]:
     if len(sides) > 1:
         sides.discard(Side.READ)  # a declared read is only a label when more is shown
     return frozenset(sides)
+
+
+_ONLY: Final = {side: frozenset({side}) for side in Side}
+
+
+def _writes(args: Arguments) -> bool:
+    return any(p.write for p in args.paths)
 
 
 def _argv(value: object) -> bool:
@@ -237,6 +246,8 @@ def _collect(check: PathCheck, where: str, steps: _Steps) -> None:
 def _step2_urls(config: SafetyConfig, args: Arguments, steps: _Steps) -> list[str]:
     """Judge every URL by the URL policy; return the hosts (a grant is filed under them)."""
     hosts: list[str] = []
+    if not args.urls:
+        return hosts
     for url in args.urls:
         check = check_url(str(url.raw), config.network)
         hosts.extend(check.hosts)
