@@ -230,9 +230,10 @@ def _step3_command(
 ) -> CommandAssessment:
     command, problems, shell_text = _command_of(call)
     steps.deny.extend(problems)
-    assessment = assess_command(command, config=config, policy=policy)
+    cwd = call.arguments.get("cwd")  # the base of every relative path the command names
+    assessment = assess_command(command, config=config, policy=policy, cwd=cwd)
     if shell_text is not None:
-        shell = assess_command(shell_text, config=config, policy=policy)
+        shell = assess_command(shell_text, config=config, policy=policy, cwd=cwd)
         assessment = _stricter(assessment, shell)
     if assessment.verdict is Verdict.DENY:
         steps.deny.extend(assessment.reasons)

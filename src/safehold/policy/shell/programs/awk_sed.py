@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from safehold.policy.shell.programs.sed_script import read_sed_script
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
+from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.words import Word
 
-__all__ = ["STEPS"]
+__all__ = ["PROGRAMS", "STEPS"]
 
 
 def _sed_runs(script: str) -> bool:
@@ -159,3 +160,37 @@ def _awk(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
 
 
 STEPS: dict[str, StepFn] = {**dict.fromkeys(_AWKS, _awk), "sed": _sed, "gsed": _sed}
+
+
+_V = Opt(takes=True)
+_SCRIPT = Opt(takes=True)  # a script given as an option: no operand is the script then
+_INPLACE = Opt(mode="inplace")
+# `sed SCRIPT FILE…` reads its files; `sed -i` rewrites them.
+SED_ROLES = Program(
+    options={
+        "-e": _SCRIPT, "--expression": _SCRIPT, "-f": Opt(takes=True, role="read"),
+        "--file": Opt(takes=True, role="read"), "-l": _V, "--line-length": _V,
+        "-i": _INPLACE, "--in-place": _INPLACE, "-s": Opt(), "-n": Opt(), "-E": Opt(),
+        "-r": Opt(), "-z": Opt(), "-u": Opt(),
+    },
+    operands="read",
+    skip=1,
+    unskip=frozenset({"-e", "--expression", "-f", "--file"}),
+    modes={"inplace": Program(operands="write", skip=1)},
+)  # fmt: skip
+AWK_ROLES = Program(
+    options={
+        "-f": Opt(takes=True, role="read"), "--file": Opt(takes=True, role="read"),
+        "-e": _SCRIPT, "--source": _SCRIPT, "-v": _V, "--assign": _V, "-F": _V,
+        "--field-separator": _V, "-i": Opt(mode="inplace"), "--include": _V,
+        "-l": _V, "--load": _V,
+    },
+    operands="read",
+    skip=1,
+    unskip=frozenset({"-f", "--file", "-e", "--source"}),
+)  # fmt: skip
+PROGRAMS: dict[str, Program] = {
+    "sed": SED_ROLES,
+    "gsed": SED_ROLES,
+    **dict.fromkeys(_AWKS, AWK_ROLES),
+}
