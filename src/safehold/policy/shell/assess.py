@@ -686,8 +686,12 @@ def _check_roles(
             if use.role in _CHANGES:
                 _judge_change_use(use, program, modes, dirs, policy, config, found, unconfined)
             elif use.role == "read":
-                if unconfined and not (use.word.static or use.word.home):
-                    _add(found, _computed(program, use))
+                if not (use.word.static or use.word.home):
+                    if unconfined:
+                        _add(found, _computed(program, use))
+                elif use.option == "script":
+                    # A file named inside a script (`sed 'r F'`) is no word of its own.
+                    _check_argument(use.word.text, dirs, policy, found)
             else:
                 for finding in judge_use(use, program, cmd.stdin_fed, config):
                     _add(found, finding)
@@ -728,7 +732,7 @@ def _judge_change_use(
         return  # a named volume, not a host path
     text = source
     if not (word.static or word.home):
-        for home in ("$HOME", "${HOME}"):
+        for home in ("$HOME", "${HOME}", "~"):
             if text == home or text.startswith(home + "/"):
                 text = "~" + text[len(home) :]
                 break

@@ -53,11 +53,10 @@ def _wholesale(path: str, policy: CompiledPolicy) -> bool:
     """`/`, the home directory, or a directory holding the home or the workspace."""
     if path == "/":
         return True
-    for anchor in (policy.home, policy.workspace):
-        anchor = posixpath.normpath(anchor)
-        if anchor == path or anchor.startswith(path.rstrip("/") + "/"):
-            return True
-    return False
+    home = posixpath.normpath(policy.home)
+    workspace = posixpath.normpath(policy.workspace)
+    above = path.rstrip("/") + "/"
+    return home == path or home.startswith(above) or workspace.startswith(above)
 
 
 def judge_change(

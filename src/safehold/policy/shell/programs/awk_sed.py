@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from safehold.policy.shell.programs.sed_script import read_sed_script
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
-from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.table import Opt, Program, Role
 from safehold.policy.shell.words import Word
 
 __all__ = ["PROGRAMS", "STEPS"]
@@ -163,7 +163,35 @@ STEPS: dict[str, StepFn] = {**dict.fromkeys(_AWKS, _awk), "sed": _sed, "gsed": _
 
 
 _V = Opt(takes=True)
-_SCRIPT = Opt(takes=True)  # a script given as an option: no operand is the script then
+_SCRIPT = Opt(takes=True, script=True)  # a script given as an option: no operand is one then
+# `r FILE`/`R FILE` read FILE, `w FILE`/`W FILE` and the `s///w FILE` flag write it; the
+# name runs to the end of the line. Matched loosely: a false match only checks one more
+# word as a path.
+_SED_FILE = re.compile(r"(?:^|[\s;{}!,$/0-9])([rRwW]) ?([^\s;{}][^\n]*)")
+# `print > "f"`, `printf … >> "f"`, `getline < "f"`: awk opens the quoted file.
+_AWK_FILE = re.compile(r"(?:\bprintf?\b[^;{}\n|]*?(>>?)|\bgetline\b[^;{}\n|<]*(<))\s*\"([^\"\n]*)\"")
+
+
+def sed_files(script: str) -> list[tuple[Role, str]]:
+    """Files a sed script reads (`r`, `R`) or writes (`w`, `W`, `s///w`)."""
+    out: list[tuple[Role, str]] = []
+    for m in _SED_FILE.finditer(script):
+        role: Role = "read" if m.group(1) in "rR" else "write"
+        path = m.group(2).strip()
+        if path and path != "/dev/stdout" and path != "/dev/stderr":
+            out.append((role, path))
+    return out
+
+
+def awk_files(program: str) -> list[tuple[Role, str]]:
+    """Files an awk program writes (`print > "f"`) or reads (`getline < "f"`)."""
+    return [
+        ("read" if m.group(2) else "write", m.group(3))
+        for m in _AWK_FILE.finditer(program)
+        if m.group(3) not in ("/dev/stdout", "/dev/stderr", "-")
+    ]
+
+
 _INPLACE = Opt(mode="inplace")
 # `sed SCRIPT FILE…` reads its files; `sed -i` rewrites them.
 SED_ROLES = Program(
@@ -177,6 +205,7 @@ SED_ROLES = Program(
     skip=1,
     unskip=frozenset({"-e", "--expression", "-f", "--file"}),
     modes={"inplace": Program(operands="write", skip=1)},
+    script_files=sed_files,
 )  # fmt: skip
 AWK_ROLES = Program(
     options={
@@ -188,6 +217,7 @@ AWK_ROLES = Program(
     operands="read",
     skip=1,
     unskip=frozenset({"-f", "--file", "-e", "--source"}),
+    script_files=awk_files,
 )  # fmt: skip
 PROGRAMS: dict[str, Program] = {
     "sed": SED_ROLES,

@@ -10,7 +10,7 @@ Family modules (`files`, `network`, `archives`, `git`, …) hold the tables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -36,6 +36,7 @@ class Opt:
     takes: bool = False
     role: Role | None = None
     mode: str | None = None
+    script: bool = False  # the value is the program's script (`sed -e S`, `awk --source S`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,9 @@ class Program:
     # Roles the program has on words it is not given: `tar -x` writes into the current
     # directory (`.`), `patch` writes files named inside the patch (computed: `None`).
     implicit: tuple[tuple[Role, str | None], ...] = ()
+    # Files named inside the program's script (`sed 'w out'`, `awk '{print > "f"}'`): a
+    # function from the script text to (role, path) pairs.
+    script_files: Callable[[str], list[tuple[Role, str]]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +121,7 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
     if program.bundled_first and len(words) > 1 and words[1].static and words[1].text.isalpha():
         words = (words[0], Word("-" + words[1].text, True), *words[2:])
     uses: list[RoleUse] = []
+    scripts: list[Word] = []
     modes: set[str] = set()
     operands: list[Word] = []
     first_operand_at = -1
@@ -175,6 +180,8 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
                 continue
             if opt.role is not None:
                 uses.append(RoleUse(opt.role, holder, name))
+            if opt.script:
+                scripts.append(holder)
             continue
         i += 1
     spec = program
@@ -196,6 +203,15 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
             for u in uses
         ]
     skip = 0 if unskipped else spec.skip
+    if skip and operands:
+        scripts.append(operands[0])
+    if program.script_files is not None:
+        for script in scripts:
+            if script.static:
+                uses.extend(
+                    RoleUse(role, Word(path, True), "script")
+                    for role, path in program.script_files(script.text)
+                )
     paths = operands[skip:]
     for k, w in enumerate(paths):
         if w.static and "=" in w.text and spec.keyvalue:
