@@ -169,7 +169,9 @@ _SCRIPT = Opt(takes=True, script=True)  # a script given as an option: no operan
 # word as a path.
 _SED_FILE = re.compile(r"(?:^|[\s;{}!,$/0-9])([rRwW]) ?([^\s;{}][^\n]*)")
 # `print > "f"`, `printf … >> "f"`, `getline < "f"`: awk opens the quoted file.
-_AWK_FILE = re.compile(r"(?:\bprintf?\b[^;{}\n|]*?(>>?)|\bgetline\b[^;{}\n|<]*(<))\s*\"([^\"\n]*)\"")
+_AWK_FILE = re.compile(
+    r"(?:\bprintf?\b[^;{}\n|]*?(>>?)|\bgetline\b[^;{}\n|<]*(<))\s*\"([^\"\n]*)\""
+)
 
 
 def sed_files(script: str) -> list[tuple[Role, str]]:
