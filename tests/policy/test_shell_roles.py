@@ -98,6 +98,28 @@ def test_sandboxed_auto_mode_lets_the_sandbox_confine_computed_paths(ws: Path) -
     assert run(ws, 'rm -f "$TARGET"').verdict is Verdict.ALLOW
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "kill -9 -0001",
+        "kill -KILL -1",
+        "kill -s 9 -- -1",
+        "kill -SIGKILL -01",
+        "busybox kill -9 -1",
+        "/bin/kill -TERM -1",
+        "env kill -- -1",
+    ],
+)
+def test_kill_minus_one_is_denied_in_every_spelling(ws: Path, command: str) -> None:
+    decision = run(ws, command)
+    assert decision.verdict is Verdict.DENY and "kill-all" in codes(decision), decision.reasons
+
+
+def test_kill_with_signal_one_of_a_pid_is_not_kill_all(ws: Path) -> None:
+    # `kill -1 PID` sends SIGHUP to PID: the -1 is the signal, not a process group.
+    assert "kill-all" not in codes(run(ws, "kill -9 1234"))
+
+
 def test_every_program_in_the_table_names_only_known_roles() -> None:
     for name, program in PROGRAMS.items():
         stack = [program]

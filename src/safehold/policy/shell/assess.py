@@ -22,7 +22,7 @@ import os
 import posixpath
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from safehold.policy._globs import expand_braces, expand_globs, has_expansion
@@ -100,6 +100,10 @@ class _Findings:
     deny: list[Reason]
     ask: list[Reason]
     grantable: bool = True
+    # Per command (by identity): its directories and roles, computed once per assessment.
+    places: dict[int, tuple[list[str | None], list[RoleUse], frozenset[str]]] = field(
+        default_factory=dict
+    )
 
     def add(self, bucket: list[Reason], reason: Reason) -> None:
         if reason not in bucket:
@@ -242,7 +246,7 @@ def _apply_rules(
     rules = compile_rules(config.command_rules)
     allows: list[Reason] | None = [] if analysis.commands else None
     for cmd in analysis.commands:
-        bases = [d for d in _command_dirs(cmd, base, policy)[0] if d is not None]
+        bases = [d for d in _place(cmd, base, policy, found)[0] if d is not None]
         layers = [*cmd.wrapper_words, cmd.words]
         layers += [s for layer in layers if (s := spellings(layer)) is not None]
         layers += [
@@ -365,10 +369,21 @@ def _check_hidden_commands(cmd: SimpleCommand, rules: CompiledRules, found: _Fin
                 )
 
 
+def _place(
+    cmd: SimpleCommand, base: str, policy: CompiledPolicy, found: _Findings
+) -> tuple[list[str | None], list[RoleUse], frozenset[str]]:
+    """`_command_dirs` and the command's modes, once per command per assessment."""
+    known = found.places.get(id(cmd))
+    if known is None:
+        known = _command_dirs(cmd, base, policy)
+        found.places[id(cmd)] = known
+    return known
+
+
 def _command_dirs(
     cmd: SimpleCommand, base: str, policy: CompiledPolicy
-) -> tuple[list[str | None], list[RoleUse]]:
-    """Absolute directories `cmd` may run in (None: computed), and its roles.
+) -> tuple[list[str | None], list[RoleUse], frozenset[str]]:
+    """Absolute directories `cmd` may run in (None: computed), its roles and modes.
 
     The walk's `cd` chain, then `env -C DIR`, `sudo -D DIR`, `git -C DIR` and the
     program's own `-C DIR` (`tar`, `make`), which move its relative paths.
@@ -379,7 +394,7 @@ def _command_dirs(
         if full not in dirs:
             dirs.append(full)
     moves: list[Word] = [w for layer in cmd.wrapper_words for w in _chdir_values(layer)]
-    uses, _ = _roles(cmd)
+    uses, modes = _roles(cmd)
     moves += [u.word for u in uses if u.role == "cwd"]
     for word in moves:
         if not (word.static or word.home):
@@ -390,7 +405,7 @@ def _command_dirs(
                 moved = resolve_dir(word.text, d, policy.home)
                 if moved not in dirs:
                     dirs.append(moved)
-    return dirs, uses
+    return dirs, uses, modes
 
 
 def _roles(cmd: SimpleCommand) -> tuple[list[RoleUse], frozenset[str]]:
@@ -435,7 +450,7 @@ def _check_paths(
     config: SafetyConfig,
     base: str,
 ) -> None:
-    per_command = [(cmd, _command_dirs(cmd, base, policy)[0]) for cmd in analysis.commands]
+    per_command = [(cmd, _place(cmd, base, policy, found)[0]) for cmd in analysis.commands]
     redirect_dirs = [
         [resolve_dir(d, base, policy.home) for d in r.dirs] for r in analysis.redirects
     ]
@@ -679,8 +694,7 @@ def _check_roles(
         for layer in (*cmd.wrapper_words, cmd.words):
             for verdict, reason in class_reasons(layer, stdin_fed=cmd.stdin_fed):
                 _add(found, Finding(verdict, reason, verdict is not Verdict.DENY))
-        dirs, uses = _command_dirs(cmd, base, policy)
-        _, modes = _roles(cmd)
+        dirs, uses, modes = _place(cmd, base, policy, found)
         program = cmd.program
         for use in uses:
             if use.role in _CHANGES:

@@ -208,14 +208,15 @@ CLASSES: tuple[tuple[Verdict, str, str, tuple[str, ...]], ...] = (
 
 
 @functools.cache
-def _compiled() -> tuple[tuple[str, CompiledRules], ...]:
-    out = []
+def _compiled() -> tuple[CompiledRules, dict[tuple[str, str], str]]:
+    """All class patterns as one rule set (one lookup per command), and each rule's code."""
+    rules: list[CommandRule] = []
+    codes: dict[tuple[str, str], str] = {}
     for verdict, code, why, patterns in CLASSES:
-        rules = tuple(
-            CommandRule(pattern=p.strip(), decision=verdict, reason=why) for p in patterns
-        )
-        out.append((code, compile_rules(rules)))
-    return tuple(out)
+        for p in patterns:
+            rules.append(CommandRule(pattern=p.strip(), decision=verdict, reason=why))
+            codes[(p.strip(), why)] = code
+    return compile_rules(tuple(rules)), codes
 
 
 # Program aliases: every packaged name of a program is matched as the program itself.
@@ -365,17 +366,15 @@ def class_reasons(words: tuple[Word, ...], *, stdin_fed: bool) -> list[tuple[Ver
     respelled = spellings(words)
     if respelled is not None:
         layers.append(respelled)
-    for code, rules in _compiled():
-        for layer in layers:
-            for m in rules.strict_matches(layer):
-                if m.certain:
-                    text = " ".join(w.text for w in layer)[:80]
-                    out.append(
-                        (
-                            m.rule.decision,
-                            Reason(code, m.rule.pattern, f"`{text}` {m.rule.reason}"),
-                        )
-                    )
+    rules, codes = _compiled()
+    for layer in layers:
+        for m in rules.strict_matches(layer):
+            if not m.certain:
+                continue
+            code = codes[(m.rule.pattern, m.rule.reason or "")]
+            text = " ".join(w.text for w in layer)[:80]
+            reason = Reason(code, m.rule.pattern, f"`{text}` {m.rule.reason}")
+            out.append((m.rule.decision, reason))
     out.extend(_container_flags(words))
     if _kills_everything(words):
         out.append(
