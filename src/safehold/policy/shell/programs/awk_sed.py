@@ -164,34 +164,61 @@ STEPS: dict[str, StepFn] = {**dict.fromkeys(_AWKS, _awk), "sed": _sed, "gsed": _
 
 _V = Opt(takes=True)
 _SCRIPT = Opt(takes=True, script=True)  # a script given as an option: no operand is one then
-# `r FILE`/`R FILE` read FILE, `w FILE`/`W FILE` and the `s///w FILE` flag write it; the
-# name runs to the end of the line. Matched loosely: a false match only checks one more
-# word as a path.
-_SED_FILE = re.compile(r"(?:^|[\s;{}!,$/0-9])([rRwW]) ?([^\s;{}][^\n]*)")
-# `print > "f"`, `printf … >> "f"`, `getline < "f"`: awk opens the quoted file.
-_AWK_FILE = re.compile(
-    r"(?:\bprintf?\b[^;{}\n|]*?(>>?)|\bgetline\b[^;{}\n|<]*(<))\s*\"([^\"\n]*)\""
-)
 
 
 def sed_files(script: str) -> list[tuple[Role, str]]:
     """Files a sed script reads (`r`, `R`) or writes (`w`, `W`, `s///w`)."""
-    out: list[tuple[Role, str]] = []
-    for m in _SED_FILE.finditer(script):
-        role: Role = "read" if m.group(1) in "rR" else "write"
-        path = m.group(2).strip()
-        if path and path != "/dev/stdout" and path != "/dev/stderr":
-            out.append((role, path))
+    read = read_sed_script(script)
+    out: list[tuple[Role, str]] = [("read", p) for p in read.reads]
+    out += [("write", p) for p in read.writes if p not in ("/dev/stdout", "/dev/stderr")]
     return out
 
 
+_AWK_STOP = frozenset(";{}\n|")
+
+
+def _quoted_after(program: str, i: int, marks: str) -> tuple[int, str | None]:
+    """Scan from `i` to the first of `marks` in the statement, then read a quoted name.
+
+    Returns where the scan stopped and the name (None when there is none).
+    """
+    n = len(program)
+    while i < n and program[i] not in marks:
+        if program[i] in _AWK_STOP:
+            return i, None
+        i += 1
+    if i >= n:
+        return i, None
+    mark = program[i]
+    i += 1
+    if mark == ">" and i < n and program[i] == ">":
+        i += 1
+    while i < n and program[i] in " \t":
+        i += 1
+    if i >= n or program[i] != '"':
+        return i, None
+    end = program.find('"', i + 1)
+    return (i, None) if end < 0 else (end + 1, program[i + 1 : end])
+
+
+_AWK_OPENS: tuple[tuple[str, str, Role], ...] = (("print", ">", "write"), ("getline", "<", "read"))
+
+
 def awk_files(program: str) -> list[tuple[Role, str]]:
-    """Files an awk program writes (`print > "f"`) or reads (`getline < "f"`)."""
-    return [
-        ("read" if m.group(2) else "write", m.group(3))
-        for m in _AWK_FILE.finditer(program)
-        if m.group(3) not in ("/dev/stdout", "/dev/stderr", "-")
-    ]
+    """Files an awk program writes (`print > "f"`) or reads (`getline < "f"`).
+
+    One forward scan per `print`/`getline`, resuming where the last one stopped, so the
+    work is linear in the program's length (no regular expression on untrusted text).
+    """
+    out: list[tuple[Role, str]] = []
+    for word, marks, role in _AWK_OPENS:
+        start = program.find(word)
+        while start >= 0:
+            stop, name = _quoted_after(program, start + len(word), marks)
+            if name is not None and name not in ("/dev/stdout", "/dev/stderr", "-"):
+                out.append((role, name))
+            start = program.find(word, max(stop, start + len(word)))
+    return out
 
 
 _INPLACE = Opt(mode="inplace")
