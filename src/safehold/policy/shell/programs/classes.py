@@ -224,7 +224,6 @@ _ALIASES = {**dict.fromkeys(NC_NAMES - {"ncat"}, "nc"), "gpg2": "gpg"}
 # Programs whose own keywords are case-insensitive (socat's address types).
 _CASELESS = frozenset({"socat"})
 _GLUED = re.compile(r"-([A-Za-z]+)([^A-Za-z].*)", re.S)
-_NUMBER = re.compile(r"([-+]?)0+(\d+)")
 
 
 def spellings(words: tuple[Word, ...]) -> tuple[Word, ...] | None:
@@ -246,10 +245,9 @@ def spellings(words: tuple[Word, ...]) -> tuple[Word, ...] | None:
             continue
         if canonical in _CASELESS:
             t = t.lower()
-        number = _NUMBER.fullmatch(t)
-        if number is not None:
-            t = number.group(1) + (number.group(2).lstrip("0") or "0")
-            out.append(Word(t, True))
+        sign, digits = (t[:1], t[1:]) if t[:1] in "+-" else ("", t)
+        if len(digits) > 1 and digits.isdigit() and digits.startswith("0"):
+            out.append(Word(sign + (digits.lstrip("0") or "0"), True))
             continue
         glued = _GLUED.fullmatch(t) if not t.startswith("--") else None
         if glued is not None:
