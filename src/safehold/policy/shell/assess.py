@@ -22,6 +22,7 @@ import os
 import posixpath
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -437,7 +438,23 @@ def _chdir_values(layer: tuple[Word, ...]) -> list[Word]:
     return out
 
 
-def _spellings(path: str, dirs: list[str | None]) -> list[str]:
+def _cd_dirs(analysis: ShellAnalysis) -> tuple[list[str], bool]:
+    """Directories (relative to the call's base) the commands may run in, and whether one is
+    computed at run time. For `policy.locations`, which spells paths for the person."""
+    dirs: list[str] = []
+    unknown = False
+    every: list[tuple[str | None, ...]] = [c.dirs for c in analysis.commands]
+    every += [r.dirs for r in analysis.redirects]
+    for item in every:
+        for d in item:
+            if d is None:
+                unknown = True
+            elif d not in dirs:
+                dirs.append(d)
+    return dirs or ["."], unknown
+
+
+def _spellings(path: str, dirs: Sequence[str | None]) -> list[str]:
     if path.startswith(("/", "~")):
         return [path]
     return [posixpath.join(d, path) for d in dirs if d is not None]
