@@ -40,7 +40,11 @@ from safehold.policy.shell.parse import (
     uncovered_text,
     walk_script,
 )
-from safehold.policy.shell.programs.environment import is_dangerous_env, names_set
+from safehold.policy.shell.programs.environment import (
+    NAME_SETTERS,
+    is_dangerous_env,
+    names_set,
+)
 from safehold.policy.shell.programs.interpreters import program_family
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import Unwrapped, program_name
@@ -68,6 +72,8 @@ MAX_INPUT_LENGTH = MAX_COMMAND_LENGTH + MAX_HEREDOC_LENGTH
 MAX_ARGV_WORDS = 4096
 """Longer argv lists are opaque (checked before the list is copied)."""
 _BASE_DIRS: frozenset[str | None] = frozenset({"."})
+# Builtins that set a variable named by an argument (`read PATH`, `declare -n r=PATH`).
+_NAME_BUILTINS = frozenset(NAME_SETTERS) | {"declare", "typeset", "local"}
 MAX_SCRIPT_DEPTH = 3
 """How many `bash -c` / `eval` layers are re-analysed before the rest is opaque."""
 
@@ -569,7 +575,7 @@ def _stdin_script(
 
 def _check_named_variables(words: tuple[Word, ...], acc: _Acc) -> None:
     """Opaque when `read PATH`, `printf -v PATH`, `declare -n r=PATH` set such a variable."""
-    if not words or not words[0].static or program_name(words[0]) != words[0].text:
+    if not words or words[0].text not in _NAME_BUILTINS or not words[0].static:
         return
     for name in names_set(tuple(w.text for w in words)):
         if not name or is_dangerous_env(name.split("[", 1)[0]) or "$" in name:
@@ -625,6 +631,8 @@ def _simple(
 
 
 def _sorted_dirs(dirs: frozenset[str | None]) -> tuple[str | None, ...]:
+    if len(dirs) == 1:
+        return tuple(dirs)
     return tuple(sorted(dirs, key=lambda d: (d is None, d or "")))
 
 

@@ -74,6 +74,7 @@ _WORD_NODES = frozenset(
 _REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _STDIN_OPS = frozenset({"<", "<<", "<<-", "<<<", "<>", "<&"})
 _ARITH_NODES = frozenset({"arithmetic_expansion", "c_style_for_statement"})
+_MOVES = frozenset({"cd", "pushd", "popd", "builtin", "command"})
 _LOOP_NODES = frozenset({"for_statement", "while_statement", "select_statement"})
 # Tokens that change what a command list means; part of the exact command a grant names.
 _OPERATORS = frozenset({"&&", "||", ";", ";;", ";&", ";;&", "|", "|&", "&"}) | SHELL_KEYWORDS
@@ -361,7 +362,7 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
             ctx.loc.dirs,
         )
     )  # fmt: skip
-    if words and words[0].static:
+    if words and words[0].text in _MOVES and words[0].static:
         ctx.loc.apply(tuple(words), node.start_byte)
 
 
