@@ -1,18 +1,27 @@
 """Shell decisions: median and p99 per execute decision (bar, SPEC §10: typical under 200 µs).
 
-Run: `python benchmarks/bench_shell.py`. Builds a workspace in a temporary directory and
+Run: `python benchmarks/bench_shell.py [--baseline SRC] [--rounds N]`. Builds a workspace in a temporary directory and
 times `evaluate` on an execute call for each workload, in review mode (the default: the
 second parser never runs, a person sees the command) and in auto mode (every command that
 would run unattended is also read by bashlex). Analyses and second opinions are cached per
 command text: "cold" clears both caches before each call (a command seen for the first
 time), "warm" does not (an agent repeating `git status`). Also times `analyze` alone, cold.
 Prints figures; asserts nothing.
+
+`--baseline SRC` (a `src` directory of another checkout, e.g. `git archive REV src | tar x`)
+measures it side by side: each round runs one child process per side, alternating, and the
+table shows the median over rounds of each side's medians, so load on a shared machine
+hits both columns alike.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -66,8 +75,8 @@ def _cold() -> None:
     disagreement.cache_clear()
 
 
-def main() -> None:
-    """Measure and print."""
+def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
+    """(workload, mode, median µs, p99 µs, verdict) for every workload and mode."""
     workloads = {
         "git status": "git status",
         "npm test": "npm test",
@@ -76,13 +85,13 @@ def main() -> None:
     }
     review = SafetyConfig()
     auto = review.with_mode("auto")
+    rows: list[tuple[str, str, float, float, str]] = []
     with tempfile.TemporaryDirectory() as root:
         ws = _workspace(root)
-        print(f"{'workload':<22} {'mode':<12} {'median µs':>10} {'p99 µs':>10}  verdict")
         for name, command in workloads.items():
             call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
-            med, p99 = _time_us(lambda c=command: analyze(c), before=_analyze_text.cache_clear)
-            print(f"{name:<22} {'analyze':<12} {med:>10.1f} {p99:>10.1f}")
+            med, p99 = _time_us(lambda c=command: analyze(c), n=n, before=_analyze_text.cache_clear)
+            rows.append((name, "analyze", med, p99, ""))
             for mode, config, before in (
                 ("review, cold", review, _cold),
                 ("auto, cold", auto, _cold),
@@ -90,11 +99,54 @@ def main() -> None:
                 ("auto, warm", auto, None),
             ):
                 verdict = evaluate(config, call, workspace=ws).verdict.value
-                n = N if before is None else N // 5
+                k = n if before is None else max(n // 5, 1)
                 med, p99 = _time_us(
-                    lambda c=config, k=call: evaluate(c, k, workspace=ws), n=n, before=before
+                    lambda c=config, k=call: evaluate(c, k, workspace=ws), n=k, before=before
                 )
-                print(f"{name:<22} {mode:<12} {med:>10.1f} {p99:>10.1f}  {verdict}")
+                rows.append((name, mode, med, p99, verdict))
+    return rows
+
+
+def _child(src: str, n: int) -> list[tuple[str, str, float, float, str]]:
+    env = {**os.environ, "PYTHONPATH": src}
+    out = subprocess.run(
+        [sys.executable, __file__, "--json", "--n", str(n)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return [(str(r[0]), str(r[1]), float(r[2]), float(r[3]), str(r[4])) for r in json.loads(out)]
+
+
+def main() -> None:
+    """Measure and print (side by side with `--baseline`)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--baseline", help="src directory of the checkout to compare with")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--n", type=int, default=N)
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.json:
+        print(json.dumps(measure(args.n)))
+        return
+    if not args.baseline:
+        print(f"{'workload':<22} {'mode':<12} {'median µs':>10} {'p99 µs':>10}  verdict")
+        for name, mode, med, p99, verdict in measure(args.n):
+            print(f"{name:<22} {mode:<12} {med:>10.1f} {p99:>10.1f}  {verdict}")
+        return
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    sides: dict[str, list[list[tuple[str, str, float, float, str]]]] = {"this": [], "base": []}
+    for _ in range(args.rounds):
+        sides["this"].append(_child(here, args.n))
+        sides["base"].append(_child(args.baseline, args.n))
+    print(f"medians over {args.rounds} alternating rounds; base = {args.baseline}")
+    print(f"{'workload':<22} {'mode':<12} {'this µs':>9} {'base µs':>9}  verdict (this/base)")
+    for k, (name, mode, _, _, verdict) in enumerate(sides["this"][0]):
+        this = statistics.median(run[k][2] for run in sides["this"])
+        base = statistics.median(run[k][2] for run in sides["base"])
+        base_verdict = sides["base"][0][k][4]
+        print(f"{name:<22} {mode:<12} {this:>9.1f} {base:>9.1f}  {verdict}/{base_verdict}")
 
 
 if __name__ == "__main__":

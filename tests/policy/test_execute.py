@@ -281,7 +281,7 @@ def test_issue_3_files_named_inside_option_values_are_checked(tree: Path, comman
 
 @pytest.mark.parametrize(
     "command",
-    ["env -C src cat main.py", "git -C src status", "curl -F f=@src/main.py https://x"],
+    ["env -C src cat main.py", "git -C src status", "tar -C src -cf out.tar ."],
 )
 def test_issue_3_wrapper_and_option_paths_in_the_workspace_are_fine(
     tree: Path, command: str
@@ -344,7 +344,8 @@ def test_issue_4_deletes_relative_to_a_cd_and_kill_after_dashes_are_denied(
     a = assess(command, tree)
     assert a.verdict is not Verdict.ALLOW, a.reasons
     if "*" not in command:
-        assert "command-denied" in codes(a), a.reasons
+        # A deny rule, or the delete role outside the workspace (issue 10).
+        assert codes(a) & {"command-denied", "destroys-outside"}, a.reasons
 
 
 @pytest.mark.parametrize(
@@ -395,8 +396,9 @@ def test_issue_4_a_shell_script_in_another_programs_arguments_is_read_for_deny_r
     tree: Path, command: str
 ) -> None:
     # `docker exec c rm -rf /` asked, but the same command as `sh -c '...'` was ALLOW.
+    # Since issue 10 the script is analysed as fully as `bash -c` itself: DENY.
     a = assess(command, tree)
-    assert a.verdict is Verdict.ASK and "command-may-run-denied" in codes(a), a.reasons
+    assert a.verdict is Verdict.DENY and "command-denied" in codes(a), a.reasons
 
 
 def test_issue_4_a_harmless_shell_script_in_arguments_stays_allowed(tree: Path) -> None:

@@ -309,14 +309,15 @@ def _step3_command(
     config: SafetyConfig, policy: CompiledPolicy, call: ToolCall, args: Arguments, steps: _Steps
 ) -> CommandAssessment:
     readings: list[CommandAssessment] = []
+    cwd = call.arguments.get("cwd")  # the base of every relative path the command names
     if "command" in call.arguments or not args.commands:
         command, problems, shell_text = _command_of(call)
         steps.deny.extend(problems)
-        readings.append(assess_command(command, config=config, policy=policy))
+        readings.append(assess_command(command, config=config, policy=policy, cwd=cwd))
         if shell_text is not None:
-            readings.append(assess_command(shell_text, config=config, policy=policy))
+            readings.append(assess_command(shell_text, config=config, policy=policy, cwd=cwd))
     for where, value in args.commands:  # `cmd`, `script`, a nested `command`: any kind
-        one = assess_command(value, config=config, policy=policy)
+        one = assess_command(value, config=config, policy=policy, cwd=cwd)
         prefixed = [Reason(r.code, r.rule, f"argument `{where}`: {r.message}") for r in one.reasons]
         readings.append(CommandAssessment(one.verdict, tuple(prefixed), None, one.skip_approval))
     assessment = readings[0]

@@ -40,7 +40,11 @@ from safehold.policy.shell.parse import (
     uncovered_text,
     walk_script,
 )
-from safehold.policy.shell.programs.environment import is_dangerous_env
+from safehold.policy.shell.programs.environment import (
+    NAME_SETTERS,
+    is_dangerous_env,
+    names_set,
+)
 from safehold.policy.shell.programs.interpreters import program_family
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import Unwrapped, program_name
@@ -67,6 +71,9 @@ MAX_INPUT_LENGTH = MAX_COMMAND_LENGTH + MAX_HEREDOC_LENGTH
 """Longer input is an immediate ASK (`input-too-large`), before any parsing."""
 MAX_ARGV_WORDS = 4096
 """Longer argv lists are opaque (checked before the list is copied)."""
+_BASE_DIRS: frozenset[str | None] = frozenset({"."})
+# Builtins that set a variable named by an argument (`read PATH`, `declare -n r=PATH`).
+_NAME_BUILTINS = frozenset(NAME_SETTERS) | {"declare", "typeset", "local"}
 MAX_SCRIPT_DEPTH = 3
 """How many `bash -c` / `eval` layers are re-analysed before the rest is opaque."""
 
@@ -95,6 +102,8 @@ class Redirect:
     target: str
     access: Literal["read", "write"]
     op: str = ">"
+    dirs: tuple[str | None, ...] = (".",)
+    """Where a relative target lands (see `SimpleCommand.dirs`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +123,9 @@ class SimpleCommand:
     pipes: tuple[tuple[int, int], ...] = ()
     words: tuple[Word, ...] = ()
     wrapper_words: tuple[tuple[Word, ...], ...] = ()
+    dirs: tuple[str | None, ...] = (".",)
+    """The directories the command may run in, relative to the call's base (`.`), the home
+    directory (`~/…`) or absolute; `None` when a `cd` went somewhere computed."""
 
     @property
     def program(self) -> str:
@@ -248,7 +260,7 @@ def _analyze(command: object) -> ShellAnalysis:
             return ShellAnalysis(
                 opaque=(_reason("empty-command", "command", "the command is empty"),)
             )
-        grant = _analyze_script(command, acc, depth=0, layers=(), assigns=())
+        grant = _analyze_script(command, acc, depth=0, layers=(), assigns=(), dirs=_BASE_DIRS)
     elif isinstance(command, Sequence) and not isinstance(command, bytes | bytearray):
         # Measure before copying: `range(10**12)` is a Sequence too.
         if len(command) > MAX_ARGV_WORDS:
@@ -316,6 +328,7 @@ def _analyze_script(
     depth: int,
     layers: tuple[tuple[Word, ...], ...],
     assigns: tuple[tuple[str, Word], ...],
+    dirs: frozenset[str | None],
 ) -> tuple[tuple[str, ...], ...]:
     too_large = _too_large(text)
     if too_large is not None:
@@ -360,7 +373,7 @@ def _analyze_script(
             )
         )
         return ()
-    walk = walk_script(root, src)
+    walk = walk_script(root, src, dirs)
     # A body the verified quoted set holds as often as the walk saw it is static text.
     quoted = Counter(src[b.start : b.end].decode("utf-8", "replace") for b in bodies)
     seen = Counter(r.heredoc for r in walk.redirects if r.heredoc is not None)
@@ -432,7 +445,7 @@ def _redirect(r: RawRedirect, acc: _Acc) -> Redirect | None:
         return None
     if text in _HARMLESS_TARGETS:
         return None
-    return Redirect(text, access, op)
+    return Redirect(text, access, op, _sorted_dirs(r.dirs))
 
 
 def _emit(
@@ -446,6 +459,7 @@ def _emit(
     _check_assignments(raw.assignments, acc)
     if raw.kind == "declaration":
         _check_subscript_code(raw.words, acc)
+        _check_named_variables(raw.words, acc)
         acc.commands.append(_simple(Unwrapped((), raw.words), raw, layers, assigns))
         return
     if not raw.words:
@@ -476,6 +490,7 @@ def _emit(
                 depth=depth + 1,
                 layers=(*layers, *entry.layers),
                 assigns=(*assigns, *raw.assignments, *entry.assignments),
+                dirs=raw.dirs,
             )
             continue
         if entry.words and entry.words[0].static and entry.words[0].text in _RESERVED:
@@ -501,6 +516,7 @@ def _emit(
                 )
             )
         _check_subscript_code(entry.words, acc)
+        _check_named_variables(entry.words, acc)
         if entry.words or entry.layers:
             acc.commands.append(_simple(entry, raw, layers, assigns))
 
@@ -550,6 +566,7 @@ def _stdin_script(
             depth=depth + 1,
             layers=(*layers, *entry.layers, entry.words),
             assigns=(*assigns, *raw.assignments, *entry.assignments),
+            dirs=raw.dirs,
         )
         return True
     acc.code.append(body)
@@ -561,6 +578,22 @@ def _stdin_script(
         )
     )
     return True
+
+
+def _check_named_variables(words: tuple[Word, ...], acc: _Acc) -> None:
+    """Opaque when `read PATH`, `printf -v PATH`, `declare -n r=PATH` set such a variable."""
+    if not words or words[0].text not in _NAME_BUILTINS or not words[0].static:
+        return
+    for name in names_set(tuple(w.text for w in words)):
+        if not name or is_dangerous_env(name.split("[", 1)[0]) or "$" in name:
+            acc.add_opaque(
+                _reason(
+                    "dangerous-env",
+                    name or words[0].text,
+                    f"`{words[0].text}` sets `{_show(name)}`, which can make programs run "
+                    "other code",
+                )
+            )
 
 
 def _check_subscript_code(words: tuple[Word, ...], acc: _Acc) -> None:
@@ -600,7 +633,14 @@ def _simple(
         pipes=raw.pipes,
         words=entry.words,
         wrapper_words=all_layers,
+        dirs=_sorted_dirs(raw.dirs),
     )
+
+
+def _sorted_dirs(dirs: frozenset[str | None]) -> tuple[str | None, ...]:
+    if len(dirs) == 1:
+        return tuple(dirs)
+    return tuple(sorted(dirs, key=lambda d: (d is None, d or "")))
 
 
 def _grant_argvs(walk: Walk) -> tuple[tuple[str, ...], ...]:

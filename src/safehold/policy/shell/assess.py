@@ -22,7 +22,8 @@ import os
 import posixpath
 import re
 import shlex
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from safehold.policy._globs import expand_braces, expand_globs, has_expansion
@@ -33,9 +34,15 @@ from safehold.policy.paths import PathCheck, list_directory
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.hazards import hazards
+from safehold.policy.shell.locations import resolve_dir
+from safehold.policy.shell.programs import program_for
+from safehold.policy.shell.programs.classes import class_reasons, spellings
+from safehold.policy.shell.programs.interpreters import program_family
 from safehold.policy.shell.programs.search import pattern_words, script_words
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
+from safehold.policy.shell.programs.table import RoleUse, roles_of
+from safehold.policy.shell.roles import Finding, judge_change, judge_use
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import (
     SANDBOXED_CODE,
@@ -66,11 +73,15 @@ class CommandAssessment:
 
 
 def assess_command(
-    command: object, *, config: SafetyConfig, policy: CompiledPolicy
+    command: object, *, config: SafetyConfig, policy: CompiledPolicy, cwd: object = None
 ) -> CommandAssessment:
-    """Assess an execute call's command against rules, hazards and the path policy."""
+    """Assess an execute call's command against rules, hazards and the path policy.
+
+    `cwd` is the call's working directory (relative to the workspace, `~/…` or absolute);
+    every relative path the command names is resolved from it.
+    """
     try:
-        return _assess(command, config, policy)
+        return _assess(command, config, policy, cwd)
     except Exception as exc:  # INVARIANT: no error path allows
         return CommandAssessment(
             Verdict.DENY,
@@ -91,16 +102,36 @@ class _Findings:
     deny: list[Reason]
     ask: list[Reason]
     grantable: bool = True
+    # Per command (by identity): its directories and roles, computed once per assessment.
+    places: dict[int, tuple[list[str | None], list[RoleUse], frozenset[str]]] = field(
+        default_factory=dict
+    )
 
     def add(self, bucket: list[Reason], reason: Reason) -> None:
         if reason not in bucket:
             bucket.append(reason)
 
 
-def _assess(command: object, config: SafetyConfig, policy: CompiledPolicy) -> CommandAssessment:
+def _base(cwd: object, policy: CompiledPolicy, found: _Findings) -> str:
+    """The directory the command starts in: the call's `cwd`, else the workspace."""
+    if cwd is None:
+        return posixpath.normpath(policy.workspace)
+    if not isinstance(cwd, str) or not cwd.strip() or "\x00" in cwd:
+        found.add(
+            found.deny,
+            Reason("cwd-invalid", "cwd", "argument `cwd` must be a non-empty path string"),
+        )
+        return posixpath.normpath(policy.workspace)
+    return resolve_dir(cwd, policy.workspace, policy.home) or policy.workspace
+
+
+def _assess(
+    command: object, config: SafetyConfig, policy: CompiledPolicy, cwd: object = None
+) -> CommandAssessment:
     analysis = analyze(command)  # type: ignore[arg-type]  # analyze accepts any object
     found = _Findings([], [])
     sandboxed = runs_sandboxed(config)
+    base = _base(cwd, policy, found)
     for reason in analysis.opaque:
         if sandboxed and reason.code in SANDBOXED_CODE:
             continue  # the agent's own code, run in the sandbox: like `python script.py`
@@ -109,10 +140,11 @@ def _assess(command: object, config: SafetyConfig, policy: CompiledPolicy) -> Co
         found.grantable = False
     for reason in hazards(analysis):
         found.add(found.deny, reason)
-    allow_reasons = _apply_rules(analysis, config, found, policy)
+    allow_reasons = _apply_rules(analysis, config, found, policy, base)
     _apply_text_rules(command, analysis, config, found)
-    _check_paths(analysis, policy, found, config)
-    _check_code(analysis, policy, found)
+    _check_paths(analysis, policy, found, config, base)
+    _check_code(analysis, policy, found, base)
+    _check_roles(analysis, policy, config, found, base)
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
     if found.deny:
         return CommandAssessment(Verdict.DENY, _sorted(found.deny), key, False)
@@ -206,15 +238,19 @@ def _inside(path: str, root: str) -> bool:
 
 
 def _apply_rules(
-    analysis: ShellAnalysis, config: SafetyConfig, found: _Findings, policy: CompiledPolicy
+    analysis: ShellAnalysis,
+    config: SafetyConfig,
+    found: _Findings,
+    policy: CompiledPolicy,
+    base: str,
 ) -> list[Reason] | None:
     """Add deny/ask rule hits; return allow reasons when every command is allowed."""
     rules = compile_rules(config.command_rules)
     allows: list[Reason] | None = [] if analysis.commands else None
-    cd_dirs, _ = _cd_dirs(analysis)
-    bases = [policy.workspace, *(_absolute(policy, d) for d in cd_dirs)]
     for cmd in analysis.commands:
+        bases = [d for d in _place(cmd, base, policy, found)[0] if d is not None]
         layers = [*cmd.wrapper_words, cmd.words]
+        layers += [s for layer in layers if (s := spellings(layer)) is not None]
         layers += [
             alt
             for base in bases
@@ -335,32 +371,51 @@ def _check_hidden_commands(cmd: SimpleCommand, rules: CompiledRules, found: _Fin
                 )
 
 
-def _cd_dirs(analysis: ShellAnalysis) -> tuple[list[str], bool]:
-    """Directories a `cd` in the command may move to; True when one is computed."""
-    dirs: list[str] = []
-    unknown = False
-    for cmd in analysis.commands:
-        if cmd.program in _CD:
-            args = [
-                w
-                for w in cmd.words[1:]
-                if not (w.static and w.text.startswith("-") and w.text != "-")
-            ]
-            if not args:
-                dirs.append("~")
-            elif args[0].text == "-" or not (args[0].static or args[0].home):
-                unknown = True  # `cd -` goes to $OLDPWD; `cd "$d"` anywhere
-            else:
-                dirs.append(args[0].text)
-        for layer in cmd.wrapper_words:
-            # `env -C DIR`, `sudo -D DIR`, `git -C DIR`: the inner program's relative
-            # paths are relative to DIR, as after a `cd`.
-            for word in _chdir_values(layer):
-                if word.static or word.home:
-                    dirs.append(word.text)
-                else:
-                    unknown = True
-    return dirs, unknown
+def _place(
+    cmd: SimpleCommand, base: str, policy: CompiledPolicy, found: _Findings
+) -> tuple[list[str | None], list[RoleUse], frozenset[str]]:
+    """`_command_dirs` and the command's modes, once per command per assessment."""
+    known = found.places.get(id(cmd))
+    if known is None:
+        known = _command_dirs(cmd, base, policy)
+        found.places[id(cmd)] = known
+    return known
+
+
+def _command_dirs(
+    cmd: SimpleCommand, base: str, policy: CompiledPolicy
+) -> tuple[list[str | None], list[RoleUse], frozenset[str]]:
+    """Absolute directories `cmd` may run in (None: computed), its roles and modes.
+
+    The walk's `cd` chain, then `env -C DIR`, `sudo -D DIR`, `git -C DIR` and the
+    program's own `-C DIR` (`tar`, `make`), which move its relative paths.
+    """
+    dirs: list[str | None] = []
+    for d in cmd.dirs:
+        full = resolve_dir(d, base, policy.home)
+        if full not in dirs:
+            dirs.append(full)
+    moves: list[Word] = [w for layer in cmd.wrapper_words for w in _chdir_values(layer)]
+    uses, modes = _roles(cmd)
+    moves += [u.word for u in uses if u.role == "cwd"]
+    for word in moves:
+        if not (word.static or word.home):
+            dirs.append(None)
+            continue
+        for d in list(dirs):
+            if d is not None:
+                moved = resolve_dir(word.text, d, policy.home)
+                if moved not in dirs:
+                    dirs.append(moved)
+    return dirs, uses, modes
+
+
+def _roles(cmd: SimpleCommand) -> tuple[list[RoleUse], frozenset[str]]:
+    program = program_for(program_family(cmd.program)) if cmd.words else None
+    if program is None:
+        return [], frozenset()
+    uses, modes = roles_of(program, cmd.words)
+    return uses, frozenset(modes)
 
 
 _CHDIR_OPTIONS = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir"), "git": ("-C",)}
@@ -384,16 +439,42 @@ def _chdir_values(layer: tuple[Word, ...]) -> list[Word]:
     return out
 
 
-def _spellings(path: str, dirs: list[str]) -> list[str]:
+def _cd_dirs(analysis: ShellAnalysis) -> tuple[list[str], bool]:
+    """Directories (relative to the call's base) the commands may run in, and whether one is
+    computed at run time. For `policy.locations`, which spells paths for the person."""
+    dirs: list[str] = []
+    unknown = False
+    every: list[tuple[str | None, ...]] = [c.dirs for c in analysis.commands]
+    every += [r.dirs for r in analysis.redirects]
+    for item in every:
+        for d in item:
+            if d is None:
+                unknown = True
+            elif d not in dirs:
+                dirs.append(d)
+    return dirs or ["."], unknown
+
+
+def _spellings(path: str, dirs: Sequence[str | None]) -> list[str]:
     if path.startswith(("/", "~")):
         return [path]
-    return [path, *(posixpath.join(d, path) for d in dirs)]
+    return [posixpath.join(d, path) for d in dirs if d is not None]
 
 
 def _check_paths(
-    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, config: SafetyConfig
+    analysis: ShellAnalysis,
+    policy: CompiledPolicy,
+    found: _Findings,
+    config: SafetyConfig,
+    base: str,
 ) -> None:
-    dirs, unknown_cd = _cd_dirs(analysis)
+    per_command = [(cmd, _place(cmd, base, policy, found)[0]) for cmd in analysis.commands]
+    redirect_dirs = [
+        [resolve_dir(d, base, policy.home) for d in r.dirs] for r in analysis.redirects
+    ]
+    unknown_cd = any(None in dirs for _, dirs in per_command) or any(
+        None in dirs for dirs in redirect_dirs
+    )
     if unknown_cd:
         found.add(
             found.ask,
@@ -418,8 +499,8 @@ def _check_paths(
             ),
         )
         found.grantable = False
-    for r in analysis.redirects:
-        if unknown_cd and not r.target.startswith(("/", "~")):
+    for r, dirs in zip(analysis.redirects, redirect_dirs, strict=True):
+        if None in dirs and not r.target.startswith(("/", "~")):
             found.add(
                 found.ask,
                 Reason(
@@ -441,16 +522,18 @@ def _check_paths(
                 for reason in check.reasons:
                     found.add(found.ask, _redirect_reason(r.op, reason))
                 found.grantable = False  # grants never lift a protected-path ASK
-    seen: set[str] = set(analysis.code)  # code is not a path: `_check_code` reads it
-    for cmd in analysis.commands:
+    code = set(analysis.code)  # code is not a path: `_check_code` reads it
+    seen: set[tuple[str, tuple[str | None, ...]]] = set()
+    for cmd, dirs in per_command:
         # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths. Search
         # patterns are not: `grep -rn ".env" src` does not read `.env`.
         for word in (w for layer in (*cmd.wrapper_words, cmd.words) for w in _paths_of(layer)):
-            if word.text in seen:
+            if word.text in code:
                 continue
             for candidate in _path_candidates(word):
-                if candidate not in seen:
-                    seen.add(candidate)
+                key = (candidate, tuple(dirs))
+                if key not in seen:
+                    seen.add(key)
                     _check_argument(candidate, dirs, policy, found)
                     if not word.static and has_expansion(candidate):
                         _check_expansions(candidate, dirs, policy, found)
@@ -507,7 +590,9 @@ def _path_candidates(word: Word) -> list[str]:
     return [c for c in out if c]
 
 
-def _check_argument(text: str, dirs: list[str], policy: CompiledPolicy, found: _Findings) -> None:
+def _check_argument(
+    text: str, dirs: list[str | None], policy: CompiledPolicy, found: _Findings
+) -> None:
     path_like = "/" in text or text.startswith(("~", "."))
     for spelling in _spellings(text, dirs):
         if not path_like and not _exists(policy, spelling):
@@ -525,7 +610,9 @@ def _check_argument(text: str, dirs: list[str], policy: CompiledPolicy, found: _
                 )
 
 
-def _check_expansions(text: str, dirs: list[str], policy: CompiledPolicy, found: _Findings) -> None:
+def _check_expansions(
+    text: str, dirs: list[str | None], policy: CompiledPolicy, found: _Findings
+) -> None:
     # Bash expands braces and globs before the program runs: `tar cf x ~/.gnup?` reads
     # ~/.gnupg. Check every path the word expands to now; too many to check is an ASK.
     words = expand_braces(text)
@@ -582,13 +669,17 @@ def _without_outside(check: PathCheck) -> PathCheck:
     return PathCheck(verdict, reasons, check.canonical)
 
 
-def _check_code(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings) -> None:
+def _check_code(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> None:
     """Deny when visible code the analysis cannot read names a denied path.
 
     `python -c "open('/home/u/.ssh/id_rsa')"` is allowed only as the agent's own code in
     the sandbox; a denied path spelled in that code is denied like any other argument.
     """
-    dirs, _ = _cd_dirs(analysis)
+    dirs: list[str | None] = [base]
+    for cmd in analysis.commands:
+        dirs.extend(d for d in _command_dirs(cmd, base, policy)[0] if d not in dirs)
     # sed and awk scripts are not paths either, but `r FILE`/`getline < FILE` in them are.
     scripts = [
         layer[i].text
@@ -603,3 +694,135 @@ def _check_code(analysis: ShellAnalysis, policy: CompiledPolicy, found: _Finding
                     if reason.code == "path-denied":
                         message = f"code given to the command names a denied path: {reason.message}"
                         found.add(found.deny, Reason(reason.code, reason.rule, message))
+
+
+# Programs that never open the files their arguments name: a computed argument is data.
+_NO_FILES = frozenset(
+    {
+        "echo", "printf", "true", "false", "test", "[", "expr", "seq", "sleep", "basename",
+        "dirname", "exit", "return", "shift", "set", "unset", "export", "local", "declare",
+        "typeset", "readonly", "let", ":", "wait", "cd", "pushd", "popd", "kill",
+    }
+)  # fmt: skip
+_CHANGES = frozenset({"write", "delete", "perm", "mount"})
+
+
+def _add(found: _Findings, finding: Finding) -> None:
+    found.add(found.deny if finding.verdict is Verdict.DENY else found.ask, finding.reason)
+    if not finding.grantable:
+        found.grantable = False
+
+
+def _check_roles(
+    analysis: ShellAnalysis,
+    policy: CompiledPolicy,
+    config: SafetyConfig,
+    found: _Findings,
+    base: str,
+) -> None:
+    """Judge every role each command gives a word (see `roles`), and its classes."""
+    unconfined = config.sandbox.mode == "none"
+    for cmd in analysis.commands:
+        for layer in (*cmd.wrapper_words, cmd.words):
+            for verdict, reason in class_reasons(layer, stdin_fed=cmd.stdin_fed):
+                _add(found, Finding(verdict, reason, verdict is not Verdict.DENY))
+        dirs, uses, modes = _place(cmd, base, policy, found)
+        program = cmd.program
+        for use in uses:
+            if use.role in _CHANGES:
+                _judge_change_use(use, program, modes, dirs, policy, config, found, unconfined)
+            elif use.role == "read":
+                if not (use.word.static or use.word.home):
+                    if unconfined:
+                        _add(found, _computed(program, use))
+                elif use.option == "script":
+                    # A file named inside a script (`sed 'r F'`) is no word of its own.
+                    _check_argument(use.word.text, dirs, policy, found)
+            else:
+                for finding in judge_use(use, program, cmd.stdin_fed, config):
+                    _add(found, finding)
+        if unconfined and cmd.words and program not in _NO_FILES and not uses:
+            # Nothing confines an unknown program's computed arguments: each may be a path.
+            for w in cmd.words[1:]:
+                if not (w.static or w.home):
+                    _add(found, _computed(program, RoleUse("read", w)))
+                    break
+
+
+def _computed(program: str, use: RoleUse) -> Finding:
+    return Finding(
+        Verdict.ASK,
+        Reason(
+            "computed-path",
+            f"{program} {use.word.text[:40]}",
+            f"`{program}` {use.role}s `{use.word.text}`, a path computed at run time, and "
+            "no sandbox confines it (sandbox.mode is none)",
+        ),
+        False,
+    )
+
+
+def _judge_change_use(
+    use: RoleUse,
+    program: str,
+    modes: frozenset[str],
+    dirs: list[str | None],
+    policy: CompiledPolicy,
+    config: SafetyConfig,
+    found: _Findings,
+    unconfined: bool,
+) -> None:
+    word = use.word
+    source = _mount_source(word.text) if use.role == "mount" else word.text
+    if source is None:
+        return  # a named volume, not a host path
+    text = source
+    if not (word.static or word.home):
+        for home in ("$HOME", "${HOME}", "~"):
+            if text == home or text.startswith(home + "/"):
+                text = "~" + text[len(home) :]
+                break
+        else:
+            if unconfined or use.role == "mount":
+                _add(found, _computed(program, use))
+            return
+    if not text.startswith(("/", "~")) and None in dirs and use.role != "mount":
+        _add(
+            found,
+            Finding(
+                Verdict.ASK,
+                Reason(
+                    "change-after-cd",
+                    f"{program} {text[:40]}",
+                    f"`{program}` {use.role}s `{text}`, relative to a directory computed at "
+                    "run time",
+                ),
+                False,
+            ),
+        )
+    for spelling in _spellings(text, dirs):
+        full = resolve_dir(spelling, policy.workspace, policy.home)
+        if full is None:
+            continue
+        for finding in judge_change(
+            full,
+            use.role,
+            program=program,
+            modes=modes,
+            policy=policy,
+            config=config,
+            spelled=text,
+        ):
+            _add(found, finding)
+
+
+def _mount_source(value: str) -> str | None:
+    """The host side of `-v SRC:DST[:opts]` or `--mount type=bind,source=SRC,…`."""
+    if "source=" in value or "src=" in value:
+        for part in value.split(","):
+            key, _, v = part.partition("=")
+            if key in ("source", "src"):
+                return v
+        return None
+    src = value.split(":", 1)[0]
+    return src if src.startswith(("/", "~", ".", "$")) else None

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from safehold.policy.shell.locations import Dir, Location
 from safehold.policy.shell.words import Word, evaluate_word
 
 __all__ = [
@@ -73,6 +74,8 @@ _WORD_NODES = frozenset(
 _REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _STDIN_OPS = frozenset({"<", "<<", "<<-", "<<<", "<>", "<&"})
 _ARITH_NODES = frozenset({"arithmetic_expansion", "c_style_for_statement"})
+_MOVES = frozenset({"cd", "pushd", "popd", "builtin", "command"})
+_LOOP_NODES = frozenset({"for_statement", "while_statement", "select_statement"})
 # Tokens that change what a command list means; part of the exact command a grant names.
 _OPERATORS = frozenset({"&&", "||", ";", ";;", ";&", ";;&", "|", "|&", "&"}) | SHELL_KEYWORDS
 
@@ -85,6 +88,7 @@ class RawRedirect:
     target: Word | None
     fd: str | None = None
     heredoc: str | None = None
+    dirs: frozenset[Dir] = frozenset({"."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,7 @@ class RawCommand:
     stdin_fed: bool
     pipes: tuple[tuple[int, int], ...]
     kind: str = "command"
+    dirs: frozenset[Dir] = frozenset({"."})
 
 
 @dataclass(slots=True)
@@ -128,6 +133,9 @@ class _Ctx:
     # Where a redirect puts argument words that follow its target (see `_redirect`).
     extra: list[Node] | None = None
     extra_words: tuple[Node, ...] = ()
+    # The directories this scope may be in; shared by sequential siblings, copied for
+    # subshells (see `locations`).
+    loc: Location = field(default_factory=Location)
 
 
 @functools.cache
@@ -167,10 +175,13 @@ def uncovered_text(root: Node, src: bytes) -> str | None:
     return gap.decode("utf-8", "replace") if gap.strip(b" \t\n") else None
 
 
-def walk_script(root: Node, src: bytes) -> Walk:
-    """Collect every simple command, redirection and opaque construct below `root`."""
+def walk_script(root: Node, src: bytes, dirs: frozenset[Dir] = frozenset({"."})) -> Walk:
+    """Collect every simple command, redirection and opaque construct below `root`.
+
+    `dirs` is where the script starts (a `bash -c` script starts where its shell ran).
+    """
     out = Walk()
-    _walk(root, src, out, _Ctx())
+    _walk(root, src, out, _Ctx(loc=Location(dirs)))
     return out
 
 
@@ -199,7 +210,7 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
             if "$(" in text or "`" in text:
                 out.saw_quoted_code = True
         return
-    deeper = _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth + 1, ctx.redirects)
+    deeper = _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth + 1, ctx.redirects, loc=ctx.loc)
     if kind == "command":
         _command(node, src, out, deeper, ctx.extra_words)
     elif kind in ("declaration_command", "unset_command"):
@@ -217,18 +228,58 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
     elif kind == "function_definition":
         name_node = node.child_by_field_name("name")
         before = len(out.commands)
-        _walk_children(node, src, out, deeper)
+        # The body runs where and when the function is called: a `cd` in it moves the
+        # caller to a directory not known here.
+        body = _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth + 1, ctx.redirects, loc=ctx.loc.copy())
+        _walk_children(node, src, out, body)
+        if body.loc.dirs != ctx.loc.dirs:
+            ctx.loc.unknown()
         if name_node is not None:
             name = evaluate_word(name_node, src).text
             calls = sum(1 for c in out.commands[before:] if c.words and c.words[0].text == name)
             out.functions[name] = max(out.functions.get(name, 0), calls)
     elif kind in ("command_substitution", "process_substitution"):
-        _walk_children(node, src, out, _Ctx(False, (), ctx.depth + 1))
+        _walk_children(node, src, out, _Ctx(False, (), ctx.depth + 1, loc=ctx.loc.copy()))
+    elif kind == "subshell":
+        sub = _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth + 1, ctx.redirects, loc=ctx.loc.copy())
+        _walk_children(node, src, out, sub)
+    elif kind in _LOOP_NODES:
+        # A later iteration runs the body's first commands where its `cd` went.
+        before_dirs = ctx.loc.dirs
+        _walk_children(node, src, out, deeper)
+        if ctx.loc.dirs != before_dirs:
+            ctx.loc.unknown()
+    elif kind == "list":
+        _list(node, src, out, deeper)
     elif kind == "compound_statement" and node.children and node.children[0].type == "((":
         out.saw_arithmetic = True
         _walk_children(node, src, out, deeper)
     else:
         _walk_children(node, src, out, deeper)
+
+
+def _list(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
+    prev: Node | None = None
+    for child in node.children:
+        if child.type == "&&" and prev is not None and _ends_with_cd(prev, ctx.loc):
+            # `cd X && cmd`: cmd runs in X or not at all.
+            new = ctx.loc.last_new
+            if new is not None:
+                ctx.loc.dirs = new
+        _walk(child, src, out, ctx)
+        if child.is_named:
+            prev = child
+
+
+def _ends_with_cd(node: Node, loc: Location) -> bool:
+    """True when `node` succeeding means the last `cd` walked succeeded."""
+    if node.type in ("command", "redirected_statement"):
+        return node.start_byte == loc.last_cd_at
+    if node.type == "list":
+        ops = [c.type for c in node.children if not c.is_named]
+        named = [c for c in node.children if c.is_named and c.type != "comment"]
+        return ops == ["&&"] and bool(named) and _ends_with_cd(named[-1], loc)
+    return False
 
 
 def _walk_children(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
@@ -283,7 +334,9 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
             word_nodes.append(child)
         elif kind in _REDIRECT_NODES:
             before = len(out.redirects)
-            _redirect(child, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), inline))
+            _redirect(
+                child, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), inline, loc=ctx.loc)
+            )
             redirects.extend(out.redirects[before:])
             continue
         elif kind == "comment":
@@ -304,8 +357,13 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
         words.append(evaluate_word(extra, src))
     stdin = ctx.stdin_fed or any(r.op in _STDIN_OPS for r in redirects)
     out.commands.append(
-        RawCommand(tuple(words), tuple(assignments), tuple(redirects), stdin, ctx.pipes)
-    )
+        RawCommand(
+            tuple(words), tuple(assignments), tuple(redirects), stdin, ctx.pipes, "command",
+            ctx.loc.dirs,
+        )
+    )  # fmt: skip
+    if words and words[0].text in _MOVES and words[0].static:
+        ctx.loc.apply(tuple(words), node.start_byte)
 
 
 def _declaration(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
@@ -334,7 +392,9 @@ def _declaration(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
         _walk_value(child, src, out, ctx)
     _check_gaps(nodes, src, out)
     out.commands.append(
-        RawCommand(tuple(words), (), ctx.redirects, ctx.stdin_fed, ctx.pipes, "declaration")
+        RawCommand(
+            tuple(words), (), ctx.redirects, ctx.stdin_fed, ctx.pipes, "declaration", ctx.loc.dirs
+        )
     )
 
 
@@ -347,7 +407,14 @@ def _pipeline(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
             out.operators.append(child.type)
             stage += 1
             continue
-        sub = _Ctx(ctx.stdin_fed or stage > 0, (*ctx.pipes, (pid, stage)), ctx.depth, ctx.redirects)
+        # Every stage of a pipeline runs in a subshell: its `cd` stays there.
+        sub = _Ctx(
+            ctx.stdin_fed or stage > 0,
+            (*ctx.pipes, (pid, stage)),
+            ctx.depth,
+            ctx.redirects,
+            loc=ctx.loc.copy(),
+        )
         _walk(child, src, out, sub)
 
 
@@ -358,7 +425,9 @@ def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
     for child in node.children:
         if child.type in _REDIRECT_NODES:
             before = len(out.redirects)
-            _redirect(child, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), extra))
+            _redirect(
+                child, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), extra, loc=ctx.loc)
+            )
             redirects.extend(out.redirects[before:])
         elif body is None and child.is_named and child.type != "comment":
             body = child
@@ -370,8 +439,18 @@ def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
             out.opaque_reason(
                 "unknown-construct", "redirect", "words after a redirection are not understood"
             )
-        sub = _Ctx(stdin, ctx.pipes, ctx.depth, (*ctx.redirects, *redirects), None, tuple(extra))
+        sub = _Ctx(
+            stdin, ctx.pipes, ctx.depth, (*ctx.redirects, *redirects), None, tuple(extra), ctx.loc
+        )
+        before_dirs = ctx.loc.dirs
         _walk(body, src, out, sub)
+        if ctx.loc.dirs != before_dirs:
+            # tree-sitter hangs `> f` of `cd / && echo x > f` on the whole list: the file
+            # may be opened in any directory the body went through.
+            dirs = before_dirs | ctx.loc.dirs
+            for k, r in enumerate(out.redirects):
+                if r in redirects:
+                    out.redirects[k] = RawRedirect(r.op, r.target, r.fd, r.heredoc, dirs)
 
 
 def _redirect(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
@@ -413,8 +492,13 @@ def _redirect(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
                 break
             extra.append(word_node)
         for word_node in dest_nodes[1:]:
-            _walk(word_node, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, ctx.redirects))
-    out.redirects.append(RawRedirect(op, target, fd))
+            _walk(
+                word_node,
+                src,
+                out,
+                _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, ctx.redirects, loc=ctx.loc),
+            )
+    out.redirects.append(RawRedirect(op, target, fd, None, ctx.loc.dirs))
 
 
 def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> None:
@@ -427,7 +511,7 @@ def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> None:
             if not quoted:
                 # An unquoted heredoc body expands `$(...)` and backticks: walk them.
                 before = len(out.commands)
-                _walk_children(child, src, out, _Ctx(False, (), ctx.depth + 1))
+                _walk_children(child, src, out, _Ctx(False, (), ctx.depth + 1, loc=ctx.loc.copy()))
                 found = len(out.commands) > before
                 # tree-sitter does not parse backticks in a heredoc body; never trust a
                 # body that bash would expand code in but the parse shows none.
@@ -440,4 +524,4 @@ def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> None:
         elif child.is_named and child.type not in ("heredoc_start", "heredoc_end"):
             # The rest of the heredoc's line (`| bash`, `&& rm x`) is nested here.
             _walk(child, src, out, ctx)
-    out.redirects.append(RawRedirect(op, None, None, body_text))
+    out.redirects.append(RawRedirect(op, None, None, body_text, ctx.loc.dirs))

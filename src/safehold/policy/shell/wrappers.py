@@ -7,9 +7,10 @@ chain, one step per program, until a program that runs nothing else.
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs import step_for
-from safehold.policy.shell.programs.interpreters import program_family
+from safehold.policy.shell.programs import program_for, step_for
+from safehold.policy.shell.programs.interpreters import INTERPRETERS, program_family
 from safehold.policy.shell.programs.step import Unwrapped, opaque, program_name
+from safehold.policy.shell.programs.table import roles_of
 from safehold.policy.shell.words import Word
 
 __all__ = ["unwrap"]
@@ -45,7 +46,8 @@ def unwrap(words: tuple[Word, ...], *, stdin_fed: bool) -> list[Unwrapped]:
         fn = step_for(name)
         step = fn(name, words, stdin_fed) if fn is not None else None
         if step is None:
-            return [*out, Unwrapped(tuple(layers), words, tuple(assignments))]
+            code = _inner_code(name, words, (*layers, words), tuple(assignments))
+            return [*out, *code, Unwrapped(tuple(layers), words, tuple(assignments))]
         if step.opaque and step.script is None:
             return [
                 *out,
@@ -100,3 +102,50 @@ def unwrap(words: tuple[Word, ...], *, stdin_fed: bool) -> list[Unwrapped]:
             ),
         ),
     ]
+
+
+# What a shell or interpreter found among another program's arguments reports: a script
+# to analyse, or code that cannot be read. Reading its program from stdin is not reported:
+# `apt install python3` names a package, not a program being run.
+_INNER_CODES = frozenset({"inline-code", "dynamic-script", "eval"})
+
+
+def _inner_code(
+    name: str,
+    words: tuple[Word, ...],
+    layers: tuple[tuple[Word, ...], ...],
+    assignments: tuple[tuple[str, Word], ...],
+) -> list[Unwrapped]:
+    """Code a program not known as a wrapper may run: `taskset 1 bash -c S`, `uv run sh -c S`,
+    `docker exec c python -c C`, and the program's own `exec` options (`sort
+    --compress-program=P`). No list of wrappers is complete, so any program's arguments
+    that spell a shell with a script are analysed as that script, with every hazard.
+    """
+    out: list[Unwrapped] = []
+    program = program_for(name)
+    if program is not None:
+        for use in roles_of(program, words)[0]:
+            if use.role != "exec":
+                continue
+            if not use.word.static:
+                reasons = opaque("dynamic-script", name, f"`{name}` runs a computed command")
+                out.append(Unwrapped(layers, (), assignments, None, reasons))
+            elif use.word.text.strip():
+                out.append(Unwrapped(layers, (), assignments, ("sh", use.word.text)))
+    for i in range(1, len(words)):
+        w = words[i]
+        if not w.static:
+            continue
+        inner = program_family(program_name(w))
+        if inner not in INTERPRETERS:
+            continue
+        fn = step_for(inner)
+        step = fn(inner, words[i:], False) if fn is not None else None
+        if step is None:
+            continue
+        if step.script is not None:
+            out.append(Unwrapped(layers, (), assignments, step.script, step.opaque))
+        elif any(code in _INNER_CODES for code, _, _ in step.opaque):
+            # The code travels with its reason: denied paths named in it still deny.
+            out.append(Unwrapped(layers, (), assignments, None, step.opaque, step.code))
+    return out

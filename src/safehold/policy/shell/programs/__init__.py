@@ -1,43 +1,73 @@
 """What each known program does with its arguments, one module per family.
 
-A family module holds its programs' option tables and a step function per program name
-(`STEPS`); `step_for` looks a program up. To teach the analysis a new program, add it to
-the family's module (or a new module listed in `_FAMILIES`): the walker never changes.
-See docs/shell.md, "Adding a program".
+A family module holds two tables: `STEPS` (program name -> step function: what the program
+runs — an inner command, a shell string, inline code) and `PROGRAMS` (program name ->
+`Program`: its options and the role of each operand and option value). `step_for` and
+`program_for` look a program up. To teach the analysis a new program, add it to its
+family's module (or a new module listed here): the walker never changes. See
+docs/shell.md, "Adding a program".
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
+
 from safehold.policy.shell.programs import (
+    archives,
     awk_sed,
     command_strings,
+    containers,
     editors,
+    files,
     git,
     hidden,
     interpreters,
+    network,
+    packages,
     runners,
     shells,
 )
 from safehold.policy.shell.programs.step import StepFn
+from safehold.policy.shell.programs.table import Program
 
-__all__ = ["STEPS", "step_for"]
+__all__ = ["PROGRAMS", "STEPS", "program_for", "step_for"]
 
-_FAMILIES = (runners, git, shells, interpreters, hidden, command_strings, awk_sed, editors)
+T = TypeVar("T")
 
 
-def _merge() -> dict[str, StepFn]:
-    out: dict[str, StepFn] = {}
-    for family in _FAMILIES:
-        for name, fn in family.STEPS.items():
+def _merge(tables: Iterable[Mapping[str, T]]) -> dict[str, T]:
+    out: dict[str, T] = {}
+    for table in tables:
+        for name, value in table.items():
             if name in out:  # one meaning per program name, or the table is ambiguous
                 raise ValueError(f"program {name!r} is in two families")
-            out[name] = fn
+            out[name] = value
     return out
 
 
-STEPS = _merge()
+STEPS: dict[str, StepFn] = _merge(
+    f.STEPS for f in (runners, git, shells, interpreters, hidden, command_strings, awk_sed, editors)
+)
+PROGRAMS: dict[str, Program] = _merge(
+    (
+        files.PROGRAMS,
+        network.PROGRAMS,
+        archives.PROGRAMS,
+        containers.PROGRAMS,
+        packages.PROGRAMS,
+        awk_sed.PROGRAMS,
+        interpreters.PROGRAMS,
+        {"git": git.ROLES},
+    )
+)
 
 
 def step_for(name: str) -> StepFn | None:
     """The step function for a program name (its interpreter family), or None if unknown."""
     return STEPS.get(name)
+
+
+def program_for(name: str) -> Program | None:
+    """The role table of a program name (its interpreter family), or None if unknown."""
+    return PROGRAMS.get(name)

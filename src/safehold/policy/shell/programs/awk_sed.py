@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from safehold.policy.shell.programs.sed_script import read_sed_script
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
+from safehold.policy.shell.programs.table import Opt, Program, Role
 from safehold.policy.shell.words import Word
 
-__all__ = ["STEPS"]
+__all__ = ["PROGRAMS", "STEPS"]
 
 
 def _computed(name: str) -> Step:
@@ -170,3 +171,96 @@ def _awk(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
 
 
 STEPS: dict[str, StepFn] = {**dict.fromkeys(_AWKS, _awk), "sed": _sed, "gsed": _sed}
+
+
+_V = Opt(takes=True)
+_SCRIPT = Opt(takes=True, script=True)  # a script given as an option: no operand is one then
+
+
+def sed_files(script: str) -> list[tuple[Role, str]]:
+    """Files a sed script reads (`r`, `R`) or writes (`w`, `W`, `s///w`)."""
+    read = read_sed_script(script)
+    out: list[tuple[Role, str]] = [("read", p) for p in read.reads]
+    out += [("write", p) for p in read.writes if p not in ("/dev/stdout", "/dev/stderr")]
+    return out
+
+
+_AWK_STOP = frozenset(";{}\n|")
+
+
+def _quoted_after(program: str, i: int, marks: str) -> tuple[int, str | None]:
+    """Scan from `i` to the first of `marks` in the statement, then read a quoted name.
+
+    Returns where the scan stopped and the name (None when there is none).
+    """
+    n = len(program)
+    while i < n and program[i] not in marks:
+        if program[i] in _AWK_STOP:
+            return i, None
+        i += 1
+    if i >= n:
+        return i, None
+    mark = program[i]
+    i += 1
+    if mark == ">" and i < n and program[i] == ">":
+        i += 1
+    while i < n and program[i] in " \t":
+        i += 1
+    if i >= n or program[i] != '"':
+        return i, None
+    end = program.find('"', i + 1)
+    return (i, None) if end < 0 else (end + 1, program[i + 1 : end])
+
+
+_AWK_OPENS: tuple[tuple[str, str, Role], ...] = (("print", ">", "write"), ("getline", "<", "read"))
+
+
+def awk_files(program: str) -> list[tuple[Role, str]]:
+    """Files an awk program writes (`print > "f"`) or reads (`getline < "f"`).
+
+    One forward scan per `print`/`getline`, resuming where the last one stopped, so the
+    work is linear in the program's length (no regular expression on untrusted text).
+    """
+    out: list[tuple[Role, str]] = []
+    for word, marks, role in _AWK_OPENS:
+        start = program.find(word)
+        while start >= 0:
+            stop, name = _quoted_after(program, start + len(word), marks)
+            if name is not None and name not in ("/dev/stdout", "/dev/stderr", "-"):
+                out.append((role, name))
+            start = program.find(word, max(stop, start + len(word)))
+    return out
+
+
+_INPLACE = Opt(mode="inplace")
+# `sed SCRIPT FILE…` reads its files; `sed -i` rewrites them.
+SED_ROLES = Program(
+    options={
+        "-e": _SCRIPT, "--expression": _SCRIPT, "-f": Opt(takes=True, role="read"),
+        "--file": Opt(takes=True, role="read"), "-l": _V, "--line-length": _V,
+        "-i": _INPLACE, "--in-place": _INPLACE, "-s": Opt(), "-n": Opt(), "-E": Opt(),
+        "-r": Opt(), "-z": Opt(), "-u": Opt(),
+    },
+    operands="read",
+    skip=1,
+    unskip=frozenset({"-e", "--expression", "-f", "--file"}),
+    modes={"inplace": Program(operands="write", skip=1)},
+    script_files=sed_files,
+)  # fmt: skip
+AWK_ROLES = Program(
+    options={
+        "-f": Opt(takes=True, role="read"), "--file": Opt(takes=True, role="read"),
+        "-e": _SCRIPT, "--source": _SCRIPT, "-v": _V, "--assign": _V, "-F": _V,
+        "--field-separator": _V, "-i": Opt(mode="inplace"), "--include": _V,
+        "-l": _V, "--load": _V,
+    },
+    operands="read",
+    skip=1,
+    unskip=frozenset({"-f", "--file", "-e", "--source"}),
+    script_files=awk_files,
+)  # fmt: skip
+PROGRAMS: dict[str, Program] = {
+    "sed": SED_ROLES,
+    "gsed": SED_ROLES,
+    **dict.fromkeys(_AWKS, AWK_ROLES),
+}

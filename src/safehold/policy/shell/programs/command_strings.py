@@ -26,6 +26,13 @@ _COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
     "rsync": ("-e", "--rsh", "--rsync-path"),
     "scp": ("-S",),
     "man": ("-P", "--pager"),
+    # `npx -c CMD`, `npm exec -c CMD`: run CMD in a shell with the package's bin on PATH.
+    "npx": ("-c", "--call"),
+    "npm": ("-c", "--call"),
+    "pnpm": ("-c",),
+    "split": ("--filter",),
+    "sort": ("--compress-program",),
+    "zip": ("-TT", "--unzip-command"),
 }
 # ssh options that take a value; any other option is a flag.
 _SSH_WITH_ARG = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
@@ -132,5 +139,6 @@ def _command_string_step(name: str, words: tuple[Word, ...], stdin_fed: bool) ->
 
 
 STEPS: dict[str, StepFn] = dict.fromkeys(
-    ("tar", "rsync", "scp", "sftp", "ssh", "man"), _command_string_step
+    ("tar", "rsync", "scp", "sftp", "ssh", "man", "npx", "npm", "pnpm", "split", "sort", "zip"),
+    _command_string_step,
 )

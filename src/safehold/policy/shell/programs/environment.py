@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["is_dangerous_env"]
+__all__ = ["NAME_SETTERS", "is_dangerous_env", "names_set"]
 
 
 # Variables that make a program (or bash itself) load or run other code.
@@ -62,7 +62,34 @@ _DANGEROUS_ENV = frozenset(
         "CPPFLAGS",
     }
 )
+# The rest of the family (issue 10): start-up files and option variables of shells,
+# editors, pagers, archivers, downloaders and language runtimes, each able to name a
+# program to run or code to load.
+_DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
+    {
+        "ENV", "TAR_OPTIONS", "MANOPT", "MANROFFOPT", "MANPL", "VIMINIT", "GVIMINIT",
+        "EXINIT", "MYVIMRC", "MYGVIMRC", "VIMRUNTIME", "EMACSLOADPATH", "LESS", "LESSKEY",
+        "LESSKEYIN", "LESSKEY_SYSTEM", "LESSEDIT", "LESSSECURE", "SYSTEMD_PAGER",
+        "SYSTEMD_EDITOR", "SYSTEMD_LESS", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH",
+        "RSH", "SHELL", "MAKESHELL", "CONFIG_SHELL", "FCEDIT", "GREP_OPTIONS", "ZIPOPT",
+        "UNZIP", "UNZIPOPT", "GZIP", "BZIP2", "BZIP", "XZ_OPT", "XZ_DEFAULTS", "ZSTD_NBTHREADS",
+        "WGETRC", "CURL_HOME", "GNUPGHOME", "PHPRC", "PHP_INI_SCAN_DIR", "R_PROFILE",
+        "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER", "R_LIBS", "R_LIBS_USER",
+        "TCLLIBPATH", "TCL_LIBRARY", "GEM_HOME", "GEM_PATH", "BUNDLE_GEMFILE", "AWKPATH",
+        "AWKLIBPATH", "PERL5DB", "PERLDB_OPTS", "PERL5SHELL", "CLASSPATH", "GOTOOLCHAIN",
+        "GOROOT", "MAVEN_OPTS", "GRADLE_OPTS", "JAVA_OPTS", "ANT_OPTS", "SBT_OPTS",
+        "DOTNET_STARTUP_HOOKS", "HISTFILE", "TERMINFO_DIRS", "MAIL", "MAILPATH",
+    }
+)  # fmt: skip
 _DANGEROUS_ENV_PREFIXES = (
+    "LUA_INIT",
+    "LUA_PATH",
+    "LUA_CPATH",
+    "JULIA_",
+    "DENO_",
+    "BUN_",
+    "NODE_",
+    "CORECLR_",
     "LD_",
     "DYLD_",
     "GIT_",
@@ -85,3 +112,59 @@ def is_dangerous_env(name: str) -> bool:
     """True for a variable that makes programs load or run other code (`LD_PRELOAD`, `PAGER`)."""
     upper = name.upper()
     return upper in _DANGEROUS_ENV or upper.startswith(_DANGEROUS_ENV_PREFIXES)
+
+
+# Builtins that set a variable named by an argument rather than by `NAME=value`:
+# builtin -> (options taking a value, options whose value is a name, operands that are names)
+# `read PATH`, `printf -v PATH …`, `getopts o PATH`, `mapfile -t PATH`.
+NAME_SETTERS: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
+    "read": (frozenset({"-d", "-n", "-N", "-p", "-t", "-u", "-i"}), frozenset({"-a"}), "all"),
+    "printf": (frozenset(), frozenset({"-v"}), "none"),
+    "getopts": (frozenset(), frozenset(), "second"),
+    "mapfile": (
+        frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"}), frozenset(), "all"
+    ),
+    "readarray": (
+        frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"}), frozenset(), "all"
+    ),
+}  # fmt: skip
+_NAMEREF_BUILTINS = frozenset({"declare", "typeset", "local"})
+
+
+def names_set(words: tuple[str, ...]) -> list[str]:
+    """Variable names a builtin call sets through its arguments (`read PATH`), and the
+    targets of namerefs it declares (`declare -n r=PATH`, then `r=…` sets PATH)."""
+    if not words:
+        return []
+    name = words[0]
+    if name in _NAMEREF_BUILTINS:
+        flags = "".join(w[1:] for w in words[1:] if w.startswith("-") and not w.startswith("--"))
+        if "n" not in flags:
+            return []
+        return [w.partition("=")[2] for w in words[1:] if "=" in w]
+    spec = NAME_SETTERS.get(name)
+    if spec is None:
+        return []
+    with_value, name_options, operands = spec
+    out: list[str] = []
+    rest: list[str] = []
+    i = 1
+    while i < len(words):
+        w = words[i]
+        if w == "--":
+            rest.extend(words[i + 1 :])
+            break
+        if w.startswith("-") and len(w) > 1 and not rest:
+            opt = w[:2]
+            value = w[2:] if len(w) > 2 else (words[i + 1] if i + 1 < len(words) else "")
+            if opt in name_options:
+                out.append(value)
+            i += 1 if len(w) > 2 or (opt not in with_value and opt not in name_options) else 2
+            continue
+        rest.append(w)
+        i += 1
+    if operands == "all":
+        out.extend(rest)
+    elif operands == "second" and len(rest) >= 2:
+        out.append(rest[1])
+    return out

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from safehold.policy.shell.programs.step import Reasons, Step, StepFn, opaque, unknown_option
+from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.words import Word
 
-__all__ = ["GIT_CODE_KEYS", "STEPS"]
+__all__ = ["GIT_CODE_KEYS", "ROLES", "STEPS"]
 
 GIT_ARG_OPTS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
 GIT_FLAGS = frozenset(
@@ -164,3 +165,58 @@ def _git_runs_code(words: tuple[Word, ...]) -> Reasons | None:
 
 
 STEPS: dict[str, StepFn] = {"git": _git}
+
+
+_V = Opt(takes=True)
+_WRITE = Opt(takes=True, role="write")
+_READ = Opt(takes=True, role="read")
+# What git subcommands do with their operands, for `assess`. The work tree itself is the
+# current directory (`.`, moved by `git -C`): commands that rewrite or clean it write or
+# delete there.
+ROLES = Program(
+    subcommands={
+        "clone": Program(
+            options={"-b": _V, "--branch": _V, "--depth": _V, "-o": _V, "--origin": _V,
+                     "--reference": _READ, "--separate-git-dir": _WRITE, "-j": _V,
+                     "--jobs": _V, "--filter": _V, "--shallow-since": _V},
+            first="network",
+            last="write",
+        ),
+        "fetch": Program(first="network", options={"--depth": _V, "-j": _V, "--jobs": _V}),
+        "pull": Program(first="network", options={"--depth": _V, "-s": _V, "-X": _V}),
+        "ls-remote": Program(first="network"),
+        "remote": Program(subcommands={
+            "add": Program(options={"-t": _V, "-m": _V}, last="network"),
+            "set-url": Program(last="network"),
+        }),
+        "push": Program(
+            options={"-o": _V, "--push-option": _V, "--repo": Opt(takes=True, role="send")},
+            first="send",
+        ),
+        "rm": Program(
+            options={"--pathspec-from-file": _READ, "--cached": Opt(mode="cached")},
+            operands="delete",
+            modes={"cached": Program()},
+        ),
+        "mv": Program(options={"-k": Opt()}, operands="delete", last="write"),
+        "clean": Program(options={"-e": _V, "--exclude": _V}, implicit=(("delete", "."),)),
+        "init": Program(options={"--separate-git-dir": _WRITE, "-b": _V}, first="write"),
+        "archive": Program(options={"-o": _WRITE, "--output": _WRITE, "--prefix": _V,
+                                    "--format": _V, "--remote": Opt(takes=True,
+                                                                    role="network")}),
+        "bundle": Program(subcommands={"create": Program(first="write")}),
+        "format-patch": Program(options={"-o": _WRITE, "--output-directory": _WRITE}),
+        "apply": Program(options={"--directory": _V, "-p": _V}, operands="read",
+                         implicit=(("write", None),)),
+        "am": Program(operands="read", implicit=(("write", None),)),
+        "worktree": Program(subcommands={"add": Program(first="write"),
+                                         "remove": Program(first="delete")}),
+        "submodule": Program(subcommands={"add": Program(first="network", last="write")}),
+        "config": Program(
+            options={"-f": _WRITE, "--file": _WRITE, "--blob": _V,
+                     "--global": Opt(mode="global"), "--system": Opt(mode="system")},
+            modes={"global": Program(implicit=(("write", "~/.gitconfig"),)),
+                   "system": Program(implicit=(("write", "/etc/gitconfig"),))},
+        ),
+    }
+)  # fmt: skip

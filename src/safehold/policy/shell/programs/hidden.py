@@ -11,7 +11,7 @@ _HIDDEN = frozenset(
     {
         "alias", "trap", "enable", "hash", "bind", "fc", "coproc", "mapfile", "readarray",
         "watch", "parallel", "script", "su", "runuser", "unshare", "nsenter", "chroot",
-        "flock", "strace", "ltrace", "gdb", "busybox",
+        "flock", "strace", "ltrace", "gdb",
         # Run a command later or in a server that may live outside the sandbox.
         "at", "batch", "systemd-run", "tmux", "screen",
     }

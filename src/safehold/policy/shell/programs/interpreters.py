@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from safehold.policy.shell.programs.shells import SHELLS, stdin_program
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
+from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.words import Word
 
-__all__ = ["INTERPRETERS", "STEPS", "program_family"]
+__all__ = ["INTERPRETERS", "PROGRAMS", "STEPS", "program_family"]
 
 # Interpreters that read a program from stdin when given no script.
 INTERPRETERS = SHELLS | frozenset(
@@ -159,3 +160,17 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
 
 
 STEPS: dict[str, StepFn] = dict.fromkeys(INTERPRETERS - SHELLS, _interpreter)
+
+
+_CODE = Opt(takes=True)
+# `perl -i -pe CODE FILE…` and `ruby -i -pe CODE FILE…` rewrite their files, as `sed -i`.
+_INPLACE_EDITOR = Program(
+    options={"-e": _CODE, "-E": _CODE, "-i": Opt(mode="inplace"), "-I": _CODE, "-M": _CODE,
+             "-m": _CODE, "-r": _CODE, "-C": _CODE, "-x": _CODE, "-F": _CODE,
+             **{f"-{c}": Opt() for c in "pnlawsTtWXc0"}},
+    operands="read",
+    skip=1,
+    unskip=frozenset({"-e", "-E"}),
+    modes={"inplace": Program(operands="write", skip=1)},
+)  # fmt: skip
+PROGRAMS: dict[str, Program] = {"perl": _INPLACE_EDITOR, "ruby": _INPLACE_EDITOR}

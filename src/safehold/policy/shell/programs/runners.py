@@ -6,6 +6,8 @@ wrong guess about which word is the inner program is exactly a bypass.
 
 from __future__ import annotations
 
+import shlex
+
 from safehold.policy.shell.programs.environment import is_dangerous_env
 from safehold.policy.shell.programs.options import WrapperOptions, skip_options
 from safehold.policy.shell.programs.step import Step, StepFn, opaque, unknown_option
@@ -173,11 +175,7 @@ def _env(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
         i, bad = skip_options(words, i, ENV_OPTIONS)
         if bad is not None:
             if bad.startswith(("-S", "--split-string")):
-                return Step(
-                    opaque=opaque(
-                        "env-split-string", "env -S", "`env -S` splits a string into a command"
-                    )
-                )
+                return _split_string(words, i, bad)
             return unknown_option("env", bad)
         if i < len(words) and words[i].text == "-":
             i += 1
@@ -189,6 +187,24 @@ def _env(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
             continue
         break
     return Step(inner=words[i:], assignments=tuple(assigns))
+
+
+def _split_string(words: tuple[Word, ...], i: int, option: str) -> Step:
+    """`env -S 'nc -e /bin/sh h 1'`: the string is split into a command. Still opaque (env's
+    splitting is not bash's), but the words are re-analysed so deny rules inside fire."""
+    reasons = opaque("env-split-string", "env -S", "`env -S` splits a string into a command")
+    if option in ("-S", "--split-string"):
+        value = words[i + 1] if i + 1 < len(words) else Word("", True)
+        after = i + 2
+    else:
+        text = option[2:] if option.startswith("-S") else option.partition("=")[2]
+        value = Word(text, words[i].static)
+        after = i + 1
+    rest = words[after:]
+    if not value.static or not all(w.static for w in rest):
+        return Step(opaque=reasons)
+    script = " ".join([value.text, *(shlex.quote(w.text) for w in rest)])
+    return Step(script=("env -S", script), opaque=reasons)
 
 
 def _is_assignment(word: Word) -> bool:
@@ -277,7 +293,16 @@ def _find(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
     return Step(nested=tuple(nested), keep_self=True)
 
 
+def _multicall(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
+    """`busybox nc …`, `toybox rm …`: the applet named by the first word is the program."""
+    if len(words) > 1 and words[1].static and not words[1].text.startswith("-"):
+        return Step(inner=words[1:])
+    return None
+
+
 STEPS: dict[str, StepFn] = {
+    "busybox": _multicall,
+    "toybox": _multicall,
     **dict.fromkeys(SIMPLE_WRAPPERS, _simple),
     "timeout": _timeout,
     "command": _command,

@@ -1,0 +1,103 @@
+"""Where each command runs: the directories a `cd` / `pushd` / `popd` chain may have reached.
+
+The walker keeps one `Location` per shell scope. A directory is a string relative to the
+call's base (`.`, `src`, `../..`), home-relative (`~`, `~/x/..`) or absolute; `None` means
+"computed at run time" (`cd "$d"`, `cd -`, a `cd` inside a loop body). The set only grows
+(a `cd` may fail and leave the shell where it was), except right after `cd X &&`, where the
+next command runs in X or not at all. Subshells, `$(…)`, `<(…)` and pipeline stages work on
+a copy, so their `cd` does not leak out. `assess` resolves the set against the call's `cwd`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from safehold.policy.shell.words import Word
+
+__all__ = ["BASE", "MAX_DIRS", "Dir", "Location", "resolve_dir"]
+
+Dir = str | None
+BASE = "."
+MAX_DIRS = 16
+"""More possible directories than this is treated as not knowing where the command runs."""
+
+_CD_BUILTINS = frozenset({"cd", "pushd", "popd"})
+_CD_FLAGS = frozenset({"-P", "-L", "-e", "-@", "-n", "-LP", "-PL", "-Pe"})
+
+
+def _join(base: str, target: str) -> str:
+    if target.startswith("/"):
+        return posixpath.normpath(target)
+    if base.startswith("~"):
+        # `~` is resolved later (assess knows HOME); `..` must climb out of it then.
+        return f"{base}/{target}"
+    return posixpath.normpath(posixpath.join(base, target))
+
+
+@dataclass(slots=True)
+class Location:
+    """The directories a command at this point of a script may run in."""
+
+    dirs: frozenset[Dir] = frozenset({BASE})
+    pushed: bool = False
+    last_cd_at: int = -1
+    last_new: frozenset[Dir] | None = None
+
+    def copy(self) -> Location:
+        """A copy for a subshell: its `cd` does not move the parent."""
+        return Location(self.dirs, self.pushed, -1, None)
+
+    def unknown(self) -> None:
+        """Something moved the shell to a directory that cannot be known here."""
+        self.dirs = self.dirs | {None}
+
+    def apply(self, words: tuple[Word, ...], at: int) -> bool:
+        """Apply `cd`/`pushd`/`popd` words (possibly behind `builtin`/`command`); True if one."""
+        k = 0
+        while k < len(words) - 1 and words[k].static and words[k].text in ("builtin", "command"):
+            k += 1
+        if k >= len(words) or not words[k].static or words[k].text not in _CD_BUILTINS:
+            return False
+        name = words[k].text
+        args = list(words[k + 1 :])
+        while args and args[0].static and args[0].text in _CD_FLAGS:
+            args.pop(0)
+        if args and args[0].static and args[0].text == "--":
+            args.pop(0)
+        new: set[Dir]
+        if name == "popd":
+            new = set() if self.pushed else {None}  # back to a directory seen here, or not
+        elif not args:
+            new = {"~"} if name == "cd" else {None}
+        else:
+            target = args[0]
+            text = target.text
+            if target.home and not target.static and text.startswith("~"):
+                new = {text} if text == "~" or text.startswith("~/") else {None}
+            elif not target.static or text == "-" or (name == "pushd" and text[:1] in "+-"):
+                new = {None}  # `cd "$d"`, `cd -` ($OLDPWD), `pushd +1` (a stack rotation)
+            else:
+                new = {None if d is None else _join(d, text) for d in self.dirs}
+        combined = self.dirs | new
+        if len(combined) > MAX_DIRS:
+            combined = frozenset({None})
+        self.dirs = frozenset(combined)
+        self.last_cd_at = at
+        self.last_new = frozenset(new) if new else None
+        self.pushed = self.pushed or name == "pushd"
+        return True
+
+
+def resolve_dir(d: Dir, base: str, home: str) -> str | None:
+    """An absolute, normalised directory for `d`; None when it is unknown."""
+    if d is None:
+        return None
+    if d == "~" or d.startswith("~/"):
+        full = home.rstrip("/") + d[1:]
+    elif d.startswith("/"):
+        full = d
+    else:
+        full = posixpath.join(base, d)
+    full = posixpath.normpath(full)
+    return "/" + full.lstrip("/") if full.startswith("//") else full

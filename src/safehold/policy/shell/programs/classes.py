@@ -1,0 +1,408 @@
+"""Classes of fully visible commands auto mode never runs unasked.
+
+- credential printers (`gh auth token`, `kubectl config view --raw`) ⇒ ASK;
+- privilege and container escalation (`sudoedit`, `setcap`, `chmod u+s`, `docker run
+  --privileged`, `--pid=host`) ⇒ DENY or ASK;
+- system package installs and removals (`apt install`, `dnf remove`, `npm install -g`) ⇒ ASK;
+- sending standard input over the network (`curl --data-binary @-`, `nc host 1 < f`) ⇒ ASK;
+- `kill -1` (every process the user may signal) in any spelling ⇒ DENY.
+
+Patterns are command-rule patterns (token prefixes, options in any order and spelling);
+the rest are small tables read by `class_reasons`. Host mounts of `/`, home or a socket
+are judged with the other `mount` roles in `assess`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from safehold.policy.config import CommandRule
+from safehold.policy.decision import Reason, Verdict
+from safehold.policy.shell.programs.network import NC_NAMES
+from safehold.policy.shell.rules import CompiledRules, compile_rules
+from safehold.policy.shell.words import Word
+
+__all__ = ["CLASSES", "class_reasons", "spellings"]
+
+_PACKAGE_MANAGERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "apt",
+        (
+            "install",
+            "remove",
+            "purge",
+            "upgrade",
+            "full-upgrade",
+            "dist-upgrade",
+            "autoremove",
+            "reinstall",
+        ),
+    ),
+    (
+        "apt-get",
+        (
+            "install",
+            "remove",
+            "purge",
+            "upgrade",
+            "dist-upgrade",
+            "autoremove",
+            "reinstall",
+            "build-dep",
+        ),
+    ),
+    ("aptitude", ("install", "remove", "purge", "upgrade", "full-upgrade")),
+    ("dpkg", ("-i", "--install", "-r", "--remove", "-P", "--purge", "--unpack")),
+    ("rpm", ("-i", "--install", "-U", "--upgrade", "-e", "--erase", "-F")),
+    (
+        "dnf",
+        (
+            "install",
+            "remove",
+            "erase",
+            "upgrade",
+            "update",
+            "reinstall",
+            "downgrade",
+            "swap",
+        ),
+    ),
+    (
+        "yum",
+        (
+            "install",
+            "remove",
+            "erase",
+            "upgrade",
+            "update",
+            "reinstall",
+            "downgrade",
+            "localinstall",
+        ),
+    ),
+    ("microdnf", ("install", "remove", "upgrade", "update")),
+    (
+        "zypper",
+        ("install", "in", "remove", "rm", "update", "up", "dist-upgrade", "dup"),
+    ),
+    ("pacman", ("-S", "-U", "-R", "--sync", "--upgrade", "--remove")),
+    ("apk", ("add", "del", "upgrade")),
+    ("snap", ("install", "remove", "refresh")),
+    ("flatpak", ("install", "uninstall", "update")),
+    ("brew", ("install", "uninstall", "upgrade", "reinstall")),
+    ("port", ("install", "uninstall", "upgrade")),
+    ("pkg", ("install", "delete", "upgrade")),
+    ("emerge", ("",)),
+    ("nix-env", ("-i", "--install", "-e", "--uninstall")),
+    (
+        "npm",
+        (
+            "install -g",
+            "i -g",
+            "install --global",
+            "i --global",
+            "uninstall -g",
+            "update -g",
+        ),
+    ),
+    ("pnpm", ("add -g", "add --global", "install -g")),
+    ("yarn", ("global add",)),
+    ("cargo", ("install",)),
+    ("gem", ("install", "uninstall")),
+    ("pip", ("install --break-system-packages",)),
+    ("pip3", ("install --break-system-packages",)),
+)
+
+# (verdict, reason code, why, patterns)
+CLASSES: tuple[tuple[Verdict, str, str, tuple[str, ...]], ...] = (
+    (
+        Verdict.ASK,
+        "credential-printer",
+        "prints a credential or secret",
+        (
+            "gh auth token",
+            "gh auth status --show-token",
+            "gh auth status -t",
+            "git credential fill",
+            "git credential-store get",
+            "git credential-cache get",
+            "git credential-manager get",
+            "kubectl config view --raw",
+            "kubectl config view --flatten",
+            "kubectl get secret",
+            "kubectl get secrets",
+            "kubectl describe secret",
+            "kubectl describe secrets",
+            "kubectl create token",
+            "oc whoami --show-token",
+            "oc whoami -t",
+            "gpg --export-secret-keys",
+            "gpg --export-secret-subkeys",
+            "gpg2 --export-secret-keys",
+            "gpg2 --export-secret-subkeys",
+            "aws configure get",
+            "aws configure export-credentials",
+            "aws sts get-session-token",
+            "aws sts assume-role",
+            "aws ecr get-login-password",
+            "aws secretsmanager get-secret-value",
+            "aws ssm get-parameter --with-decryption",
+            "aws ssm get-parameters --with-decryption",
+            "gcloud auth print-access-token",
+            "gcloud auth print-identity-token",
+            "gcloud auth application-default print-access-token",
+            "gcloud secrets versions access",
+            "az account get-access-token",
+            "az keyvault secret show",
+            "vault read",
+            "vault kv get",
+            "vault token create",
+            "vault print token",
+            "op read",
+            "op item get",
+            "op document get",
+            "pass show",
+            "gopass show",
+            "security find-generic-password",
+            "security find-internet-password",
+            "security dump-keychain",
+            "secret-tool lookup",
+            "keyring get",
+            "heroku auth:token",
+            "npm token list",
+            "docker-credential-desktop get",
+            "docker-credential-pass get",
+            "docker-credential-secretservice get",
+            "docker-credential-osxkeychain get",
+            "doctl auth token",
+        ),
+    ),
+    (
+        Verdict.ASK,
+        "privilege-escalation",
+        "runs with other privileges or grants them",
+        (
+            "sudoedit",
+            "sg",
+            "newgrp",
+            "setcap",
+            "capsh",
+            "setpriv",
+            "nsenter",
+            "chroot",
+            "systemd-nspawn",
+            "machinectl shell",
+            "unshare",
+            "su",
+            "runuser",
+        ),
+    ),
+    (
+        Verdict.ASK,
+        "system-package",
+        "installs, removes or upgrades system packages",
+        tuple(f"{pm} {verb}" for pm, verbs in _PACKAGE_MANAGERS for verb in verbs),
+    ),
+)
+
+
+@functools.cache
+def _compiled() -> tuple[CompiledRules, dict[tuple[str, str], str]]:
+    """All class patterns as one rule set (one lookup per command), and each rule's code."""
+    rules: list[CommandRule] = []
+    codes: dict[tuple[str, str], str] = {}
+    for verdict, code, why, patterns in CLASSES:
+        for p in patterns:
+            rules.append(CommandRule(pattern=p.strip(), decision=verdict, reason=why))
+            codes[(p.strip(), why)] = code
+    return compile_rules(tuple(rules)), codes
+
+
+# Program aliases: every packaged name of a program is matched as the program itself.
+_ALIASES = {**dict.fromkeys(NC_NAMES - {"ncat"}, "nc"), "gpg2": "gpg"}
+# Programs whose own keywords are case-insensitive (socat's address types).
+_CASELESS = frozenset({"socat"})
+_GLUED = re.compile(r"-([A-Za-z]+)([^A-Za-z].*)", re.S)
+
+
+def spellings(words: tuple[Word, ...]) -> tuple[Word, ...] | None:
+    """`words` respelled the way rules are written, or None when nothing changes.
+
+    `nc.traditional` is `nc`; `-e/bin/sh` is `-e /bin/sh`; `-0001` is `-1`; socat's
+    `Exec:` is `exec:`. Rules are written for one spelling; each layer is also matched
+    in this one.
+    """
+    if not words or not words[0].static:
+        return None
+    name = words[0].text.rsplit("/", 1)[-1]
+    canonical = _ALIASES.get(name, name)
+    out = [Word(canonical, True) if canonical != name else words[0]]
+    for w in words[1:]:
+        t = w.text
+        if not w.static:
+            out.append(w)
+            continue
+        if canonical in _CASELESS:
+            t = t.lower()
+        sign, digits = (t[:1], t[1:]) if t[:1] in "+-" else ("", t)
+        if len(digits) > 1 and digits.isdigit() and digits.startswith("0"):
+            out.append(Word(sign + (digits.lstrip("0") or "0"), True))
+            continue
+        glued = _GLUED.fullmatch(t) if not t.startswith("--") else None
+        if glued is not None:
+            out.append(Word("-" + glued.group(1), True))
+            out.append(Word(glued.group(2), True))
+            continue
+        out.append(Word(t, True) if t != w.text else w)
+    respelled = tuple(out)
+    return respelled if respelled != words else None
+
+
+_CONTAINER_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
+_CONTAINER_SUBCOMMANDS = frozenset({"run", "create", "exec"})
+# Container options that hand the container the host: option -> (value or "" for any,
+# verdict). `--pid=host` shares the host's processes; `--privileged` its devices.
+_CONTAINER_FLAGS: dict[str, tuple[tuple[str, Verdict], ...]] = {
+    "--privileged": (("", Verdict.DENY),),
+    "--pid": (("host", Verdict.DENY),),
+    "--userns": (("host", Verdict.DENY),),
+    "--cgroupns": (("host", Verdict.ASK),),
+    "--ipc": (("host", Verdict.ASK),),
+    "--uts": (("host", Verdict.ASK),),
+    "--network": (("host", Verdict.ASK),),
+    "--net": (("host", Verdict.ASK),),
+    "--cap-add": (("all", Verdict.DENY), ("sys_admin", Verdict.DENY),
+                  ("sys_ptrace", Verdict.DENY), ("sys_module", Verdict.DENY),
+                  ("dac_read_search", Verdict.DENY), ("", Verdict.ASK)),
+    "--security-opt": (("unconfined", Verdict.DENY), ("", Verdict.ASK)),
+    "--device": (("", Verdict.ASK),),
+}  # fmt: skip
+_SETID_NUMERIC = re.compile(r"0*[2-7][0-7]{3}")
+
+
+def _container_flags(words: tuple[Word, ...]) -> list[tuple[Verdict, Reason]]:
+    if words[0].text.rsplit("/", 1)[-1] not in _CONTAINER_PROGRAMS:
+        return []
+    if not any(w.text in _CONTAINER_SUBCOMMANDS for w in words[1:3]):
+        return []
+    out: list[tuple[Verdict, Reason]] = []
+    for i, w in enumerate(words):
+        name, eq, value = w.text.partition("=")
+        rules = _CONTAINER_FLAGS.get(name)
+        if rules is None:
+            continue
+        if not eq and name != "--privileged":
+            value = words[i + 1].text if i + 1 < len(words) else ""
+        for want, verdict in rules:
+            if want in value.lower().replace("-", "_").replace("cap_", ""):
+                shown = f"{name}={value}" if value else name
+                out.append(
+                    (
+                        verdict,
+                        Reason(
+                            "container-escape",
+                            f"{words[0].text} {shown}",
+                            f"`{shown}` gives the container the host's "
+                            f"{value or 'devices and privileges'}",
+                        ),
+                    )
+                )
+                break
+    return out
+
+
+def _kills_everything(words: tuple[Word, ...]) -> bool:
+    """`kill -9 -1`, `kill -KILL -0001`, `kill -s 9 -- -1`: a pid of -1 signals every process."""
+    if words[0].text.rsplit("/", 1)[-1] != "kill":
+        return False
+    i = 1
+    signal_seen = False
+    while i < len(words):
+        t = words[i].text
+        if t == "--":
+            i += 1
+            break
+        if t in ("-s", "-n", "--signal"):
+            signal_seen = True
+            i += 2
+            continue
+        if t.startswith("-") and not signal_seen and t not in ("-l", "-L", "--list"):
+            signal_seen = True  # the first `-X` is the signal (`kill -1 PID` sends HUP)
+            i += 1
+            continue
+        break
+    for w in words[i:]:
+        t = w.text.strip()
+        sign, digits = (t[0], t[1:]) if t[:1] in "+-" else ("", t)
+        if sign == "-" and digits.isdigit() and int(digits) == 1:
+            return True
+    return False
+
+
+def _setid_mode(words: tuple[Word, ...]) -> bool:
+    """`chmod u+s`, `chmod g=rxs`, `chmod 4755`: a set-user/group-id bit."""
+    if words[0].text.rsplit("/", 1)[-1] != "chmod":
+        return False
+    for w in words[1:]:
+        t = w.text
+        if _SETID_NUMERIC.fullmatch(t) and int(t, 8) & 0o6000:
+            return True
+        for clause in t.split(","):
+            op = next((c for c in clause if c in "+="), "")
+            if op and "s" in clause.partition(op)[2]:
+                return True
+    return False
+
+
+def class_reasons(words: tuple[Word, ...], *, stdin_fed: bool) -> list[tuple[Verdict, Reason]]:
+    """The classes one command (or wrapper layer) falls in, with their verdicts."""
+    if not words or not words[0].static:
+        return []
+    out: list[tuple[Verdict, Reason]] = []
+    layers = [words]
+    respelled = spellings(words)
+    if respelled is not None:
+        layers.append(respelled)
+    rules, codes = _compiled()
+    for layer in layers:
+        for m in rules.strict_matches(layer):
+            if not m.certain:
+                continue
+            code = codes[(m.rule.pattern, m.rule.reason or "")]
+            text = " ".join(w.text for w in layer)[:80]
+            reason = Reason(code, m.rule.pattern, f"`{text}` {m.rule.reason}")
+            out.append((m.rule.decision, reason))
+    out.extend(_container_flags(words))
+    if _kills_everything(words):
+        out.append(
+            (
+                Verdict.DENY,
+                Reason(
+                    "kill-all", "kill -1", "a pid of -1 signals every process the user can reach"
+                ),
+            )
+        )
+    if _setid_mode(words):
+        out.append(
+            (
+                Verdict.ASK,
+                Reason(
+                    "privilege-escalation", "chmod +s", "sets a set-user-id or set-group-id bit"
+                ),
+            )
+        )
+    name = words[0].text.rsplit("/", 1)[-1]
+    if stdin_fed and (name in NC_NAMES or name in ("socat", "ssh", "telnet")):
+        out.append(
+            (
+                Verdict.ASK,
+                Reason(
+                    "upload",
+                    name,
+                    f"`{name}` sends its standard input (a file or another command's output) "
+                    "over the network",
+                ),
+            )
+        )
+    return out

@@ -1,0 +1,262 @@
+"""The program table's vocabulary: options, arity and the role of every operand and value.
+
+A `Program` says, as data, what a program does with the words it is given: which options
+take a value, and whether each operand or option value is a file it reads, writes,
+deletes or changes permissions of, a program or shell string it runs, a network
+destination, or local data it uploads. `roles_of` reads a command's words with that
+table; `assess` checks each role against the right list (see docs/shell.md, "Roles").
+Family modules (`files`, `network`, `archives`, `git`, …) hold the tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from safehold.policy.shell.words import Word
+
+__all__ = ["ROLES", "Opt", "Program", "Role", "RoleUse", "is_remote", "roles_of"]
+
+Role = Literal[
+    "read", "write", "delete", "perm", "exec", "network", "upload", "send", "cwd", "mount"
+]  # fmt: skip
+"""`send`: a destination that receives local data (`git push URL`, `scp f host:`); `cwd`: a
+directory the program's relative paths are relative to (`tar -C DIR`, `make -C DIR`);
+`mount`: a host path a container sees and may change (`docker run -v SRC:DST`)."""
+ROLES: tuple[Role, ...] = (
+    "read", "write", "delete", "perm", "exec", "network", "upload", "send", "cwd", "mount"
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Opt:
+    """One option: whether it takes a value, the value's role, and a mode it switches on."""
+
+    takes: bool = False
+    role: Role | None = None
+    mode: str | None = None
+    script: bool = False  # the value is the program's script (`sed -e S`, `awk --source S`)
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """What a program (or one of its subcommands, or one of its modes) does with its words.
+
+    Operands are the words that are neither options nor option values. `skip` leading
+    operands are not files (`chmod MODE`, `grep PATTERN`) unless an option in `unskip` gave
+    them (`grep -e PAT`). The first and last operand can have their own role (`cp SRC… DST`:
+    `last="write"`). A mode set by an option (`sed -i`, `find -delete`, `tar -x`) replaces
+    the operand roles with the mode's `Program`. `keyvalue` holds `key=PATH` operands
+    (`dd of=`). `subcommands` are matched on the first operand (`git push`, `docker run`).
+    """
+
+    options: Mapping[str, Opt] = field(default_factory=dict)
+    operands: Role | None = None
+    first: Role | None = None
+    last: Role | None = None
+    skip: int = 0
+    unskip: frozenset[str] = frozenset()
+    modes: Mapping[str, Program] = field(default_factory=dict)
+    keyvalue: Mapping[str, Role] = field(default_factory=dict)
+    subcommands: Mapping[str, Program] = field(default_factory=dict)
+    # Options are only recognised before the first operand (`find`'s expressions, `ssh`'s
+    # remote command, `xargs`' inner command), not anywhere as GNU getopt allows.
+    options_first: bool = False
+    # Words from this operand on are another command, analysed on its own (`docker run
+    # IMAGE CMD…`): operands past this count are not the program's own.
+    stop_at: int | None = None
+    # Operands end at the first option-like word (`find ROOTS… EXPRESSION`).
+    leading_operands: bool = False
+    # The first word may be an option cluster without its dash (`tar czf a.tgz dir`).
+    bundled_first: bool = False
+    # `host:path` operands are remote (`scp`, `rsync`): local sources of a remote
+    # destination are uploads; the remote side is a network destination.
+    remote_copy: bool = False
+    # Roles the program has on words it is not given: `tar -x` writes into the current
+    # directory (`.`), `patch` writes files named inside the patch (computed: `None`).
+    implicit: tuple[tuple[Role, str | None], ...] = ()
+    # Files named inside the program's script (`sed 'w out'`, `awk '{print > "f"}'`): a
+    # function from the script text to (role, path) pairs.
+    script_files: Callable[[str], list[tuple[Role, str]]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoleUse:
+    """One word a command uses in one role: `("write", Word(".git/config"))`."""
+
+    role: Role
+    word: Word
+    option: str = ""
+
+
+def _option(program: Program, text: str) -> tuple[Opt | None, str | None, str]:
+    """The option a word is (with its glued value), or None: `-ofile`, `--out=file`, `-o`."""
+    opts = program.options
+    if text.startswith("--"):
+        name, eq, value = text.partition("=")
+        opt = opts.get(name)
+        if opt is None:
+            return None, None, name
+        return opt, (value if eq else None), name
+    if text in opts:
+        return opts[text], None, text
+    # A cluster of short flags, possibly ending in one that takes the rest as its value:
+    # `-rf`, `-avz`, `-ofile`, `-e/bin/sh`. A letter not in the table is read as a flag.
+    known = False
+    for k in range(1, len(text)):
+        name = "-" + text[k]
+        opt = opts.get(name)
+        if opt is None:
+            continue
+        known = True
+        if opt.takes:
+            rest = text[k + 1 :]
+            return opt, (rest or None), name
+    return (Opt(), None, text) if known else (None, None, text)
+
+
+def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set[str]]:
+    """The role of each word of `words` (argv, program first) and the modes switched on."""
+    if program.bundled_first and len(words) > 1 and words[1].static and words[1].text.isalpha():
+        words = (words[0], Word("-" + words[1].text, True), *words[2:])
+    uses: list[RoleUse] = []
+    scripts: list[Word] = []
+    modes: set[str] = set()
+    operands: list[Word] = []
+    first_operand_at = -1
+    operands_done = False
+    unskipped = False
+    i = 1
+    options_done = False
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        if not options_done and w.static and t == "--":
+            options_done = True
+            i += 1
+            continue
+        if options_done or not w.static or not t.startswith("-") or t == "-":
+            if program.leading_operands and (operands_done or t in ("(", "!", ")")):
+                operands_done = True
+                i += 1
+                continue
+            if not operands:
+                first_operand_at = i
+            operands.append(w)
+            if program.options_first:
+                options_done = True
+            if program.stop_at is not None and len(operands) > program.stop_at:
+                break
+            i += 1
+            continue
+        operands_done = operands_done or (program.leading_operands and bool(operands))
+        opt, value, name = _option(program, t)
+        # Every flag of a cluster can switch a mode: `sed -ni`, `rsync -av --delete`.
+        for letter in t[1:] if not t.startswith("--") else ():
+            short = program.options.get("-" + letter)
+            if short is None:
+                continue
+            if short.takes:
+                break
+            if short.mode:
+                modes.add(short.mode)
+        if opt is None:
+            i += 1
+            continue  # unknown option: read as a flag, so its value counts as an operand
+        if opt.mode:
+            modes.add(opt.mode)
+        if name in program.unskip:
+            unskipped = True
+        if opt.takes:
+            if value is None and i + 1 < len(words):
+                holder = words[i + 1]
+                i += 2
+            elif value is not None:
+                holder = Word(value, w.static, w.splits, w.home)
+                i += 1
+            else:
+                i += 1
+                continue
+            if opt.role is not None:
+                uses.append(RoleUse(opt.role, holder, name))
+            if opt.script:
+                scripts.append(holder)
+            continue
+        i += 1
+    spec = program
+    if operands and spec.subcommands and operands[0].static:
+        sub = spec.subcommands.get(operands[0].text)
+        if sub is not None:
+            inner, inner_modes = roles_of(sub, words[first_operand_at:])
+            return uses + inner, modes | inner_modes
+    for mode in sorted(modes):
+        if mode in spec.modes:
+            spec = spec.modes[mode]
+            break
+    if spec is not program and spec.options:
+        # A mode can change what an option's value is (`tar -x -f A` reads A).
+        uses = [
+            RoleUse(spec.options[u.option].role or u.role, u.word, u.option)
+            if u.option in spec.options
+            else u
+            for u in uses
+        ]
+    skip = 0 if unskipped else spec.skip
+    if skip and operands:
+        scripts.append(operands[0])
+    if program.script_files is not None:
+        for script in scripts:
+            if script.static:
+                uses.extend(
+                    RoleUse(role, Word(path, True), "script")
+                    for role, path in program.script_files(script.text)
+                )
+    paths = operands[skip:]
+    for k, w in enumerate(paths):
+        if w.static and "=" in w.text and spec.keyvalue:
+            key, _, value = w.text.partition("=")
+            role = spec.keyvalue.get(key)
+            if role is not None:
+                uses.append(RoleUse(role, Word(value, w.static, w.splits, w.home), key + "="))
+            continue
+        role = spec.operands
+        if k == 0 and spec.first is not None:
+            role = spec.first
+        if k == len(paths) - 1 and len(paths) > 1 and spec.last is not None:
+            role = spec.last
+        if role is not None:
+            uses.append(RoleUse(role, w))
+    if spec.remote_copy:
+        uses = _remote_roles(uses, paths)
+    uses.extend(
+        RoleUse(role, Word(text, True) if text is not None else Word("<computed>", False, True))
+        for role, text in spec.implicit
+    )
+    return uses, modes
+
+
+def is_remote(word: Word) -> bool:
+    """`host:path`, `user@host:path`, `rsync://…`: a remote operand of scp/rsync."""
+    t = word.text
+    if t.startswith(("/", ".", "~")) or ("://" in t and not t.startswith(("rsync://", "scp://"))):
+        return False
+    head = t.split("/", 1)[0]
+    return ":" in head or t.startswith(("rsync://", "scp://"))
+
+
+def _remote_roles(uses: list[RoleUse], paths: list[Word]) -> list[RoleUse]:
+    if not paths:
+        return uses
+    dest = paths[-1]
+    out: list[RoleUse] = []
+    for use in uses:
+        if use.option or not any(use.word is p for p in paths):
+            out.append(use)
+        elif is_remote(use.word):
+            out.append(RoleUse("send" if use.word is dest else "network", use.word))
+        elif is_remote(dest) and use.word is not dest:
+            out.append(RoleUse("upload", use.word))
+        else:
+            out.append(use)
+    return out
