@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from safehold.policy.sync_gate import SyncApprovalCallback, SyncGate
     from safehold.policy.timeouts import validate_timeout
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # Names are imported on first use (PEP 562): `import safehold` stays cheap for a hook process
 # that decides one call, and never loads the shell parsers, asyncio or an adapter it does
