@@ -30,7 +30,7 @@ CLAUDE_CODE = {
     "glob": "allow",
     "grep": "allow",
     "ls": "allow",
-    "ls_etc": "deny",
+    "ls_etc": "ask",  # a read outside the roots asks (issue 13); it is no secret
     "webfetch": "ask",
     "websearch": "ask",
     "task": "allow",
@@ -148,7 +148,7 @@ def test_project_dir_variable_is_the_workspace(project: Project) -> None:
         f'"cwd": "{project.root}"', f'"cwd": "{other}"'
     )
     run = project.hook("claude-code", payload, env=project.env())
-    assert run.json()["hookSpecificOutput"]["permissionDecision"] == "deny"  # outside `other`
+    assert run.json()["hookSpecificOutput"]["permissionDecision"] == "ask"  # outside: asks
     run = project.hook(
         "claude-code", payload, env=project.env(CLAUDE_PROJECT_DIR=str(project.root))
     )
