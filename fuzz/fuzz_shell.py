@@ -29,6 +29,7 @@ with atheris.instrument_imports():
     from safehold.policy.paths import compile_policy
     from safehold.policy.shell import analyze
     from safehold.policy.shell.assess import assess_command
+    from safehold.policy.shell.sandboxed import SANDBOXED_CODE, runs_sandboxed
 
 _CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "commands.toml"
 _SEEDS = [
@@ -38,7 +39,12 @@ _SEEDS = [
     if "{{LONG}}" not in case["command"]
 ]
 _WORKSPACE = tempfile.mkdtemp(prefix="safehold-fuzz-shell-")
-_CONFIGS = [SafetyConfig().with_mode("auto"), SafetyConfig()]
+_AUTO = SafetyConfig().with_mode("auto")
+_CONFIGS = [
+    _AUTO,
+    SafetyConfig(),
+    _AUTO.replace(sandbox=_AUTO.sandbox.model_copy(update={"mode": "none"})),
+]
 _POLICIES = [(c, compile_policy(c, _WORKSPACE)) for c in _CONFIGS]
 
 
@@ -63,9 +69,14 @@ def test_one_input(data: bytes) -> None:
     analysis = analyze(text)
     for config, policy in _POLICIES:
         result = assess_command(text, config=config, policy=policy)
-        if analysis.opaque:
+        # The layer contract: visible code no analysis reads (SANDBOXED_CODE) may run unasked
+        # only inside the sandbox; any other opaque reason, or no sandbox, never allows.
+        codes = {r.code for r in analysis.opaque}
+        if analysis.opaque and (not runs_sandboxed(config) or codes - SANDBOXED_CODE):
             assert result.verdict is not Verdict.ALLOW, (text, result)
-            assert not result.skip_approval and result.grant_key is None, (text, result)
+            assert not result.skip_approval, (text, result)
+        if analysis.opaque:
+            assert result.grant_key is None, (text, result)
     static = all(
         not c.wrappers and not c.assignments and all(w.static for w in c.words)
         for c in analysis.commands
