@@ -345,7 +345,7 @@ def test_issue_4_deletes_relative_to_a_cd_and_kill_after_dashes_are_denied(
     assert a.verdict is not Verdict.ALLOW, a.reasons
     if "*" not in command:
         # A deny rule, or the delete role outside the workspace (issue 10).
-        assert codes(a) & {"command-denied", "destroys-outside"}, a.reasons
+        assert codes(a) & {"command-denied", "destroys-outside", "kill-all"}, a.reasons
 
 
 @pytest.mark.parametrize(

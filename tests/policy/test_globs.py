@@ -63,7 +63,12 @@ def test_globs_and_braces_that_reach_a_denied_file_are_denied(tree: Path, comman
 )
 def test_globs_that_reach_no_denied_file_have_no_objection(tree: Path, command: str) -> None:
     a = assess(command, tree)
-    assert a.verdict is Verdict.ALLOW, a.reasons
+    if "~" in command:
+        # No glob objection; the home directory is outside the roots, so the read asks.
+        assert a.verdict is Verdict.ASK, a.reasons
+        assert {r.code for r in a.reasons} == {"path-outside-read"}, a.reasons
+    else:
+        assert a.verdict is Verdict.ALLOW, a.reasons
 
 
 def test_star_does_not_match_dotfiles_like_bash(tree: Path) -> None:

@@ -688,7 +688,7 @@ DEFAULT_COMMAND_RULES: tuple[CommandRule, ...] = (
         "loginctl reboot",
     ),
     *_rules(
-        Verdict.DENY, "kills every process the user can signal", "kill -9 -1", "kill -1", "killall5"
+        Verdict.DENY, "kills every process the user can signal", "kill -9 -1", "killall5"
     ),
     *_rules(
         Verdict.DENY,

@@ -37,6 +37,7 @@ from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.programs import program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
+from safehold.policy.shell.programs.containers import OTHER_PLACES
 from safehold.policy.shell.programs.interpreters import program_family
 from safehold.policy.shell.programs.search import pattern_words, script_words
 from safehold.policy.shell.programs.shells import SHELLS
@@ -47,6 +48,7 @@ from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import (
     SANDBOXED_CODE,
     code_paths,
+    code_strings,
     private_scratch,
     runs_sandboxed,
 )
@@ -143,7 +145,7 @@ def _assess(
     allow_reasons = _apply_rules(analysis, config, found, policy, base)
     _apply_text_rules(command, analysis, config, found)
     _check_paths(analysis, policy, found, config, base)
-    _check_code(analysis, policy, found, base)
+    _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
     if found.deny:
@@ -523,20 +525,32 @@ def _check_paths(
                     found.add(found.ask, _redirect_reason(r.op, reason))
                 found.grantable = False  # grants never lift a protected-path ASK
     code = set(analysis.code)  # code is not a path: `_check_code` reads it
-    seen: set[tuple[str, tuple[str | None, ...]]] = set()
+    seen: set[tuple[str, tuple[str | None, ...], bool]] = set()
     for cmd, dirs in per_command:
         # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths. Search
         # patterns are not: `grep -rn ".env" src` does not read `.env`.
-        for word in (w for layer in (*cmd.wrapper_words, cmd.words) for w in _paths_of(layer)):
-            if word.text in code:
-                continue
-            for candidate in _path_candidates(word):
-                key = (candidate, tuple(dirs))
-                if key not in seen:
-                    seen.add(key)
-                    _check_argument(candidate, dirs, policy, found)
-                    if not word.static and has_expansion(candidate):
-                        _check_expansions(candidate, dirs, policy, found)
+        elsewhere = False  # inside `docker exec c …`, `ssh h …`: not the host's paths
+        host_reads = {id(u.word) for u in _place(cmd, base, policy, found)[1] if u.role == "read"}
+        for layer in (*cmd.wrapper_words, cmd.words):
+            # A program that opens files reads what its arguments name: outside the roots
+            # that asks, as a read tool's would (`grep -r key ~`, `sh /tmp/x.sh`).
+            name = program_name(layer[0]) if layer else ""
+            elsewhere = elsewhere or name in OTHER_PLACES
+            opens = bool(layer) and name not in _NO_FILES
+            for word in _paths_of(layer):
+                if word.text in code:
+                    continue
+                table_read = id(word) in host_reads
+                operand = table_read or (opens and word is not layer[0] and not elsewhere)
+                for candidate in _path_candidates(word):
+                    key = (candidate, tuple(dirs), operand)
+                    if key not in seen:
+                        seen.add(key)
+                        _check_argument(candidate, dirs, policy, found)
+                        if operand and (word.static or word.home or candidate[:1] == "~"):
+                            _check_outside_read(candidate, dirs, policy, config, found)
+                        if not word.static and has_expansion(candidate):
+                            _check_expansions(candidate, dirs, policy, found)
 
 
 def _paths_of(words: tuple[Word, ...]) -> list[Word]:
@@ -610,6 +624,41 @@ def _check_argument(
                 )
 
 
+# Devices every program may read: they hold no file data (`/dev/stdin` and kin are magic
+# aliases, judged by `check_denied`).
+_HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/tty"})
+
+
+def _check_outside_read(
+    text: str,
+    dirs: list[str | None],
+    policy: CompiledPolicy,
+    config: SafetyConfig,
+    found: _Findings,
+) -> None:
+    """Ask when an argument names a place outside the allowed and read-only roots.
+
+    Only places outside count (absolute, `~`, `..` out of the workspace, or any relative
+    path after a `cd` out of it); a `/tmp/…` path in the sandbox's private `/tmp` is
+    scratch, not the host's.
+    """
+    if private_scratch(text, config, policy.home):
+        return
+    path_like = "/" in text or text.startswith("~") or text in (".", "..")
+    for spelling in _spellings(text, dirs):
+        full = _absolute(policy, spelling)
+        if posixpath.normpath(full) in _HARMLESS_DEVICES:
+            continue
+        if not path_like and not _exists(policy, spelling):
+            continue  # a bare word is a path only if such a file exists
+        check = policy.check_path(spelling, "read")
+        if check.verdict is Verdict.ASK:
+            for reason in check.reasons:
+                if reason.code == "path-outside-read":
+                    message = f"command argument: {reason.message}"
+                    found.add(found.ask, Reason(reason.code, reason.rule, message))
+
+
 def _check_expansions(
     text: str, dirs: list[str | None], policy: CompiledPolicy, found: _Findings
 ) -> None:
@@ -670,13 +719,18 @@ def _without_outside(check: PathCheck) -> PathCheck:
 
 
 def _check_code(
-    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+    analysis: ShellAnalysis,
+    policy: CompiledPolicy,
+    config: SafetyConfig,
+    found: _Findings,
+    base: str,
 ) -> None:
     """Deny when visible code the analysis cannot read names a denied path.
 
     `python -c "open('/home/u/.ssh/id_rsa')"` is allowed only as the agent's own code in
     the sandbox; a denied path spelled in that code is denied like any other argument.
     """
+    rules = compile_rules(config.command_rules)
     dirs: list[str | None] = [base]
     for cmd in analysis.commands:
         dirs.extend(d for d in _command_dirs(cmd, base, policy)[0] if d not in dirs)
@@ -694,6 +748,61 @@ def _check_code(
                     if reason.code == "path-denied":
                         message = f"code given to the command names a denied path: {reason.message}"
                         found.add(found.deny, Reason(reason.code, reason.rule, message))
+        _check_code_commands(code, rules, found)
+
+
+# Bounds on the command lines read out of code: enough for a script's `os.system("…")`
+# calls, and never more analyses than this per command.
+MAX_CODE_COMMANDS = 32
+MAX_CODE_COMMAND_LENGTH = 4096
+
+
+def _check_code_commands(code: str, rules: CompiledRules, found: _Findings) -> None:
+    """Ask when a string in the code is a command line a person must see run.
+
+    `python -c "os.system('curl -s URL | sh')"`, `node -e "execSync('rm -rf ~')"`: the
+    code is the agent's own, but the command line in it is visible, so it is judged like
+    one written outright (a pipe to a shell, a deny or ask rule), as an ASK: the string may
+    be data the code only prints. Only strings that pipe, or start with a shell or a
+    program a rule names, are analysed; past the bounds the command asks.
+    """
+    candidates = []
+    for text in code_strings(code):
+        name = text.split(None, 1)[0].rsplit("/", 1)[-1] if text.strip() else ""
+        if "|" in text or name in SHELLS or rules.names(name):
+            candidates.append(text)
+    if len(candidates) > MAX_CODE_COMMANDS or any(
+        len(t) > MAX_CODE_COMMAND_LENGTH for t in candidates
+    ):
+        found.add(
+            found.ask,
+            Reason(
+                "code-strings-unchecked",
+                "shell-analysis",
+                f"the code holds more command lines than are checked ({MAX_CODE_COMMANDS} "
+                f"of at most {MAX_CODE_COMMAND_LENGTH} characters), so one could be missed",
+            ),
+        )
+        found.grantable = False
+        return
+    for text in candidates:
+        inner = analyze(text)
+        shown = text if len(text) <= 60 else text[:59] + "…"
+        why = [r.message for r in hazards(inner)]
+        for cmd in inner.commands:
+            for layer in (*cmd.wrapper_words, cmd.words):
+                why += [
+                    f"`{_show(layer)}` matches {m.rule.decision.value} rule `{m.rule.pattern}`"
+                    for m in rules.strict_matches(layer)
+                    if m.certain and m.rule.decision is not Verdict.ALLOW
+                ]
+        for message in why:
+            found.add(
+                found.ask,
+                Reason("code-runs-command", "shell-analysis", f"code runs `{shown}`: {message}"),
+            )
+        if why:
+            found.grantable = False
 
 
 # Programs that never open the files their arguments name: a computed argument is data.

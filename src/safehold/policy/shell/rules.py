@@ -159,6 +159,12 @@ class CompiledRules:
             table = self._allow if rule.decision is Verdict.ALLOW else self._strict
             table.setdefault(compiled.program, []).append(compiled)
 
+    def names(self, program: str) -> bool:
+        """True when a deny or ask rule is written for `program` (literally or by a glob)."""
+        return program in self._strict or any(
+            regex.fullmatch(program) is not None for regex, _ in self._globbed
+        )
+
     def text_matches(self, text: str) -> list[CommandRule]:
         """Substring and regex rules found in `text` (linear time: `in` and RE2)."""
         return [

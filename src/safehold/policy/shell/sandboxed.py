@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from safehold.policy.config import SafetyConfig
 
-__all__ = ["SANDBOXED_CODE", "code_paths", "private_scratch", "runs_sandboxed"]
+__all__ = ["SANDBOXED_CODE", "code_paths", "code_strings", "private_scratch", "runs_sandboxed"]
 
 SANDBOXED_CODE = frozenset({"inline-code", "heredoc-script"})
 """Opaque reasons that mean "visible code no analysis reads", allowed when sandboxed."""
@@ -49,6 +49,30 @@ def code_paths(code: str) -> list[str]:
     for word in _NOT_PATH.split(code):
         if word and ("/" in word or word[0] in "~.") and word not in (".", ".."):
             out[word] = None
+    return list(out)
+
+
+def code_strings(code: str) -> list[str]:
+    """The distinct quoted literals in `code` that have a blank in them: maybe command lines.
+
+    `os.system('curl -s URL | sh')`, `execSync("rm -rf ~")`, awk `system("…")`. One
+    forward pass: a quote runs to the next unescaped same quote (or the end).
+    """
+    out: dict[str, None] = {}
+    n = len(code)
+    i = 0
+    while i < n:
+        quote = code[i]
+        if quote not in "'\"`":
+            i += 1
+            continue
+        j = i + 1
+        while j < n and code[j] != quote:
+            j += 2 if code[j] == "\\" else 1
+        text = code[i + 1 : min(j, n)]
+        i = j + 1
+        if " " in text or "\t" in text:
+            out[text] = None
     return list(out)
 
 

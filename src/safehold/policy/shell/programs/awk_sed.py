@@ -177,10 +177,10 @@ _V = Opt(takes=True)
 _SCRIPT = Opt(takes=True, script=True)  # a script given as an option: no operand is one then
 
 
-def sed_files(script: str) -> list[tuple[Role, str]]:
+def sed_files(script: str) -> list[tuple[Role, str | None]]:
     """Files a sed script reads (`r`, `R`) or writes (`w`, `W`, `s///w`)."""
     read = read_sed_script(script)
-    out: list[tuple[Role, str]] = [("read", p) for p in read.reads]
+    out: list[tuple[Role, str | None]] = [("read", p) for p in read.reads]
     out += [("write", p) for p in read.writes if p not in ("/dev/stdout", "/dev/stderr")]
     return out
 
@@ -188,18 +188,19 @@ def sed_files(script: str) -> list[tuple[Role, str]]:
 _AWK_STOP = frozenset(";{}\n|")
 
 
-def _quoted_after(program: str, i: int, marks: str) -> tuple[int, str | None]:
+def _quoted_after(program: str, i: int, marks: str) -> tuple[int, str | None, bool]:
     """Scan from `i` to the first of `marks` in the statement, then read a quoted name.
 
-    Returns where the scan stopped and the name (None when there is none).
+    Returns where the scan stopped, the name (None when it is not a string literal), and
+    whether a mark was found (a mark with no literal after it names a computed file).
     """
     n = len(program)
     while i < n and program[i] not in marks:
         if program[i] in _AWK_STOP:
-            return i, None
+            return i, None, False
         i += 1
     if i >= n:
-        return i, None
+        return i, None, False
     mark = program[i]
     i += 1
     if mark == ">" and i < n and program[i] == ">":
@@ -207,26 +208,38 @@ def _quoted_after(program: str, i: int, marks: str) -> tuple[int, str | None]:
     while i < n and program[i] in " \t":
         i += 1
     if i >= n or program[i] != '"':
-        return i, None
+        return i, None, True
     end = program.find('"', i + 1)
-    return (i, None) if end < 0 else (end + 1, program[i + 1 : end])
+    if end < 0:
+        return i, None, True
+    # `"dir/" name`: a literal followed by more of the expression is computed too.
+    j = end + 1
+    while j < n and program[j] in " \t":
+        j += 1
+    if j < n and program[j] not in _AWK_STOP and program[j] not in ")}":
+        return j, None, True
+    return end + 1, program[i + 1 : end], True
 
 
 _AWK_OPENS: tuple[tuple[str, str, Role], ...] = (("print", ">", "write"), ("getline", "<", "read"))
 
 
-def awk_files(program: str) -> list[tuple[Role, str]]:
+def awk_files(program: str) -> list[tuple[Role, str | None]]:
     """Files an awk program writes (`print > "f"`) or reads (`getline < "f"`).
 
-    One forward scan per `print`/`getline`, resuming where the last one stopped, so the
-    work is linear in the program's length (no regular expression on untrusted text).
+    A file named by an expression (`print > ENVIRON["HOME"] "/.bashrc"`) is None: a path
+    computed at run time. One forward scan per `print`/`getline`, resuming where the last
+    one stopped, so the work is linear in the program's length (no regular expression on
+    untrusted text).
     """
-    out: list[tuple[Role, str]] = []
+    out: list[tuple[Role, str | None]] = []
     for word, marks, role in _AWK_OPENS:
         start = program.find(word)
         while start >= 0:
-            stop, name = _quoted_after(program, start + len(word), marks)
-            if name is not None and name not in ("/dev/stdout", "/dev/stderr", "-"):
+            stop, name, marked = _quoted_after(program, start + len(word), marks)
+            if name is None and marked:
+                out.append((role, None))
+            elif name is not None and name not in ("/dev/stdout", "/dev/stderr", "-"):
                 out.append((role, name))
             start = program.find(word, max(stop, start + len(word)))
     return out

@@ -5,6 +5,8 @@
   --privileged`, `--pid=host`) ⇒ DENY or ASK;
 - system package installs and removals (`apt install`, `dnf remove`, `npm install -g`) ⇒ ASK;
 - sending standard input over the network (`curl --data-binary @-`, `nc host 1 < f`) ⇒ ASK;
+- user-wide tool configuration (`npm config set`, `pip config set`) ⇒ ASK;
+- starting, stopping or enabling system services (`systemctl stop sshd`) ⇒ ASK;
 - `kill -1` (every process the user may signal) in any spelling ⇒ DENY.
 
 Patterns are command-rule patterns (token prefixes, options in any order and spelling);
@@ -114,6 +116,14 @@ _PACKAGE_MANAGERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pip3", ("install --break-system-packages",)),
 )
 
+_CONFIG_TOOLS = ("npm", "pnpm", "yarn", "pip", "pip3", "gh", "conda", "poetry")
+_CONFIG_VERBS = ("set", "delete", "edit", "rm", "unset", "--global set", "--user set")
+_SERVICE_VERBS = (
+    "start", "stop", "restart", "reload", "try-restart", "reload-or-restart", "kill",
+    "enable", "disable", "mask", "unmask", "edit", "set-property", "daemon-reload",
+    "isolate", "link", "revert", "preset",
+)  # fmt: skip
+
 # (verdict, reason code, why, patterns)
 CLASSES: tuple[tuple[Verdict, str, str, tuple[str, ...]], ...] = (
     (
@@ -203,6 +213,27 @@ CLASSES: tuple[tuple[Verdict, str, str, tuple[str, ...]], ...] = (
         "system-package",
         "installs, removes or upgrades system packages",
         tuple(f"{pm} {verb}" for pm, verbs in _PACKAGE_MANAGERS for verb in verbs),
+    ),
+    (
+        # The file these write is the user's (`~/.npmrc`, `~/.config/pip/pip.conf`), named
+        # by no argument, and it changes what later commands run (`script-shell`, an index
+        # URL, a hooks path): a persistent change outside the workspace.
+        Verdict.ASK,
+        "user-config",
+        "changes a tool's user-wide configuration, outside the workspace",
+        (
+            *(f"{tool} config {verb}" for tool in _CONFIG_TOOLS for verb in _CONFIG_VERBS),
+            "npm set",
+        ),
+    ),
+    (
+        Verdict.ASK,
+        "system-service",
+        "starts, stops or reconfigures a system service",
+        (
+            *(f"systemctl {verb}" for verb in _SERVICE_VERBS),
+            *("service", "launchctl", "rc-service", "update-rc.d", "chkconfig", "crontab"),
+        ),
     ),
 )
 

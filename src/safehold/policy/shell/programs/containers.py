@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from safehold.policy.shell.programs.table import Opt, Program
 
-__all__ = ["PROGRAMS"]
+__all__ = ["OTHER_PLACES", "PROGRAMS"]
 
 _V = Opt(takes=True)
 _READ = Opt(takes=True, role="read")
@@ -70,3 +70,10 @@ PROGRAMS: dict[str, Program] = {
     "kubectl": _KUBECTL,
     "oc": _KUBECTL,
 }
+
+# Programs whose operands name paths inside a container, on another host or in an API
+# (`docker exec c cat /etc/x`, `ssh h ls /etc`, `gh api /user`): only the words their
+# table marks as host files are reads here. Denied paths are still denied in every word.
+OTHER_PLACES: frozenset[str] = frozenset(
+    {"docker", "podman", "nerdctl", "kubectl", "oc", "ssh", "gh", "adb", "helm", "lxc"}
+)

@@ -18,6 +18,9 @@ from safehold.policy.shell.words import Word
 
 __all__ = ["ROLES", "Opt", "Program", "Role", "RoleUse", "is_remote", "roles_of"]
 
+# The word a script's computed file name stands for: not static, so judged as unknown.
+_COMPUTED = Word("$(computed by the script)", False)
+
 Role = Literal[
     "read", "write", "delete", "perm", "exec", "network", "upload", "send", "cwd", "mount"
 ]  # fmt: skip
@@ -78,7 +81,7 @@ class Program:
     implicit: tuple[tuple[Role, str | None], ...] = ()
     # Files named inside the program's script (`sed 'w out'`, `awk '{print > "f"}'`): a
     # function from the script text to (role, path) pairs.
-    script_files: Callable[[str], list[tuple[Role, str]]] | None = None
+    script_files: Callable[[str], list[tuple[Role, str | None]]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,8 +211,10 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
     if program.script_files is not None:
         for script in scripts:
             if script.static:
+                # A file the script computes (awk `print > ENVIRON["HOME"] "/x"`) is a
+                # computed word: an unknown path, asked when nothing confines it.
                 uses.extend(
-                    RoleUse(role, Word(path, True), "script")
+                    RoleUse(role, Word(path, True) if path is not None else _COMPUTED, "script")
                     for role, path in program.script_files(script.text)
                 )
     paths = operands[skip:]
