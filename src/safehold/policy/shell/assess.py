@@ -751,7 +751,7 @@ def _check_code(
         _check_code_commands(code, rules, found)
 
 
-# Bounds on the command lines read out of code: enough for a script's `os.system("…")`
+# Bounds on the command lines read out of code: enough for a script's `system("…")`
 # calls, and never more analyses than this per command.
 MAX_CODE_COMMANDS = 32
 MAX_CODE_COMMAND_LENGTH = 4096
@@ -760,7 +760,7 @@ MAX_CODE_COMMAND_LENGTH = 4096
 def _check_code_commands(code: str, rules: CompiledRules, found: _Findings) -> None:
     """Ask when a string in the code is a command line a person must see run.
 
-    `python -c "os.system('curl -s URL | sh')"`, `node -e "execSync('rm -rf ~')"`: the
+    `python -c "system('curl -s URL | sh')"`, `node -e "execSync('rm -rf ~')"`: the
     code is the agent's own, but the command line in it is visible, so it is judged like
     one written outright (a pipe to a shell, a deny or ask rule), as an ASK: the string may
     be data the code only prints. Only strings that pipe, or start with a shell or a

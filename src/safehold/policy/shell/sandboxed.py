@@ -55,7 +55,7 @@ def code_paths(code: str) -> list[str]:
 def code_strings(code: str) -> list[str]:
     """The distinct quoted literals in `code` that have a blank in them: maybe command lines.
 
-    `os.system('curl -s URL | sh')`, `execSync("rm -rf ~")`, awk `system("…")`. One
+    `system('curl -s URL | sh')`, `execSync("rm -rf ~")`, awk `system("…")`. One
     forward pass: a quote runs to the next unescaped same quote (or the end).
     """
     out: dict[str, None] = {}
