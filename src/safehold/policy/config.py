@@ -687,9 +687,7 @@ DEFAULT_COMMAND_RULES: tuple[CommandRule, ...] = (
         "loginctl poweroff",
         "loginctl reboot",
     ),
-    *_rules(
-        Verdict.DENY, "kills every process the user can signal", "kill -9 -1", "killall5"
-    ),
+    *_rules(Verdict.DENY, "kills every process the user can signal", "kill -9 -1", "killall5"),
     *_rules(
         Verdict.DENY,
         "reverse shell: connects a program's input and output to the network",
