@@ -9,11 +9,15 @@
 A file named by 1 or 2 must exist: a missing one is a `ConfigError`, never the defaults. A
 found file that does not validate is a `ConfigError` too; nothing falls back to a looser
 config because a stricter one is broken.
+
+A long-lived process (the hook server) asks again for every call: a file loaded before is
+reused while its path, inode, size and times are unchanged (see `_load`).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,5 +104,37 @@ def discover_config(
     """Find and load the config; errors are `ConfigError` naming the file."""
     source = find_config(explicit, project=project, env=env)
     if source.path is None:
-        return SafetyConfig(), source
-    return SafetyConfig.load(source.path), source
+        return _defaults(), source
+    return _load(source.path), source
+
+
+_DEFAULTS: list[SafetyConfig] = []
+_LOADED: dict[tuple[object, ...], SafetyConfig] = {}
+_RACY_NS = 3_000_000_000  # file times are coarse: a change this recent may not show in them
+
+
+def _defaults() -> SafetyConfig:
+    if not _DEFAULTS:
+        _DEFAULTS.append(SafetyConfig())  # immutable: one object serves every call
+    return _DEFAULTS[0]
+
+
+def _load(path: Path) -> SafetyConfig:
+    """`SafetyConfig.load`, reusing an earlier result for the same unchanged file."""
+    try:
+        st = path.stat()
+        key: tuple[object, ...] = (str(path), str(path.resolve()), st.st_dev, st.st_ino)
+        key += (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    except (OSError, RuntimeError):
+        return SafetyConfig.load(path)  # which reports the problem
+    cached = _LOADED.get(key)
+    if cached is not None:
+        return cached
+    config = SafetyConfig.load(path)
+    # INVARIANT: only a file whose times are old enough is reused: a second write within
+    # the filesystem's time granularity and of the same size would otherwise look unchanged.
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > _RACY_NS:
+        if len(_LOADED) >= 16:
+            _LOADED.clear()
+        _LOADED[key] = config
+    return config
