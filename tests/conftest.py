@@ -24,3 +24,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 # empty user config directory (the tests' subprocesses inherit both).
 os.environ.pop("SAFEHOLD_CONFIG", None)
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="safehold-tests-xdg-")
+
+# A hook call would start a per-user hook server that outlives the test; only the hook
+# server tests turn it on, each with its own runtime directory, and stop it themselves.
+os.environ["SAFEHOLD_HOOK_SERVER"] = "0"

@@ -8,9 +8,11 @@ shell commands inside a bubblewrap sandbox.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a hook call should not import typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from safehold.errors import (
         ConfigError,
         PolicyError,

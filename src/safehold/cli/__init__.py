@@ -3,51 +3,50 @@
 Each subcommand lives in its own module with `register(subparsers)` and `run(args) -> int`.
 User errors print `error: ...` (and maybe `hint: ...`) on stderr and exit non-zero; no
 traceback is ever shown for them.
+
+`safehold hook ...` runs once per tool call, so this module imports nothing until it knows
+the command: a hook first tries the warm server (`safehold.cli._hook_client`).
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
-from typing import Any, NoReturn, Protocol, cast
 
-from safehold.errors import SafeholdError
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a hook call should not import typing
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any, Protocol
 
-__all__ = ["main"]
+    class _Command(Protocol):
+        def register(self, sub: Any) -> None: ...
+
+        def run(self, args: argparse.Namespace) -> int: ...
+
+
+__all__ = ["build_parser", "main", "run_command"]
 
 _COMMANDS = ("check", "run", "acp", "demo", "config", "mcp_proxy", "hook")
-
-
-class _Command(Protocol):
-    def register(self, sub: Any) -> None: ...
-
-    def run(self, args: argparse.Namespace) -> int: ...
-
-
-class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are one `error:` line and exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"error: {message}\nhint: run `{self.prog} --help`\n")
-        raise SystemExit(2)
+_PARSERS: dict[str | None, argparse.ArgumentParser] = {}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Build the argument parser with every subcommand (or just `only`, to start faster)."""
-    from safehold import __version__
+    import importlib
 
-    parser = _Parser(
+    from safehold import __version__
+    from safehold.cli._parser import Parser
+
+    parser = Parser(
         prog="safehold", description="Safety and permission policy engine for AI agents."
     )
     parser.add_argument("--version", action="version", version=f"safehold {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name in _COMMANDS:
         if only is not None and name != only:
             continue
-        module = cast(_Command, importlib.import_module(f"safehold.cli.{name}_cmd"))
+        module: _Command = importlib.import_module(f"safehold.cli.{name}_cmd")
         module.register(sub)
     return parser
 
@@ -55,6 +54,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `safehold` command."""
     words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["hook"]:
+        from safehold.cli import _hook_client
+
+        code = _hook_client.run(words)
+        if code is not None:
+            return code
+    return run_command(words)
+
+
+def run_command(words: list[str]) -> int:
+    """Parse `words` and run the command in this process."""
+    from safehold.errors import SafeholdError
+
     only = None
     if words[:1] == ["acp"] and not {"-h", "--help"} & set(words):
         # An editor waits for `acp` to answer `initialize`: answer it while the rest imports
@@ -67,8 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif words and words[0].replace("-", "_") in _COMMANDS:
         # Importing every subcommand costs a hook call its start-up budget: load only the one named.
         only = words[0].replace("-", "_")
-    parser = build_parser(only)
-    args = parser.parse_args(argv)
+    parser = _PARSERS.get(only) if only != "acp" else None
+    if parser is None:
+        parser = _PARSERS[only] = build_parser(only)  # a hook server parses many commands
+    args = parser.parse_args(words)
     try:
         code: int = args.handler(args)
         return code

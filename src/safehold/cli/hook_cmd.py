@@ -12,14 +12,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from safehold.cli._hook_client import MAX_PAYLOAD
 from safehold.errors import SafeholdError
 
-__all__ = ["MAX_PAYLOAD", "register", "run"]
+if TYPE_CHECKING:
+    from safehold.adapters.hooks._payload import HookCall
+    from safehold.policy.config import SafetyConfig
+    from safehold.policy.decision import Decision
 
-MAX_PAYLOAD: Final = 16 * 1024 * 1024
-"""Largest payload read from stdin; a larger one is refused (exit 2), not cut short."""
+__all__ = ["MAX_PAYLOAD", "register", "run"]
 
 _FLAVOURS: Final = {
     "claude-code": "Claude Code's PreToolUse hook",
@@ -89,8 +92,33 @@ def _decide(args: argparse.Namespace) -> dict[str, Any]:
     config, _ = discover_config(args.config, project=hook_call.workspace)
     if hook_call.read_only:
         config = config.with_mode(Mode.READ_ONLY)
-    decision = evaluate(config, hook_call.call, workspace=hook_call.workspace)
+    if config.audit.path is None and config.audit.logger is None:
+        decision = evaluate(config, hook_call.call, workspace=hook_call.workspace)
+    else:
+        decision = _decide_audited(config, hook_call)
     return flavour.render(decision, ask_as_deny=args.ask_as_deny)
+
+
+def _decide_audited(config: SafetyConfig, hook_call: HookCall) -> Decision:
+    """Decide through a `Gate`, which writes the audit record, as the ACP agent does.
+
+    An audit log that cannot be opened is a `ConfigError` (exit 2, the call is blocked); one
+    that cannot record an ALLOW turns it into a DENY (`audit-failed`), as in every adapter.
+    """
+    from safehold.audit import JsonlFileSink, MultiSink, sink_from_config
+    from safehold.policy.approval import Gate
+    from safehold.policy.sessions import SessionPolicies
+
+    sink = sink_from_config(config.audit)
+    session = hook_call.session_id or "hook"
+    policies = SessionPolicies(config)
+    policies.open(session, hook_call.workspace)
+    try:
+        return Gate(policies, audit=sink).decide(session, hook_call.call)
+    finally:
+        for each in sink.sinks if isinstance(sink, MultiSink) else (sink,):
+            if isinstance(each, JsonlFileSink):
+                each.close()  # a hook server decides many calls: no descriptor may leak
 
 
 def run(args: argparse.Namespace) -> int:

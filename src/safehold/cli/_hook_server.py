@@ -1,0 +1,241 @@
+"""The warm side of `safehold hook ...`: one process per user that keeps the engine loaded.
+
+`python -m safehold.cli._hook_server PATH` serves `PATH.sock` (the wire format is in
+`safehold.cli._hook_client`). Each request runs the very command the hook process would
+have run in-process (`safehold.cli.run_command`), inside the caller's working directory and
+environment, with its stdin, and sends back its exit code, stdout and stderr. Requests are
+served one at a time, so the process-wide state a request swaps in (environment, working
+directory, standard streams) is never shared.
+
+It stops after `IDLE_SECONDS` without a request, when its socket file is removed or
+replaced, and when a safehold module it loaded changed on disk (that request is answered
+`ST`, so the caller decides in-process and starts a fresh server). Only one server runs
+per socket: it holds an exclusive lock on `PATH.lock` for its lifetime.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import io
+import os
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from typing import Final
+
+from safehold.cli._hook_client import MAX_PAYLOAD, PROTOCOL, server_key
+
+__all__ = ["IDLE_SECONDS", "serve"]
+
+IDLE_SECONDS: Final = 15 * 60
+_TICK: Final = 5.0  # how often an idle server looks at its socket file and the clock
+_MAX_REQUEST: Final = MAX_PAYLOAD + (4 << 20)  # the payload plus arguments and environment
+
+
+def _stamps() -> dict[str, tuple[int, int]]:
+    """(mtime, size) of every safehold module loaded so far."""
+    out = {}
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if name.split(".")[0] == "safehold" and path:
+            with contextlib.suppress(OSError):
+                st = os.stat(path)
+                out[path] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def _changed(stamps: dict[str, tuple[int, int]]) -> bool:
+    for path, stamp in stamps.items():
+        try:
+            st = os.stat(path)
+        except OSError:
+            return True
+        if (st.st_mtime_ns, st.st_size) != stamp:
+            return True
+    return False
+
+
+def _warm() -> None:
+    """Load what a decision needs now, so that the first caller does not pay for it."""
+    from safehold.adapters.hooks import claude_code, gemini_cli  # noqa: F401
+    from safehold.cli import build_parser
+    from safehold.config_discovery import discover_config
+    from safehold.policy.engine import evaluate
+
+    build_parser("hook")
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "cwd": "/",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git status && ls -la src"},
+    }
+    hook_call = claude_code.parse(payload, env={})
+    config, _ = discover_config(project="/nonexistent")
+    evaluate(config, hook_call.call, workspace=hook_call.workspace)
+
+
+def _set_environ(env: dict[str, str]) -> None:
+    for name in [n for n in os.environ if n not in env]:
+        del os.environ[name]
+    for name, value in env.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
+
+
+@contextlib.contextmanager
+def _as_caller(
+    cwd: str, env: dict[str, str], payload: bytes, streams: tuple[str, ...]
+) -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
+    """Run the body in the caller's directory and environment, with its stdin and encodings."""
+    saved_env = dict(os.environ)
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    out, err = io.BytesIO(), io.BytesIO()
+    text_out = io.TextIOWrapper(out, encoding=streams[0], errors=streams[1])
+    text_err = io.TextIOWrapper(err, encoding=streams[2], errors=streams[3])
+    try:
+        os.chdir(cwd)
+        _set_environ(env)
+        sys.stdin = io.TextIOWrapper(io.BytesIO(payload), encoding="utf-8")
+        sys.stdout, sys.stderr = text_out, text_err
+        yield out, err
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        for text in (text_out, text_err):
+            text.flush()
+            text.detach()  # or collecting the wrapper would close the buffer
+        _set_environ(saved_env)
+        os.chdir("/")
+
+
+def _run(
+    words: list[str], cwd: str, env: dict[str, str], payload: bytes, streams: tuple[str, ...]
+) -> bytes:
+    from safehold.cli import run_command
+
+    with _as_caller(cwd, env, payload, streams) as (out, err):
+        try:
+            code = run_command(words)
+        except SystemExit as exc:  # argparse's usage errors
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        except KeyboardInterrupt:
+            code = 130
+    stdout = out.getvalue()
+    return b"OK" + bytes([code & 0xFF]) + len(stdout).to_bytes(4, "big") + stdout + err.getvalue()
+
+
+def _answer(data: bytes, key: str, stamps: dict[str, tuple[int, int]]) -> tuple[bytes, bool]:
+    """The reply to one request, and whether the server must stop."""
+    size = int.from_bytes(data[:4], "big")
+    fields = data[4 : 4 + size].split(b"\0")
+    payload = data[4 + size :]
+
+    def dec(raw: bytes) -> str:
+        return raw.decode("utf-8", "surrogateescape")
+
+    if len(fields) < 8 or fields[0] != PROTOCOL or dec(fields[1]) != key:
+        return b"KY", False
+    seen = len(sys.modules)
+    if _changed(stamps):
+        return b"ST", True
+    cwd = dec(fields[2])
+    streams = (dec(fields[3]), dec(fields[4]), dec(fields[5]), dec(fields[6]))
+    argc = int(fields[7])
+    words = [dec(w) for w in fields[8 : 8 + argc]]
+    env = dict(dec(entry).partition("=")[::2] for entry in fields[8 + argc :] if b"=" in entry)
+    try:
+        reply = _run(words, cwd, env, payload, streams)
+    except Exception:  # the caller then decides in-process, which reports the error itself
+        return b"ER", False
+    if len(sys.modules) != seen:  # the request imported more: watch those files too
+        stamps.update({p: s for p, s in _stamps().items() if p not in stamps})
+    return reply, False
+
+
+def _peer_is_me(conn: socket.socket) -> bool:
+    if not hasattr(socket, "SO_PEERCRED"):
+        return True  # the socket's folder is private (mode 0700) on every platform
+    cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+    return int.from_bytes(cred[4:8], sys.byteorder) == os.getuid()
+
+
+def _receive(conn: socket.socket) -> bytes | None:
+    chunks, total = [], 0
+    while chunk := conn.recv(1 << 16):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > _MAX_REQUEST:
+            return None
+    return b"".join(chunks)
+
+
+def serve(path: str, *, idle: float = IDLE_SECONDS) -> int:
+    """Serve `path.sock` until idle, replaced or stale; 0 also when another server has it."""
+    lock = open(path + ".lock", "a+")  # noqa: SIM115 (held for the process's lifetime)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another server is starting or running
+    lock.truncate(0)
+    lock.write(f"{os.getpid()}\n")
+    lock.flush()
+    key = server_key()
+    sock_path = path + ".sock"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(sock_path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_umask = os.umask(0o177)
+    try:
+        listener.bind(sock_path)
+    finally:
+        os.umask(old_umask)
+    inode = os.stat(sock_path).st_ino
+    listener.listen(64)  # callers wait in the backlog while the engine loads
+    os.chdir("/")
+    _warm()
+    stamps = _stamps()
+    listener.settimeout(_TICK)
+    last = time.monotonic()
+    try:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                try:
+                    replaced = os.stat(sock_path).st_ino != inode
+                except OSError:
+                    replaced = True
+                if replaced or time.monotonic() - last > idle:
+                    return 0
+                continue
+            last = time.monotonic()
+            with conn:
+                conn.settimeout(_TICK)
+                stop = False
+                try:
+                    data = _receive(conn) if _peer_is_me(conn) else None
+                    if data is not None:
+                        reply, stop = _answer(data, key, stamps)
+                        if stop:  # free the socket and the lock for the next server first
+                            _close(listener, sock_path, inode)
+                            fcntl.flock(lock, fcntl.LOCK_UN)
+                        conn.sendall(reply)
+                except OSError:
+                    pass
+                if stop:
+                    return 0
+    finally:
+        _close(listener, sock_path, inode)
+
+
+def _close(listener: socket.socket, sock_path: str, inode: int) -> None:
+    """Stop listening, and remove the socket file if it is still ours."""
+    with contextlib.suppress(OSError):
+        if os.stat(sock_path).st_ino == inode:
+            os.unlink(sock_path)
+    listener.close()
+
+
+if __name__ == "__main__":
+    sys.exit(serve(sys.argv[1]))

@@ -1,0 +1,184 @@
+"""The warm hook server answers exactly what the in-process hook answers, and audits as it.
+
+Differential: every recorded payload and every malformed input goes through `safehold hook`
+twice, once with `SAFEHOLD_HOOK_SERVER=0` (in-process) and once answered by a running
+server; exit code, stdout and stderr must be byte-identical.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from safehold.cli import _hook_client, _hook_server
+from tests.adapters.hooks.conftest import PAYLOADS, HookRun, Project
+from tests.adapters.hooks.test_hook_failures import CASES, _good
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
+
+
+class Server:
+    """A hook server in its own runtime directory, started by the first hook call."""
+
+    def __init__(self, project: Project, runtime: Path) -> None:
+        self.project = project
+        self.runtime = runtime
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return self.project.env(
+            SAFEHOLD_HOOK_SERVER="1", XDG_RUNTIME_DIR=str(self.runtime), **extra
+        )
+
+    def start(self) -> None:
+        payload = self.project.payload("claude-code", "read_source")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert self.project.hook("claude-code", payload, env=self.env()).code == 0
+            if list(self.runtime.glob("safehold/hook-*.sock")):
+                return
+            time.sleep(0.2)
+        raise AssertionError("the hook server did not start")
+
+    def pids(self) -> list[int]:
+        return [int(p.read_text().split()[0]) for p in self.runtime.glob("safehold/hook-*.lock")]
+
+    def stop(self) -> None:
+        for pid in self.pids():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+
+@pytest.fixture
+def server(project: Project) -> Iterator[Server]:
+    # Short: a Unix socket path must fit in about 100 bytes.
+    runtime = Path(tempfile.mkdtemp(prefix="sh-", dir="/tmp"))
+    running = Server(project, runtime)
+    try:
+        running.start()
+        yield running
+    finally:
+        running.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _both(project: Project, server: Server, flavour: str, stdin: str) -> tuple[HookRun, HookRun]:
+    alone = project.hook(flavour, stdin, env=project.env(SAFEHOLD_HOOK_SERVER="0"))
+    served = project.hook(flavour, stdin, env=server.env())
+    return alone, served
+
+
+def test_every_recorded_payload_gets_the_in_process_answer(
+    project: Project, server: Server
+) -> None:
+    for flavour in ("claude-code", "gemini-cli"):
+        for path in sorted((PAYLOADS / flavour).glob("*.json")):
+            alone, served = _both(project, server, flavour, project.payload(flavour, path.stem))
+            assert served == alone, (flavour, path.stem)
+    assert len(server.pids()) == 1
+
+
+def test_every_malformed_input_blocks_as_in_process(project: Project, server: Server) -> None:
+    # One CLI is enough: the transport does not read the payload, and each in-process run
+    # costs a second on a loaded machine.
+    for label, make, _ in CASES:
+        alone, served = _both(project, server, "claude-code", make(_good(project, "claude-code")))
+        assert served == alone, label
+        assert served.code == 2
+
+
+def test_the_callers_environment_and_directory_decide(project: Project, server: Server) -> None:
+    # A relative --config resolves against the caller's directory, $SAFEHOLD_CONFIG and
+    # $CLAUDE_PROJECT_DIR are the caller's: the server has none of them itself.
+    (project.root / "strict.toml").write_text('mode = "read-only"\n')
+    payload = project.payload("claude-code", "read_source")
+    for args, extra in (
+        (("--config", "strict.toml"), {}),
+        ((), {"SAFEHOLD_CONFIG": str(project.root / "strict.toml")}),
+        ((), {"CLAUDE_PROJECT_DIR": str(project.home)}),
+    ):
+        alone = project.hook("claude-code", payload, *args, env=project.env(**extra))
+        served = project.hook("claude-code", payload, *args, env=server.env(**extra))
+        assert served == alone, (args, extra)
+    missing = project.hook("claude-code", payload, "--config", "nope.toml", env=server.env())
+    assert missing.code == 2 and "nope.toml" in missing.stderr
+
+
+def test_a_hook_answered_by_the_server_loads_no_engine(project: Project, server: Server) -> None:
+    probe = (
+        "import json, sys\nfrom safehold.cli import main\ncode = main(['hook', 'claude-code'])\n"
+        "sys.stdout.flush()\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=project.payload("claude-code", "bash_ls").encode(),
+        capture_output=True,
+        cwd=project.root,
+        env=server.env(),
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    loaded = set(json.loads(run.stderr.splitlines()[-1]))
+    assert not {"pydantic", "argparse", "safehold.policy.engine"} & loaded
+
+
+@pytest.mark.parametrize("served", [False, True], ids=["in-process", "server"])
+def test_a_hook_writes_the_audit_record_the_config_asks_for(
+    project: Project, server: Server, served: bool
+) -> None:
+    log = project.root.parent / "audit.jsonl"
+    (project.root / ".safehold.toml").write_text(f'[audit]\npath = "{log}"\n')
+    env = server.env() if served else project.env()
+    for name in ("bash_ls", "bash_rm_home"):
+        run = project.hook("claude-code", project.payload("claude-code", name), env=env)
+        assert run.code == 0, run.stderr
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["tool"], r["verdict"]) for r in records] == [("Bash", "ask"), ("Bash", "deny")]
+    session = json.loads(project.payload("claude-code", "bash_ls"))["session_id"]
+    assert {r["session"] for r in records} == {session}
+    assert oct(log.stat().st_mode & 0o777) == "0o600"
+
+
+def test_an_audit_log_that_cannot_be_opened_blocks(project: Project) -> None:
+    (project.root / ".safehold.toml").write_text(f'[audit]\npath = "{project.root}"\n')
+    run = project.hook("claude-code", project.payload("claude-code", "read_source"))
+    assert run.code == 2 and "audit.path" in run.stderr
+
+
+def _request(key: str) -> bytes:
+    return _hook_client._request(key, ["hook", "claude-code"], b"{}")
+
+
+def test_a_request_for_another_key_is_refused() -> None:
+    assert _hook_server._answer(_request("other"), "mine", {}) == (b"KY", False)
+
+
+def test_a_server_whose_code_changed_stops(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("x = 1\n")
+    st = module.stat()
+    stamps = {str(module): (st.st_mtime_ns, st.st_size)}
+    module.write_text("x = 22\n")
+    assert _hook_server._answer(_request("k"), "k", stamps) == (b"ST", True)
+
+
+def test_only_plain_hook_commands_take_the_server_path() -> None:
+    plain = _hook_client._plain_hook
+    assert plain(["hook", "claude-code"])
+    assert plain(["hook", "gemini-cli", "--config", "c.toml", "--ask-as-deny"])
+    assert plain(["hook", "claude-code", "--config=c.toml"])
+    assert not plain(["hook", "claude-code", "--help"])
+    assert not plain(["hook", "cursor"])
+    assert not plain(["hook", "claude-code", "--config"])
+    assert not plain(["check", "ls"])
