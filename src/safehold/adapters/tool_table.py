@@ -136,6 +136,11 @@ class ToolTable:
             )
         return self.default
 
+    def forget_warnings(self) -> None:
+        """Warn again about names seen before (the hook server stands in for a process per call)."""
+        with self._lock:
+            self._warned.clear()
+
     def to_call(
         self,
         name: str,

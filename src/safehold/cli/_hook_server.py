@@ -29,7 +29,7 @@ from safehold.cli._hook_client import MAX_PAYLOAD, PROTOCOL, server_key
 
 __all__ = ["IDLE_SECONDS", "serve"]
 
-IDLE_SECONDS: Final = 15 * 60
+IDLE_SECONDS: Final = 30 * 60
 _TICK: Final = 5.0  # how often an idle server looks at its socket file and the clock
 _MAX_REQUEST: Final = MAX_PAYLOAD + (4 << 20)  # the payload plus arguments and environment
 
@@ -112,8 +112,12 @@ def _as_caller(
 def _run(
     words: list[str], cwd: str, env: dict[str, str], payload: bytes, streams: tuple[str, ...]
 ) -> bytes:
+    from safehold.adapters.tables.claude_code import CLAUDE_CODE_TOOLS
+    from safehold.adapters.tables.gemini_cli import GEMINI_CLI_TOOLS
     from safehold.cli import run_command
 
+    for table in (CLAUDE_CODE_TOOLS, GEMINI_CLI_TOOLS):
+        table.forget_warnings()  # an unknown tool is named on stderr at every call, as in-process
     with _as_caller(cwd, env, payload, streams) as (out, err):
         try:
             code = run_command(words)
@@ -193,7 +197,8 @@ def serve(path: str, *, idle: float = IDLE_SECONDS) -> int:
     inode = os.stat(sock_path).st_ino
     listener.listen(64)  # callers wait in the backlog while the engine loads
     os.chdir("/")
-    _warm()
+    with contextlib.suppress(Exception):  # a broken config, say: each request reports it
+        _warm()
     stamps = _stamps()
     listener.settimeout(_TICK)
     last = time.monotonic()
@@ -221,7 +226,7 @@ def serve(path: str, *, idle: float = IDLE_SECONDS) -> int:
                             _close(listener, sock_path, inode)
                             fcntl.flock(lock, fcntl.LOCK_UN)
                         conn.sendall(reply)
-                except OSError:
+                except Exception:  # a bad request, or a caller gone: it decides in-process
                     pass
                 if stop:
                     return 0

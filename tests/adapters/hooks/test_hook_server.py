@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -154,6 +155,59 @@ def test_an_audit_log_that_cannot_be_opened_blocks(project: Project) -> None:
     (project.root / ".safehold.toml").write_text(f'[audit]\npath = "{project.root}"\n')
     run = project.hook("claude-code", project.payload("claude-code", "read_source"))
     assert run.code == 2 and "audit.path" in run.stderr
+
+
+def test_an_unknown_tool_is_named_at_every_call(project: Project, server: Server) -> None:
+    payload = project.payload("claude-code", "unknown_tool")
+    runs = [project.hook("claude-code", payload, env=server.env()) for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert "`FutureTool` is not in safehold's tool table" in runs[1].stderr
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _wait_gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_one_server_per_socket_and_garbage_does_not_stop_it(
+    project: Project, server: Server
+) -> None:
+    (pid,) = server.pids()
+    (sock,) = server.runtime.glob("safehold/hook-*.sock")
+    second = subprocess.run(
+        [sys.executable, "-m", "safehold.cli._hook_server", str(sock)[: -len(".sock")]],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert second.returncode == 0 and server.pids() == [pid]
+    for garbage in (b"", b"\xff" * 10, b"\0\0\0\x05hello"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.connect(str(sock))
+            conn.sendall(garbage)
+            conn.shutdown(socket.SHUT_WR)
+            conn.recv(100)
+    alone, served = _both(project, server, "claude-code", project.payload("claude-code", "bash_ls"))
+    assert served == alone and _alive(pid)
+
+
+def test_a_server_whose_socket_is_removed_stops(server: Server) -> None:
+    (pid,) = server.pids()
+    (sock,) = server.runtime.glob("safehold/hook-*.sock")
+    sock.unlink()
+    assert _wait_gone(pid, 30)
 
 
 def _request(key: str) -> bytes:
