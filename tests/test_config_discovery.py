@@ -78,3 +78,20 @@ def test_config_show_says_which_file(tree: dict[str, Path]) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stderr.strip() == f"config: {tree['project'] / '.safehold.toml'} (project file)"
     assert '"read_only": true' in run.stdout
+
+
+def test_an_unchanged_file_is_loaded_once(
+    tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from safehold import config_discovery
+
+    named = tree["named"]
+    first, _ = discover_config(named)
+    assert discover_config(named)[0] is not first  # written just now: its times may lag
+    monkeypatch.setattr(config_discovery, "_RACY_NS", -(10**18))  # trust the times
+    cached, _ = discover_config(named)
+    assert discover_config(named)[0] is cached and cached == first
+    named.write_text("read_only = false\n")  # another size: another stat
+    changed, _ = discover_config(named)
+    assert changed is not cached and not changed.read_only
+    assert discover_config()[0] is discover_config()[0] == SafetyConfig()

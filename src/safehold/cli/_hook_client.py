@@ -48,6 +48,7 @@ SERVER_VAR = "SAFEHOLD_HOOK_SERVER"
 
 _FLAVOURS = ("claude-code", "gemini-cli")
 _TIMEOUT = 30.0  # a decision takes milliseconds; Claude Code's own hook timeout is 60 s
+_RESTART_AFTER = 10.0  # seconds: a server that failed to start is not started at every call
 
 
 def server_key() -> str:
@@ -84,7 +85,8 @@ def socket_path(key: str) -> str | None:
     # Anybody who can write here could answer for safehold: the folder must be ours alone.
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or st.st_mode & 0o077:
         return None
-    return os.path.join(folder, f"hook-{zlib.crc32(key.encode('utf-8', 'surrogateescape')):08x}")
+    path = os.path.join(folder, f"hook-{zlib.crc32(key.encode('utf-8', 'surrogateescape')):08x}")
+    return path if len(path.encode()) < 100 else None  # a socket's path fits in 108 bytes
 
 
 def _enabled() -> bool:
@@ -156,10 +158,16 @@ def _ask_server(path: str, request: bytes) -> tuple[bytes, bytes]:
 def _start_server(path: str) -> None:
     """Start a server for the next call, detached: this call never waits for it."""
     import subprocess
+    import time
 
+    try:
+        if time.time() - os.stat(path + ".lock").st_mtime < _RESTART_AFTER:
+            return  # one started a moment ago and has no socket: starting, or it failed
+    except OSError:
+        pass
     try:  # noqa: SIM105 (contextlib is not loaded yet, and this path is about start-up time)
         subprocess.Popen(
-            [sys.executable, "-m", "safehold.cli._hook_server", path],
+            [sys.executable, "-P", "-m", "safehold.cli._hook_server", path],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
