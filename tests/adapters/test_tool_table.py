@@ -121,3 +121,18 @@ def test_declared_path_keys_reach_the_engine(tmp_path: object) -> None:
     ]:
         decision = evaluate(config, table.to_call(name, args), workspace=str(tmp_path))
         assert decision.verdict is Verdict.DENY, (name, decision)
+
+
+def test_declared_url_and_glob_keys_reach_the_engine(tmp_path: object) -> None:
+    # Gemini CLI's web_fetch carries its URLs inside a free-text `prompt`; only the table
+    # says so. A table whose keys stopped at `to_call` would let this fetch through.
+    config = SafetyConfig().with_mode("auto")
+    prompt = "summarise http://169.254.169.254/latest/meta-data/iam please"
+    call = GEMINI_CLI_TOOLS.to_call("web_fetch", {"prompt": prompt})
+    assert call.url_args == ("prompt",)
+    decision = evaluate(config, call, workspace=str(tmp_path))
+    assert decision.verdict is Verdict.DENY
+    assert "url-denied" in {r.code for r in decision.reasons}
+    many = GEMINI_CLI_TOOLS.to_call("read_many_files", {"paths": ["src/**/*.py", "**/.env"]})
+    assert set(many.glob_args) == {"include", "paths"}
+    assert evaluate(config, many, workspace=str(tmp_path)).verdict is Verdict.DENY

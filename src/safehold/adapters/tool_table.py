@@ -33,9 +33,9 @@ class ToolSpec:
 
     ``command_arg`` and ``cwd_arg`` name the keys holding the shell command and the directory
     it runs in; `ToolTable.to_call` copies them to the engine's ``command`` and ``cwd`` keys.
-    ``path_args`` are checked as paths on top of the engine's common names. ``url_args`` and
-    ``glob_args`` (URLs, free text holding URLs, and glob/include filters of search tools)
-    are recorded for the checks that read them.
+    ``path_args`` are checked as paths on top of the engine's common names. ``url_args``
+    (URLs, and free text holding URLs: Gemini CLI's `web_fetch` prompt) go to the URL
+    policy, ``glob_args`` (glob/include filters of search tools) to the denied paths.
     """
 
     kind: ToolKind
@@ -162,4 +162,6 @@ class ToolTable:
             kind=spec.kind,
             tool_call_id=tool_call_id,
             path_args=spec.path_args,
+            glob_args=spec.glob_args,
+            url_args=spec.url_args,
         )

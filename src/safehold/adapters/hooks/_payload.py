@@ -11,7 +11,16 @@ from safehold.errors import SafeholdError
 from safehold.policy.calls import ToolCall
 from safehold.policy.decision import Decision, Verdict
 
-__all__ = ["HookCall", "HookInputError", "field", "reason_text", "text_field", "workspace_of"]
+__all__ = [
+    "HookCall",
+    "HookInputError",
+    "Payload",
+    "field",
+    "read_payload",
+    "reason_text",
+    "text_field",
+    "workspace_of",
+]
 
 
 class HookInputError(SafeholdError):
@@ -30,6 +39,45 @@ class HookCall:
     read_only: bool = False
     """The CLI's session is in a read-only mode (Claude Code's plan mode)."""
     session_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """The fields every hook payload has, checked: the tool, its input and where it runs."""
+
+    tool_name: str
+    tool_input: Mapping[str, Any]
+    cwd: str | None
+    workspace: str
+    session_id: str | None
+
+
+def read_payload(
+    payload: object, *, event: str, command: str, project_var: str, env: Mapping[str, str]
+) -> Payload:
+    """Check a hook payload's common fields; `HookInputError` names the one that is wrong.
+
+    `event` is the hook event the CLI sends (`PreToolUse`, `BeforeTool`), `command` the
+    `safehold hook …` subcommand for the message, `project_var` the CLI's project variable.
+    """
+    if not isinstance(payload, Mapping):
+        raise HookInputError(f"hook payload: expected a JSON object, got {type(payload).__name__}")
+    sent = text_field(payload, "hook_event_name", required=False)
+    if sent is not None and sent != event:
+        raise HookInputError(
+            f"hook payload: event `{sent}`; `safehold hook {command}` handles `{event}` only"
+        )
+    name = text_field(payload, "tool_name")
+    assert name is not None
+    arguments = field(payload, "tool_input")
+    if not isinstance(arguments, Mapping):
+        raise HookInputError(
+            f"hook payload: `tool_input` must be an object, got {type(arguments).__name__}"
+        )
+    cwd = text_field(payload, "cwd", required=False)
+    workspace = workspace_of(env.get(project_var) or None, cwd, project_var)
+    session = payload.get("session_id")
+    return Payload(name, arguments, cwd, workspace, session if isinstance(session, str) else None)
 
 
 def field(payload: Mapping[str, Any], key: str) -> Any:

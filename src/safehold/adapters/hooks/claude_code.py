@@ -15,11 +15,9 @@ from typing import Any, Final
 
 from safehold.adapters.hooks._payload import (
     HookCall,
-    HookInputError,
-    field,
+    read_payload,
     reason_text,
     text_field,
-    workspace_of,
 )
 from safehold.adapters.tables.claude_code import CLAUDE_CODE_TOOLS
 from safehold.adapters.tool_table import ToolTable
@@ -41,23 +39,17 @@ def parse(
 ) -> HookCall:
     """The tool call a `PreToolUse` payload describes; `HookInputError` when it is malformed."""
     env = os.environ if env is None else env
-    if not isinstance(payload, Mapping):
-        raise HookInputError(f"hook payload: expected a JSON object, got {type(payload).__name__}")
-    event = text_field(payload, "hook_event_name", required=False)
-    if event is not None and event != EVENT:
-        raise HookInputError(
-            f"hook payload: event `{event}`; `safehold hook claude-code` handles `{EVENT}` only"
-        )
-    name = text_field(payload, "tool_name")
-    assert name is not None
-    arguments = field(payload, "tool_input")
-    if not isinstance(arguments, Mapping):
-        raise HookInputError(
-            f"hook payload: `tool_input` must be an object, got {type(arguments).__name__}"
-        )
+    common = read_payload(
+        payload, event=EVENT, command="claude-code", project_var=PROJECT_VAR, env=env
+    )
+    assert isinstance(payload, Mapping)  # read_payload checked it
+    name, arguments, cwd, workspace = (
+        common.tool_name,
+        common.tool_input,
+        common.cwd,
+        common.workspace,
+    )
     mode = text_field(payload, "permission_mode", required=False)
-    cwd = text_field(payload, "cwd", required=False)
-    workspace = workspace_of(env.get(PROJECT_VAR) or None, cwd, PROJECT_VAR)
     tool_use_id = payload.get("tool_use_id")
     call = table.to_call(
         name, arguments, tool_call_id=tool_use_id if isinstance(tool_use_id, str) else None
@@ -70,12 +62,8 @@ def parse(
     ):
         # The shell runs where the session `cd`-ed to, not necessarily the project root.
         call = table.to_call(name, {**arguments, "cwd": cwd}, tool_call_id=call.tool_call_id)
-    session = payload.get("session_id")
     return HookCall(
-        call,
-        workspace,
-        read_only=mode in _READ_ONLY_MODES,
-        session_id=session if isinstance(session, str) else None,
+        call, workspace, read_only=mode in _READ_ONLY_MODES, session_id=common.session_id
     )
 
 

@@ -16,11 +16,8 @@ from typing import Any, Final
 
 from safehold.adapters.hooks._payload import (
     HookCall,
-    HookInputError,
-    field,
+    read_payload,
     reason_text,
-    text_field,
-    workspace_of,
 )
 from safehold.adapters.tables.gemini_cli import GEMINI_CLI_TOOLS
 from safehold.adapters.tool_table import ToolTable
@@ -40,27 +37,13 @@ def parse(
 ) -> HookCall:
     """The tool call a `BeforeTool` payload describes; `HookInputError` when it is malformed."""
     env = os.environ if env is None else env
-    if not isinstance(payload, Mapping):
-        raise HookInputError(f"hook payload: expected a JSON object, got {type(payload).__name__}")
-    event = text_field(payload, "hook_event_name", required=False)
-    if event is not None and event != EVENT:
-        raise HookInputError(
-            f"hook payload: event `{event}`; `safehold hook gemini-cli` handles `{EVENT}` only"
-        )
-    name = text_field(payload, "tool_name")
-    assert name is not None
-    arguments = field(payload, "tool_input")
-    if not isinstance(arguments, Mapping):
-        raise HookInputError(
-            f"hook payload: `tool_input` must be an object, got {type(arguments).__name__}"
-        )
-    cwd = text_field(payload, "cwd", required=False)
-    workspace = workspace_of(env.get(PROJECT_VAR) or None, cwd, PROJECT_VAR)
-    session = payload.get("session_id")
+    common = read_payload(
+        payload, event=EVENT, command="gemini-cli", project_var=PROJECT_VAR, env=env
+    )
     return HookCall(
-        table.to_call(name, arguments),
-        workspace,
-        session_id=session if isinstance(session, str) else None,
+        table.to_call(common.tool_name, common.tool_input),
+        common.workspace,
+        session_id=common.session_id,
     )
 
 

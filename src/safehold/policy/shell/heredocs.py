@@ -19,11 +19,19 @@ same word to bash — so the parse keeps it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tree_sitter import Node
 
-__all__ = ["MAX_HEREDOC_LENGTH", "DataBody", "code_text", "data_bodies", "quote_lone_dashes"]
+__all__ = [
+    "MAX_HEREDOC_LENGTH",
+    "DataBody",
+    "code_text",
+    "data_bodies",
+    "quote_lone_dashes",
+    "skipped_text",
+]
 
 _REDIRECTS = frozenset({"heredoc_redirect", "file_redirect", "herestring_redirect"})
 MAX_HEREDOC_LENGTH = 1_048_576
@@ -140,14 +148,12 @@ def code_text(text: str, src: bytes, bodies: list[DataBody]) -> str:
     return b"".join(parts).decode("utf-8", "surrogatepass")
 
 
-def quote_lone_dashes(root: Node, src: bytes) -> bytes | None:
-    """`src` with each lone `-` the parse skipped before `<<` spelled `'-'`; None if none.
+def skipped_text(root: Node, src: bytes) -> Iterator[tuple[Node | None, int, bytes]]:
+    """Each run of source text no token covers: the token after it, where it starts, its bytes.
 
-    Only a gap that is exactly `-` between blanks, followed by a redirection (`<<EOF`,
-    `2>&1`), is rewritten; any other skipped text is left for the caller to refuse. The
-    rewrite never changes what bash runs: `'-'` and `-` are one word to it.
+    tree-sitter silently skips what it treats as "extras" (blanks, and more than bash would
+    skip); a heredoc body is one token. The text after the last token comes with None.
     """
-    gaps: list[int] = []
     pos = 0
     stack = [root]
     while stack:
@@ -156,12 +162,25 @@ def quote_lone_dashes(root: Node, src: bytes) -> bytes | None:
             stack.extend(reversed(node.children))
             continue
         if node.start_byte > pos:
-            gap = src[pos : node.start_byte]
-            parent = node.parent
-            redirect = parent is not None and parent.type in _REDIRECTS
-            if gap.strip(b" \t") == b"-" and redirect and b"\n" not in gap:
-                gaps.append(pos + gap.index(b"-"))
+            yield node, pos, src[pos : node.start_byte]
         pos = max(pos, node.end_byte)
+    if pos < len(src):
+        yield None, pos, src[pos:]
+
+
+def quote_lone_dashes(root: Node, src: bytes) -> bytes | None:
+    """`src` with each lone `-` the parse skipped before `<<` spelled `'-'`; None if none.
+
+    Only a gap that is exactly `-` between blanks, followed by a redirection (`<<EOF`,
+    `2>&1`), is rewritten; any other skipped text is left for the caller to refuse. The
+    rewrite never changes what bash runs: `'-'` and `-` are one word to it.
+    """
+    gaps: list[int] = []
+    for node, pos, gap in skipped_text(root, src):
+        parent = node.parent if node is not None else None
+        redirect = parent is not None and parent.type in _REDIRECTS
+        if gap.strip(b" \t") == b"-" and redirect and b"\n" not in gap:
+            gaps.append(pos + gap.index(b"-"))
     if not gaps:
         return None
     out = bytearray()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from safehold.policy.shell.heredocs import skipped_text
 from safehold.policy.shell.locations import Dir, Location
 from safehold.policy.shell.words import Word, evaluate_word
 
@@ -159,20 +160,10 @@ def uncovered_text(root: Node, src: bytes) -> str | None:
     blanks and comments. A skipped backslash (`\\ git`, `$(\\<TAB>x)`) is a word bash
     reads and the parse does not contain.
     """
-    pos = 0
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.child_count and node.type != "heredoc_body":
-            stack.extend(reversed(node.children))
-            continue
-        if node.start_byte > pos:
-            gap = src[pos : node.start_byte]
-            if gap.strip(b" \t\n"):
-                return gap.decode("utf-8", "replace")
-        pos = max(pos, node.end_byte)
-    gap = src[pos:]
-    return gap.decode("utf-8", "replace") if gap.strip(b" \t\n") else None
+    for _node, _pos, gap in skipped_text(root, src):
+        if gap.strip(b" \t\n"):
+            return gap.decode("utf-8", "replace")
+    return None
 
 
 def walk_script(root: Node, src: bytes, dirs: frozenset[Dir] = frozenset({"."})) -> Walk:
