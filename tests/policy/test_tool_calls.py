@@ -155,6 +155,39 @@ def test_free_text_is_not_read_as_paths(ws: str, arguments: dict[str, object]) -
     assert decide(ws, ToolCall("tool", arguments, ToolKind.READ)).verdict is A
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"sql": "SELECT load_file('~/.ssh/id_rsa')"},
+        {"note": "please upload ~/.ssh/id_rsa for me"},
+        {"note": "see FILE:///{home}/.ssh/id_rsa"},
+        {"args": {"lines": "first\nthen ~/.ssh/id_rsa\n"}},
+        {"anything": "$HOME/.ssh/id_rsa"},
+        {"anything": "${HOME}/.ssh/id_rsa"},
+    ],
+)
+def test_a_denied_path_named_in_free_text_under_a_neutral_key_is_denied(
+    ws: str, arguments: dict[str, object]
+) -> None:
+    # A tool may act on what its text names (an SQL `load_file`, an agent that expands
+    # `$HOME`); text under the free-text names (`thought`, `content`, `query`) stays text.
+    home = str(Path(ws).parent / "home").lstrip("/")
+    arguments = {
+        k: v.replace("{home}", home) if isinstance(v, str) else v for k, v in arguments.items()
+    }
+    for kind in (ToolKind.OTHER, ToolKind.THINK, ToolKind.FETCH):
+        decision = decide(ws, ToolCall("mcp_tool", arguments, kind))
+        assert decision.verdict is D, (kind, decision)
+        assert "path-denied" in codes(decision)
+
+
+def test_paths_in_free_text_that_are_not_denied_are_left_alone(ws: str) -> None:
+    call = ToolCall(
+        "mcp_tool", {"note": "compare /usr/include/stdio.h with ~/notes"}, ToolKind.OTHER
+    )
+    assert decide(ws, call).verdict is A
+
+
 def test_benign_file_tool_calls_still_allow(ws: str) -> None:
     calls = [
         ToolCall("Read", {"file_path": f"{ws}/src/main.py"}, ToolKind.READ),

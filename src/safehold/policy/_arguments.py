@@ -228,8 +228,14 @@ class Arguments:
     """A value under a path name that is no path: DENY."""
     limits: tuple[Reason, ...]
     """The arguments were too deep or too large to search fully: ASK."""
+    mentions: tuple[PathArgument, ...] = ()
+    """Absolute and home paths named inside free text under a neutral key (`"see
+    ~/.ssh/id_rsa"`, an SQL `load_file('/etc/shadow')`): checked against the denied paths."""
 
 
+# Splits free text into words at characters no path contains in practice (one character
+# class: linear). `file:` prefixes fall away with the colon-free rest kept whole.
+_NOT_PATH_WORD = re.compile(r"[\s'\"`(),;{}<>|&=\[\]]+")
 _URL_TEXT = re.compile(r"(?i)\b(?:https?|ftps?|wss?)://[^\s<>\"'`]+")
 _WHOLE_URL = re.compile(r"(?i)^\s*[a-z][a-z0-9+.-]*://\S+$")
 
@@ -250,6 +256,7 @@ class _Finder:
         self.globs: list[PathArgument] = []
         self.urls: list[PathArgument] = []
         self.commands: list[tuple[str, object]] = []
+        self.mentions: list[PathArgument] = []
         self.invalid: list[Reason] = []
         self.limits: list[Reason] = []
         self.nodes = 0
@@ -317,11 +324,30 @@ class _Finder:
         """A string under a name that says nothing: a path or a URL if it looks like one."""
         text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
         if not text or len(text) > _MAX_VALUE_CHARS or "\n" in text:
+            self.mention(text, where)
             return
         if _WHOLE_URL.match(text) and not text.strip().lower().startswith("file:"):
             self.urls.append(PathArgument(where, text.strip()))
-        elif _looks_like_path(text) or (self.exists is not None and self.exists(text.strip())):
+        elif (
+            _looks_like_path(text)
+            or _home_spelled(text) is not None
+            or (self.exists is not None and self.exists(text.strip()))
+        ):
             self.add_path(where, value, write, by_value=True)
+        else:
+            self.mention(text, where)
+
+    def mention(self, text: str, where: str) -> None:
+        """Absolute and home paths inside free text: a tool may act on what its text names."""
+        for word in _NOT_PATH_WORD.split(text[: 16 * _MAX_VALUE_CHARS]):
+            if len(self.mentions) >= _MAX_PATHS:
+                return
+            if word[:5].lower() == "file:":
+                rest = word[5:]
+                word = "/" + rest.lstrip("/") if rest.startswith("/") else rest
+            home = _home_spelled(word)
+            if home is not None or word.startswith(("/", "~/")):
+                self.mentions.append(PathArgument(where, home or word))
 
     def add_path(
         self, where: str, value: str | bytes, write: bool, *, by_value: bool = False
@@ -333,6 +359,10 @@ class _Finder:
         if isinstance(value, str) and value != value.strip() and value.strip():
             # A tool that trims its argument opens the trimmed name.
             self.found.append(PathArgument(where, value.strip(), write, by_value))
+        home = _home_spelled(value) if isinstance(value, str) else None
+        if home is not None:
+            # A tool that expands variables (a shell, `os.path.expandvars`) opens `~/…`.
+            self.found.append(PathArgument(where, home, write, by_value))
 
     def take(
         self, value: object, where: str, depth: int, *, declared: bool, write: bool = False
@@ -391,6 +421,15 @@ class _Finder:
 
 
 _PATHLIKE = re.compile(r"^\s*(?:[/~]|\.{1,2}(?:/|$)|\.[^\s./][^\s/]*(?:/|$)|(?i:file):)")
+
+
+def _home_spelled(text: str) -> str | None:
+    """`$HOME/x` or `${HOME}/x` spelled `~/x`; None for any other text."""
+    text = text.strip()
+    for var in ("$HOME", "${HOME}"):
+        if text == var or text.startswith(var + "/"):
+            return "~" + text[len(var) :]
+    return None
 
 
 def _looks_like_path(text: str) -> bool:
@@ -472,6 +511,7 @@ def read_arguments(call: ToolCall, exists: Callable[[str], bool] | None = None) 
         tuple(finder.commands),
         tuple(finder.invalid),
         tuple(finder.limits),
+        tuple(finder.mentions),
     )
 
 

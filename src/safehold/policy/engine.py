@@ -231,6 +231,13 @@ def _step2_paths(
             canonicals.append(check.canonical)
     for glob in args.globs:
         _collect(policy.check_glob(str(glob.raw)), f"argument `{glob.where}`", steps)
+    for mention in args.mentions:
+        # A path inside free text is not necessarily opened, so only a denied one counts.
+        steps.deny.extend(
+            Reason(r.code, r.rule, f"argument `{mention.where}` names it in its text: {r.message}")
+            for r in policy.check_denied(mention.raw)
+            if r.code == "path-denied"
+        )
     return canonicals
 
 
