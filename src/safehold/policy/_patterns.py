@@ -9,6 +9,7 @@ can name the exact rule. This module does no I/O: the caller passes resolved roo
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
@@ -184,6 +185,26 @@ def _index(entries: Sequence[PatternEntry]) -> PatternSet:
     )
 
 
+@functools.lru_cache(maxsize=8192)
+def _pattern_regex(text: str) -> tuple[re.Pattern[str] | None, str]:
+    """The regex of one gitignore-style line, or None and what is wrong with it.
+
+    Cached: a new workspace recompiles only the lines that name it (most of the built-in
+    lists do not), so the first decision in a workspace does not pay for every pattern.
+    """
+    try:
+        spec = pathspec.PathSpec.from_lines("gitignore", [text])
+    except Exception as exc:  # pathspec raises several types for bad patterns
+        return None, f"does not compile: {exc}"
+    patterns = list(spec.patterns)
+    regex = getattr(patterns[0], "regex", None) if len(patterns) == 1 else None
+    # INVARIANT: every pattern is an include pattern with a regex; a dropped or negated
+    # pattern would silently narrow a deny list (fail open).
+    if patterns[0].include is not True or not isinstance(regex, re.Pattern):
+        return None, "compiles to nothing"
+    return regex, ""
+
+
 def compile_patterns(
     sources: Iterable[str],
     *,
@@ -198,16 +219,9 @@ def compile_patterns(
             text = _fold(expanded, casefold)
             if (source, text) in entries:
                 continue
-            try:
-                spec = pathspec.PathSpec.from_lines("gitignore", [text])
-            except Exception as exc:  # pathspec raises several types for bad patterns
-                raise PolicyError(f"path pattern `{source}` does not compile: {exc}") from None
-            patterns = list(spec.patterns)
-            regex = getattr(patterns[0], "regex", None) if len(patterns) == 1 else None
-            # INVARIANT: every pattern is an include pattern with a regex; a dropped or
-            # negated pattern would silently narrow a deny list (fail open).
-            if patterns[0].include is not True or not isinstance(regex, re.Pattern):
-                raise PolicyError(f"path pattern `{source}` compiles to nothing")
+            regex, problem = _pattern_regex(text)
+            if regex is None:
+                raise PolicyError(f"path pattern `{source}` {problem}")
             entries[(source, text)] = PatternEntry(source, text, regex)
     return _index([entries[k] for k in sorted(entries)])
 
