@@ -529,6 +529,11 @@ def _check_paths(
     for cmd, dirs in per_command:
         # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths. Search
         # patterns are not: `grep -rn ".env" src` does not read `.env`.
+        if cmd.words and program_name(cmd.words[0]) not in _NO_FILES | _CD:
+            # `cd ~ && grep -r key`, `cd / && ls`: a program reads the directory it runs in.
+            for d in dirs:
+                if d is not None and not private_scratch(d + "/x", config, policy.home):
+                    _check_outside_read(d, [d], policy, config, found)
         elsewhere = False  # inside `docker exec c …`, `ssh h …`: not the host's paths
         host_reads = {id(u.word) for u in _place(cmd, base, policy, found)[1] if u.role == "read"}
         for layer in (*cmd.wrapper_words, cmd.words):
