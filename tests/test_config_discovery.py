@@ -95,3 +95,106 @@ def test_an_unchanged_file_is_loaded_once(
     changed, _ = discover_config(named)
     assert changed is not cached and not changed.read_only
     assert discover_config()[0] is discover_config()[0] == SafetyConfig()
+
+
+# -- a project file that loosens the policy needs the person's trust -----------------------
+
+
+@pytest.fixture
+def isolated(tree: dict[str, Path], tmp_path: Path) -> dict[str, str]:
+    """An environment whose user config dir and trust store are in the temporary tree."""
+    return {
+        "XDG_CONFIG_HOME": str(tree["xdg"]),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "HOME": str(tree["home"]),
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'mode = "auto"\n',
+        "require_approval_for_execute = false\n",
+        "replace_default_denied_paths = true\ndenied_paths = []\n",
+        'allowed_paths = ["/"]\n',
+        '[[command_rules]]\npattern = "curl"\ndecision = "allow"\n',
+        '[sandbox]\nmode = "none"\n',
+        '[audit]\npath = "~/.bashrc"\n',
+        '[network]\nprivate_addresses = "allow"\n',
+    ],
+)
+def test_an_untrusted_project_file_that_loosens_is_refused(
+    tree: dict[str, Path], isolated: dict[str, str], text: str
+) -> None:
+    (tree["project"] / ".safehold.toml").write_text(text)
+    with pytest.raises(ConfigError, match="less strict than the built-in defaults"):
+        discover_config(project=tree["project"], env=isolated)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        'denied_paths = ["secrets/**"]\n',
+        'protected_paths = ["deploy/**"]\n',
+        'mode = "read-only"\n',
+        '[[command_rules]]\npattern = "terraform apply"\ndecision = "deny"\n',
+        '[network]\nallowed_domains = ["pypi.org"]\nprivate_addresses = "deny"\n',
+        "acp_approval_timeout = 60\n",
+    ],
+)
+def test_a_project_file_that_only_tightens_needs_no_trust(
+    tree: dict[str, Path], isolated: dict[str, str], text: str
+) -> None:
+    (tree["project"] / ".safehold.toml").write_text(text)
+    _, source = discover_config(project=tree["project"], env=isolated)
+    assert source.origin == "project"
+
+
+def test_trust_covers_the_content_it_was_given(
+    tree: dict[str, Path], isolated: dict[str, str]
+) -> None:
+    from safehold.project_trust import trust
+
+    file = tree["project"] / ".safehold.toml"
+    file.write_text('mode = "auto"\n')
+    trust(file, isolated)
+    config, _ = discover_config(project=tree["project"], env=isolated)
+    assert config.mode.value == "auto"
+    file.write_text('mode = "auto"\n[sandbox]\nmode = "none"\n')  # changed after trust
+    with pytest.raises(ConfigError, match="not trusted"):
+        discover_config(project=tree["project"], env=isolated)
+
+
+def test_the_user_config_is_the_base_a_project_file_is_compared_with(
+    tree: dict[str, Path], isolated: dict[str, str]
+) -> None:
+    # Someone who runs auto mode everywhere is not asked to trust a project that says so too.
+    (tree["xdg"] / "safehold" / "config.toml").write_text('mode = "auto"\n')
+    (tree["project"] / ".safehold.toml").write_text('mode = "auto"\n')
+    config, source = discover_config(project=tree["project"], env=isolated)
+    assert source.origin == "project" and config.mode.value == "auto"
+    (tree["project"] / ".safehold.toml").write_text('mode = "auto"\n[sandbox]\nmode = "none"\n')
+    with pytest.raises(ConfigError, match="less strict than your user config"):
+        discover_config(project=tree["project"], env=isolated)
+
+
+def test_the_trust_command_records_the_file(tree: dict[str, Path], tmp_path: Path) -> None:
+    (tree["project"] / ".safehold.toml").write_text('mode = "auto"\n')
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tree["home"]),
+        "XDG_CONFIG_HOME": str(tree["xdg"]),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "SAFEHOLD_HOOK_SERVER": "0",
+    }
+    show = [sys.executable, "-m", "safehold", "config", "show", "--cwd", str(tree["project"])]
+    refused = subprocess.run(show, capture_output=True, text=True, env=env, check=False)
+    assert refused.returncode != 0 and "config trust" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    trust_cmd = [sys.executable, "-m", "safehold", "config", "trust", "--cwd", str(tree["project"])]
+    done = subprocess.run(trust_cmd, capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    shown = subprocess.run(show, capture_output=True, text=True, env=env, check=False)
+    assert shown.returncode == 0, shown.stderr
+    assert (tmp_path / "state" / "safehold" / "trusted-projects.json").is_file()

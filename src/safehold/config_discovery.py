@@ -10,6 +10,11 @@ A file named by 1 or 2 must exist: a missing one is a `ConfigError`, never the d
 found file that does not validate is a `ConfigError` too; nothing falls back to a looser
 config because a stricter one is broken.
 
+A project file comes with the code that was cloned. One that is less strict than what would
+apply without it (the user file, else the defaults; `policy.strictness`) is used only when
+the person has trusted it with its current content (`safehold config trust`,
+`project_trust`); otherwise it is a `ConfigError`, which blocks the hook call.
+
 A long-lived process (the hook server) asks again for every call: a file loaded before is
 reused while its path, inode, size and times are unchanged (see `_load`).
 """
@@ -25,6 +30,8 @@ from typing import Final
 
 from safehold.errors import ConfigError
 from safehold.policy.config import SafetyConfig
+from safehold.policy.strictness import loosened_fields
+from safehold.project_trust import is_trusted
 
 __all__ = ["ENV_VAR", "PROJECT_FILES", "ConfigSource", "discover_config", "find_config"]
 
@@ -105,7 +112,32 @@ def discover_config(
     source = find_config(explicit, project=project, env=env)
     if source.path is None:
         return _defaults(), source
-    return _load(source.path), source
+    config = _load(source.path)
+    if source.origin == "project":
+        _check_project_file(source.path, config, env)
+    return config, source
+
+
+def _check_project_file(path: Path, config: SafetyConfig, env: Mapping[str, str] | None) -> None:
+    """Refuse a project file that loosens the policy unless the person trusted it."""
+    env = os.environ if env is None else env
+    user = find_config(project=None, env=env)
+    base = _load(user.path) if user.path is not None else _defaults()
+    if user.path is not None:
+        # `load` protects the file it read; the project file need not protect the user's.
+        own = str(user.path.resolve())
+        kept = tuple(e for e in base.protected_paths if e.replace("\\", "") != own)
+        base = base.replace(protected_paths=kept, replace_default_protected_paths=True)
+    looser = loosened_fields(config, base)
+    if looser and not is_trusted(path, env):
+        than = "your user config" if user.path is not None else "the built-in defaults"
+        raise ConfigError(
+            f"{path}: this project file is less strict than {than} (in "
+            f"{', '.join(f'`{n}`' for n in looser)}) and you have not trusted it; it came "
+            f"with the code, so read it, then run `safehold config trust --cwd {path.parent}` to "
+            "use it (trust ends when the file changes), or pin your own config with "
+            f"--config or ${ENV_VAR}"
+        )
 
 
 _DEFAULTS: list[SafetyConfig] = []

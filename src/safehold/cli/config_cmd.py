@@ -1,4 +1,4 @@
-"""`safehold config validate F | schema | show [F]`."""
+"""`safehold config validate F | schema | show [F] | trust`."""
 
 from __future__ import annotations
 
@@ -33,6 +33,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--cwd", metavar="DIR", help="the project whose .safehold.toml counts (default: .)"
     )
     sh.set_defaults(handler=_show)
+    t = actions.add_parser(
+        "trust",
+        help="use this project's .safehold.toml even where it loosens the policy",
+        description="Record the project's .safehold.toml (or .safehold.json), with its current "
+        "content, as trusted. A project file less strict than your user config (or the "
+        "defaults) is refused until then, and trust ends when the file changes.",
+    )
+    t.add_argument("--cwd", metavar="DIR", help="the project (default: .)")
+    t.set_defaults(handler=_trust)
 
 
 def load_config_from(
@@ -64,4 +73,21 @@ def _show(args: argparse.Namespace) -> int:
     data = config.model_dump(mode="json")
     data["mode"] = config.mode.value
     print(json.dumps(data, indent=2))
+    return 0
+
+
+def _trust(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from safehold.config_discovery import PROJECT_FILES
+    from safehold.errors import ConfigError
+    from safehold.project_trust import trust, trust_store
+
+    project = Path(args.cwd or os.getcwd())
+    found = [project / name for name in PROJECT_FILES if (project / name).is_file()]
+    if not found:
+        raise ConfigError(f"{project}: no {' or '.join(PROJECT_FILES)} to trust")
+    SafetyConfig.load(found[0])  # a file that does not validate is not worth trusting
+    digest = trust(found[0])
+    print(f"trusted: {found[0]} (sha256 {digest[:16]}…), recorded in {trust_store()}")
     return 0

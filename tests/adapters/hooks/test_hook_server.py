@@ -139,8 +139,10 @@ def test_a_hook_writes_the_audit_record_the_config_asks_for(
     project: Project, server: Server, served: bool
 ) -> None:
     log = project.root.parent / "audit.jsonl"
-    (project.root / ".safehold.toml").write_text(f'[audit]\npath = "{log}"\n')
-    env = server.env() if served else project.env()
+    # The person's own file: a project file that sets `[audit]` would need their trust.
+    own = project.root.parent / "mine.toml"
+    own.write_text(f'[audit]\npath = "{log}"\n')
+    env = {**(server.env() if served else project.env()), "SAFEHOLD_CONFIG": str(own)}
     for name in ("bash_ls", "bash_rm_home"):
         run = project.hook("claude-code", project.payload("claude-code", name), env=env)
         assert run.code == 0, run.stderr
@@ -152,8 +154,10 @@ def test_a_hook_writes_the_audit_record_the_config_asks_for(
 
 
 def test_an_audit_log_that_cannot_be_opened_blocks(project: Project) -> None:
-    (project.root / ".safehold.toml").write_text(f'[audit]\npath = "{project.root}"\n')
-    run = project.hook("claude-code", project.payload("claude-code", "read_source"))
+    own = project.root.parent / "mine.toml"
+    own.write_text(f'[audit]\npath = "{project.root}"\n')
+    env = {**project.env(), "SAFEHOLD_CONFIG": str(own)}
+    run = project.hook("claude-code", project.payload("claude-code", "read_source"), env=env)
     assert run.code == 2 and "audit.path" in run.stderr
 
 
