@@ -82,10 +82,12 @@ class Matcher:
         self.any_name = False
         for expanded in self.patterns:
             last = _last_component(expanded)
-            if last is None or any(c in last for c in "?[\\"):
+            if last is None or any(c in last for c in "[\\"):
                 self.any_name = True  # rare shapes: every name is a candidate
                 continue
-            pieces = last.split("*")
+            # `?` is exactly one character, so `*` in its place matches a superset: the
+            # test stays a necessary condition (`?*.env` must still end with `.env`).
+            pieces = last.replace("?", "*").split("*")
             if len(pieces) == 1:
                 literals.add(last)
             elif pieces[0]:
