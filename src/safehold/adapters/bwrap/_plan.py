@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from safehold.adapters.bwrap import _store
 from safehold.adapters.bwrap._scan import DirRecord, Matcher, Scanner
 from safehold.errors import SandboxError
 from safehold.policy.config import SafetyConfig
@@ -125,11 +126,18 @@ def _system_extras(system: tuple[tuple[str, str | None], ...]) -> tuple[str, ...
 
 
 class _Collector:
-    def __init__(self, config: SafetyConfig, cwd: str, roots: tuple[str, ...]):
+    def __init__(
+        self,
+        config: SafetyConfig,
+        cwd: str,
+        roots: tuple[str, ...],
+        store: str | None = None,
+    ):
         policy = compile_policy(config, cwd)
         self.denied = Matcher(policy.denied, policy.casefold)
         self.protected = Matcher(policy.protected, policy.casefold)
-        self.scanner = Scanner(self.denied, self.protected, config.sandbox.scan_max_entries)
+        limit = config.sandbox.scan_max_entries
+        self.scanner = Scanner(self.denied, self.protected, limit, store)
         self.roots = roots
         self.masked: set[str] = set()
         self.protect: set[str] = set()
@@ -314,7 +322,12 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
     read_roots, links = _read_roots(config, real_cwd, home)
     system = system_view()
     read_roots = (*read_roots, *_system_extras(system))
-    col = _Collector(config, real_cwd, roots)
+    # The scan cache on disk: created before any command could create it, and masked in
+    # every run that would show it (a forged record could hide a secret; see `_store`).
+    store_root, store = _store.prepare(home)
+    col = _Collector(config, real_cwd, roots, store)
+    if os.path.isdir(store_root):
+        col.masked.add(store_root)
     for top in dict.fromkeys((real_cwd, *roots)):
         col.tree(top, protect=top in roots)
     for top in read_roots:
@@ -333,6 +346,7 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
             col.protect.add(log)
         elif col.in_root(log) and not os.path.lexists(log):
             col.watch[log] = Watch(log, None)
+    col.scanner.persist()
     _mask_hard_links(col, home)
     home_tmpfs = home if home != "/" and os.path.isdir(home) else None
     visible = (

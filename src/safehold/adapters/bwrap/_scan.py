@@ -31,7 +31,6 @@ most `MAX_CACHED_DIRS` directories per policy, oldest evicted first.
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import os
 import stat
 import struct
@@ -42,13 +41,24 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from safehold.adapters.bwrap import _store
 from safehold.errors import SandboxError
 from safehold.policy._patterns import PatternSet
 
-__all__ = ["MAX_CACHED_DIRS", "DirRecord", "Matcher", "Scanner", "TreeResult", "clear_cache"]
+__all__ = [
+    "MAX_CACHED_DIRS",
+    "SAVE_AFTER_ENTRIES",
+    "DirRecord",
+    "Matcher",
+    "Scanner",
+    "TreeResult",
+    "clear_cache",
+]
 
 MAX_CACHED_DIRS: Final = 250_000
 """Directory records kept per policy (about 250 bytes each plus names: well under 100 MB)."""
+SAVE_AFTER_ENTRIES: Final = 2_000
+"""A scan that read at least this many entries from disk rewrites the store (`_store`)."""
 
 _MAX_POLICIES: Final = 4
 _FINE_RACY_NS: Final = 50_000_000
@@ -155,6 +165,10 @@ class DirRecord:
 class _Cache:
     def __init__(self) -> None:
         self.dirs: dict[str, DirRecord] = {}
+        self.loaded: set[str] = set()
+        """Stores (`_store`) already read into `stored`."""
+        self.stored: dict[str, _store.Raw] = {}
+        """Records from the store not used yet: parsed, checked and moved to `dirs` on use."""
         self.trees: dict[tuple[str, int], object] = {}
         self.inodes: dict[str, tuple[tuple[int, int, int, int], tuple[tuple[str, int, int], ...]]]
         self.inodes = {}
@@ -165,7 +179,7 @@ _lock = threading.Lock()
 
 
 def clear_cache() -> None:
-    """Forget every cached directory (tests and benchmarks measure a first run with it)."""
+    """Forget every cached directory in this process (the store on disk stays)."""
     with _lock:
         _caches.clear()
 
@@ -331,19 +345,56 @@ class TreeResult:
 class Scanner:
     """Walks trees for one policy, reading only the directories that changed since last time."""
 
-    def __init__(self, denied: Matcher, protected: Matcher, limit: int) -> None:
+    def __init__(
+        self, denied: Matcher, protected: Matcher, limit: int, store: str | None = None
+    ) -> None:
         self.denied = denied
         self.protected = protected
         self.limit = limit
         self.read = 0
         """Entries read from disk by this scanner (cached directories cost nothing)."""
-        self._cache = _cache_for((denied.patterns, protected.patterns, denied.fold("Aé")))
+        policy = (denied.patterns, protected.patterns, denied.fold("Aé"))
+        self._cache = _cache_for(policy)
+        self._store = store
+        self._store_name = _store.file_name(policy)
+        if store is not None and store not in self._cache.loaded:
+            self._load(store)
         self._names = _NameFilter(denied, protected)
         self._watcher = _get_watcher()
         if self._watcher is not None:
             with _lock:
                 if self._watcher.drain():
                     self._cache.trees.clear()
+
+    def _load(self, store: str) -> None:
+        """Fill the cache from the store on disk (records are checked against stamps on use)."""
+        found = _store.load(store, self._store_name)
+        with _lock:
+            if len(found) <= MAX_CACHED_DIRS:
+                self._cache.stored.update(found)
+            self._cache.loaded.add(store)
+
+    def _stored(self, path: str) -> DirRecord | None:
+        """The store's record for `path` (once: it moves to the cache when stamps match)."""
+        with _lock:
+            raw = self._cache.stored.pop(path, None)
+        parsed = None if raw is None else _store.parse(raw)
+        if parsed is None:
+            return None
+        key, entries, subdirs, denied, protected, links = parsed
+        return DirRecord(key, True, subdirs, denied, protected, links, entries)
+
+    def persist(self) -> None:
+        """Save the cache to the store when this scan read enough to be worth it."""
+        if self._store is None or self.read < SAVE_AFTER_ENTRIES:
+            return
+        with _lock:
+            records = [
+                (path, (r.key, r.entries, r.subdirs, r.denied, r.protected, r.links))
+                for path, r in self._cache.dirs.items()
+                if r.trusted
+            ]
+        _store.save(self._store, self._store_name, records)
 
     def _read(self, path: str, key: tuple[int, int, int, int], gen: int | None) -> DirRecord:
         started = time.time_ns()
@@ -412,15 +463,23 @@ class Scanner:
         if cached is not None and watcher is not None and watcher.clean(path, cached.gen):
             return cached  # watched, and no event since it was read: not even an lstat
         gen = None
-        if watcher is not None:
+        if cached is None and self._cache.stored:
+            # From the store: checked by its stamps like any cached record. Not watched yet:
+            # a short-lived process would pay a watch per directory for nothing; a second
+            # walk in this process adds the watch.
+            cached = self._stored(path)
+        elif watcher is not None:
             with _lock:
                 gen = watcher.watch(path)  # before the stat and the read: nothing slips by
         key = _stat_key(path)
         if key is None:
             return None
         if cached is not None and cached.trusted and cached.key == key:
-            if gen is not None:
-                cached = dataclasses.replace(cached, gen=gen)
+            if gen is not None or cached.gen is not None or path not in dirs:
+                c = cached
+                cached = DirRecord(
+                    c.key, c.trusted, c.subdirs, c.denied, c.protected, c.links, c.entries, gen
+                )
                 with _lock:
                     dirs[path] = cached
             return cached

@@ -1,0 +1,167 @@
+"""The scan cache on disk (`_store`): reused by a new process, never a looser mask.
+
+A new process is simulated by emptying the in-process cache (`clear_cache`). Reads are
+counted by wrapping `Scanner._read`. The last test runs real bwrap with the workspace at
+HOME, where the store would be in the command's reach if it were not masked.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from safehold.adapters.bwrap import _scan, _store
+from safehold.adapters.bwrap._plan import MountPlan, plan_mounts
+from tests.adapters.bwrap.conftest import Runner, make_config
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Directories read from disk (not from a cache), with the store saved after any scan."""
+    read: list[str] = []
+    original = _scan.Scanner._read
+
+    def counting(self: _scan.Scanner, path: str, *args: object) -> _scan.DirRecord:
+        read.append(path)
+        return original(self, path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_scan.Scanner, "_read", counting)
+    monkeypatch.setattr(_scan, "SAVE_AFTER_ENTRIES", 1)
+    _scan.clear_cache()
+    yield read
+    _store.wait()
+    _scan.clear_cache()
+
+
+@pytest.fixture
+def tree(ws: Path) -> Path:
+    for rel in ("a/b/c/.env", "a/b/c/main.py", "d/e/id_rsa", "d/e/readme.md", "f/g/h.txt"):
+        path = ws / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n")
+    time.sleep(0.1)  # past the racy window: a directory read in the tick it changed is reread
+    return ws
+
+
+def _plan(ws: Path) -> MountPlan:
+    plan = plan_mounts(make_config(), str(ws))
+    _store.wait()
+    return plan
+
+
+def _masks(plan: MountPlan) -> set[str]:
+    return set(plan.masked_files) | set(plan.masked_dirs)
+
+
+def _store_file() -> Path:
+    store = Path(_store.store_root(os.environ["HOME"])) / "scan"
+    (found,) = store.glob("*.scan")
+    return found
+
+
+def test_a_new_process_reuses_the_store_and_masks_the_same(tree: Path, reads: list[str]) -> None:
+    first = _plan(tree)
+    assert str(tree / "a" / "b" / "c") in reads
+    assert {str(tree / "a/b/c/.env"), str(tree / "d/e/id_rsa")} <= _masks(first)
+    _scan.clear_cache()  # a new process: only the store is left
+    reads.clear()
+    again = _plan(tree)
+    assert str(tree) not in reads and str(tree / "a" / "b" / "c") not in reads
+    assert _masks(again) == _masks(first)
+
+
+def test_a_directory_changed_since_the_store_is_read_again(tree: Path, reads: list[str]) -> None:
+    _plan(tree)
+    (tree / "f" / "g" / ".env").write_text("NEW-SECRET\n")
+    time.sleep(0.1)
+    _scan.clear_cache()
+    reads.clear()
+    plan = _plan(tree)
+    assert [r for r in reads if r.startswith(str(tree))] == [str(tree / "f" / "g")]
+    assert str(tree / "f/g/.env") in _masks(plan)
+
+
+def _rewrite(path: Path, edit: bytes, to: bytes, *, fix_checksum: bool) -> None:
+    data = path.read_bytes()
+    head = len(_store.HEADER)
+    payload = data[head + 65 :].replace(edit, to)
+    assert payload != data[head + 65 :]
+    digest = data[head : head + 64]
+    if fix_checksum:
+        import hashlib
+
+        digest = hashlib.sha256(payload).hexdigest().encode()
+    path.write_bytes(_store.HEADER + digest + b"\n" + payload)
+
+
+def test_a_corrupted_store_is_ignored_whole(tree: Path, reads: list[str]) -> None:
+    first = _plan(tree)
+    # Drop the `.env` hit without fixing the checksum (a torn write, a stray edit).
+    _rewrite(_store_file(), b"\0.env\0", b"\0\0", fix_checksum=False)
+    _scan.clear_cache()
+    reads.clear()
+    again = _plan(tree)
+    assert str(tree / "a" / "b" / "c") in reads and str(tree) in reads
+    assert _masks(again) == _masks(first)
+
+
+@pytest.mark.parametrize("bad", [b"..", b".", b"a//b", b"NaN"])
+def test_a_malformed_record_is_not_used(tree: Path, reads: list[str], bad: bytes) -> None:
+    first = _plan(tree)
+    # Well-formed file, malformed record: the hit list of a/b/c (and for NaN: a number).
+    if bad == b"NaN":
+        st = os.stat(tree / "a" / "b" / "c")
+        _rewrite(_store_file(), str(st.st_ino).encode(), bad, fix_checksum=True)
+    else:
+        _rewrite(_store_file(), b"\0.env\0", b"\0" + bad + b"\0", fix_checksum=True)
+    _scan.clear_cache()
+    reads.clear()
+    again = _plan(tree)
+    assert str(tree / "a" / "b" / "c") in reads
+    assert _masks(again) == _masks(first)
+
+
+@pytest.mark.parametrize("how", ["group-writable", "symlink"])
+def test_a_store_file_others_could_write_is_ignored(tree: Path, reads: list[str], how: str) -> None:
+    _plan(tree)
+    path = _store_file()
+    if how == "group-writable":
+        path.chmod(0o660)
+    else:
+        target = path.with_suffix(".real")
+        path.rename(target)
+        path.symlink_to(target)
+    _scan.clear_cache()
+    reads.clear()
+    _plan(tree)
+    assert str(tree) in reads and str(tree / "a" / "b" / "c") in reads
+
+
+def test_the_store_is_out_of_reach_of_a_command_run_in_home(
+    run: Runner, throwaway_home: Path, reads: list[str]
+) -> None:
+    home = throwaway_home
+    (home / "proj").mkdir()
+    (home / "proj" / ".env").write_text("HOME-ENV\n")
+    time.sleep(0.1)
+    run("true", cwd=home)  # creates and fills the store
+    _store.wait()
+    stored = _store_file()
+    before = stored.read_bytes()
+    state = home / ".local" / "state"
+    result = run(
+        "ls -A ~/.local/state/safehold/scan; cat ~/.local/state/safehold/scan/*; "
+        "echo forged > ~/.local/state/safehold/scan/x.scan; "
+        "mv ~/.local/state/safehold ~/.local/state/moved; mv ~/.local/state ~/.local/moved; "
+        "cat ~/proj/.env",
+        cwd=home,
+    )
+    assert result.stdout == b"", result.stdout  # nothing listed, nothing read
+    assert result.stderr.count(b"Permission denied") >= 2, result.stderr
+    assert stored.read_bytes() == before
+    assert sorted(p.name for p in stored.parent.iterdir()) == [stored.name]
+    assert (state / "safehold").is_dir() and not (home / ".local" / "moved").exists()
