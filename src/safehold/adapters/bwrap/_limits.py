@@ -8,7 +8,9 @@
   The kernel never applies `RLIMIT_NPROC` to uid 0, so for a root caller the runner puts the
   sandbox in a fresh `pids` cgroup instead (v1 or v2, when the hierarchy is writable), and
   stops the sandbox as soon as a fork is refused there: a fork bomb ends at once with a
-  message instead of churning at the limit until the timeout.
+  message instead of churning at the limit until the timeout. Without that cgroup (every
+  non-root caller), `process_watchdog` counts the sandbox's processes from the host and
+  stops a sandbox that stays at the limit.
 """
 
 from __future__ import annotations
@@ -22,15 +24,49 @@ import shlex
 import threading
 import time
 import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["Cgroup", "limit_prefix", "open_cgroup"]
+__all__ = ["Cgroup", "limit_message", "limit_prefix", "open_cgroup", "process_watchdog"]
 
 log = logging.getLogger("safehold.sandbox")
 
 _V1_ROOT: Final = "/sys/fs/cgroup/pids"
 _V2_ROOT: Final = "/sys/fs/cgroup"
+
+
+def limit_message(max_processes: int) -> str:
+    """What the command's stderr gets when the sandbox is stopped at its process limit."""
+    return (
+        f"safehold: the command reached sandbox.max_processes ({max_processes} processes "
+        "and threads); the sandbox was stopped\n"
+    )
+
+
+def process_watchdog(max_processes: int) -> Callable[[Mapping[str, object]], str | None]:
+    """Stop a sandbox that stays at its process limit (callers without a pids cgroup).
+
+    `RLIMIT_NPROC` already refuses the forks, but a fork bomb would churn at the limit until
+    the timeout. Every poll lists the sandbox's own `/proc` from the host (through its init's
+    `/proc/PID/root`, readable by the caller, who owns the user namespace): as many entries
+    as processes, never the host's. At the limit on two polls in a row, the sandbox is
+    stopped: a build that touches the limit for a moment (its fork failed) is left alone.
+    """
+    streak = [0]
+
+    def check(status: Mapping[str, object]) -> str | None:
+        pid = status.get("child-pid")
+        if not isinstance(pid, int):
+            return None
+        try:
+            count = sum(1 for name in os.listdir(f"/proc/{pid}/root/proc") if name.isdigit())
+        except OSError:
+            return None
+        streak[0] = streak[0] + 1 if count >= max_processes else 0
+        return limit_message(max_processes) if streak[0] >= 2 else None
+
+    return check
 
 
 def limit_prefix(shell: str, max_processes: int, max_memory_mb: int) -> list[str]:
@@ -87,11 +123,7 @@ class Cgroup:
                 for line in fh:
                     name, _, count = line.partition(" ")
                     if name == "max" and count.strip() not in ("", "0"):
-                        return (
-                            f"safehold: the command reached sandbox.max_processes "
-                            f"({self.max_processes} processes and threads); the sandbox "
-                            "was stopped\n"
-                        )
+                        return limit_message(self.max_processes)
         except OSError:
             return None
         return None

@@ -111,14 +111,15 @@ def spawn_and_collect(
     cap: int,
     cancel_fd: int | None = None,
     cwd: str | None = None,
-    watchdog: Callable[[], str | None] | None = None,
+    watchdog: Callable[[Mapping[str, Any]], str | None] | None = None,
     spawned: Callable[[], None] | None = None,
 ) -> RawOutcome:
     """Run `argv` with stdin from /dev/null, collecting capped output; kill on timeout/cancel.
 
     Takes ownership of `pass_fds`: they are closed in this process once the child has them
     (the status pipe only reaches EOF when no copy of its write end is left open here).
-    `watchdog`, when given, is called every `_WATCH_EVERY` seconds; a message back kills the
+    `watchdog`, when given, is called every `_WATCH_EVERY` seconds with bwrap's status so far
+    (`child-pid`: the sandbox's init); a message back kills the
     process tree and is reported as `stopped`. `spawned` runs right after the fork, even
     when it failed.
     """
@@ -168,7 +169,7 @@ def spawn_and_collect(
             events = sel.select(wait)
             if watchdog is not None and not killed and time.monotonic() >= next_watch:
                 next_watch = time.monotonic() + _WATCH_EVERY
-                stopped = watchdog()
+                stopped = watchdog(_parse_status(bytes(status)))
                 if stopped is not None:
                     killed = True
                     _kill_tree(proc, bytes(status))

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from safehold.adapters.bwrap._argv import SandboxSpec, build_argv
-from safehold.adapters.bwrap._limits import Cgroup, limit_prefix, open_cgroup
+from safehold.adapters.bwrap._limits import Cgroup, limit_prefix, open_cgroup, process_watchdog
 from safehold.adapters.bwrap._locate import Bwrap, classify_start_failure, find_bwrap, read_version
 from safehold.adapters.bwrap._plan import (
     MountPlan,
@@ -146,7 +146,11 @@ def _spawn_bwrap(
             timeout=timeout,
             cap=cap,
             cancel_fd=cancel_fd,
-            watchdog=None if cgroup is None else cgroup.limit_hit,
+            watchdog=(
+                process_watchdog(sandbox.max_processes)
+                if cgroup is None
+                else lambda _status: cgroup.limit_hit()
+            ),
             spawned=None if cgroup is None else cgroup.leave_thread,
         )
     finally:
