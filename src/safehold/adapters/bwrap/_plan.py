@@ -23,6 +23,7 @@ symlink named like a secret must mask the file it points to.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -134,8 +135,8 @@ class _Collector:
         store: str | None = None,
     ):
         policy = compile_policy(config, cwd)
-        self.denied = Matcher(policy.denied, policy.casefold)
-        self.protected = Matcher(policy.protected, policy.casefold)
+        self.denied = Matcher.of(policy.denied, policy.casefold)
+        self.protected = Matcher.of(policy.protected, policy.casefold)
         limit = config.sandbox.scan_max_entries
         self.scanner = Scanner(self.denied, self.protected, limit, store)
         self.roots = roots
@@ -143,7 +144,7 @@ class _Collector:
         self.protect: set[str] = set()
         self.seen: set[str] = set()
         self.watch: dict[str, Watch] = {}
-        self.dirs: list[tuple[str, DirRecord]] = []
+        self.dirs: list[tuple[str, DirRecord]] = []  # for hard links: rarely needed
 
     def in_root(self, path: str) -> bool:
         return any(_inside(path, r) for r in self.roots)
@@ -169,45 +170,54 @@ class _Collector:
         """Masks and protected paths in the whole tree below `top` (cached per directory)."""
         if not self.check(top, os.path.islink(top), protect=protect):
             return
-        for directory, rec in self.scanner.tree(top, depth):
-            self.dirs.append((directory, rec))
-            for name in rec.denied:
-                self.masked.add(os.path.join(directory, name))
-            if protect:
-                for name in rec.protected:
-                    path = os.path.join(directory, name)
-                    self.seen.add(path)
-                    self.protect.add(path)
-            for name in rec.links:
-                self.check(os.path.join(directory, name), True, protect=protect)
+        found = self.scanner.hits(top, depth)
+        self.dirs.extend(found.dirs)
+        self.masked.update(found.denied)
+        if protect:
+            self.seen.update(found.protected)
+            self.protect.update(found.protected)
+        for path in found.links:
+            self.check(path, True, protect=protect)
 
     def literal(self, pattern: str, home: str) -> None:
-        body = pattern.rstrip("/")
-        if body.startswith("**/") and not _GLOB.search(body[3:]):
-            # A floating multi-component secret such as `.config/gh/hosts.yml` sits deeper
-            # in the home directory than a name walk finds: check its home location directly.
-            body = home.rstrip("/") + "/" + body[3:]
-        if not body.startswith("/"):
+        target = _literal_target(pattern, home)
+        if target is None:
             return  # floating (`**/.env`): found by the walks
-        parts = body.split("/")
-        glob_at = next((i for i, part in enumerate(parts) if _GLOB.search(part)), None)
-        if glob_at is None:
-            plain = re.sub(r"\\(.)", r"\1", body)
+        path, depth = target
+        if depth == 0:
             try:
-                st = os.lstat(plain)
+                st = os.lstat(path)
             except OSError:
                 return
-            self.check(plain, stat.S_ISLNK(st.st_mode), protect=False)
+            self.check(path, stat.S_ISLNK(st.st_mode), protect=False)
             return
-        prefix = re.sub(r"\\(.)", r"\1", "/".join(parts[:glob_at]) or "/")
-        rest = parts[glob_at:]
-        depth = -1 if "**" in rest else len(rest)
-        if os.path.isdir(prefix) and prefix != "/":
-            for directory, rec in self.scanner.tree(prefix, depth):
-                for name in rec.denied:
-                    self.masked.add(os.path.join(directory, name))
-                for name in rec.links:
-                    self.check(os.path.join(directory, name), True, protect=False)
+        if path != "/" and os.path.isdir(path):
+            found = self.scanner.hits(path, depth)
+            self.masked.update(found.denied)
+            for link in found.links:
+                self.check(link, True, protect=False)
+
+
+@functools.lru_cache(maxsize=1024)
+def _literal_target(pattern: str, home: str) -> tuple[str, int] | None:
+    """Where an absolute pattern points: (the path, 0), or (its literal prefix, walk depth).
+
+    None for a floating pattern (the walks find those). Parsed once per pattern and home.
+    """
+    body = pattern.rstrip("/")
+    if body.startswith("**/") and not _GLOB.search(body[3:]):
+        # A floating multi-component secret such as `.config/gh/hosts.yml` sits deeper
+        # in the home directory than a name walk finds: check its home location directly.
+        body = home.rstrip("/") + "/" + body[3:]
+    if not body.startswith("/"):
+        return None
+    parts = body.split("/")
+    glob_at = next((i for i, part in enumerate(parts) if _GLOB.search(part)), None)
+    if glob_at is None:
+        return re.sub(r"\\(.)", r"\1", body), 0
+    prefix = re.sub(r"\\(.)", r"\1", "/".join(parts[:glob_at]) or "/")
+    rest = parts[glob_at:]
+    return prefix, -1 if "**" in rest else len(rest)
 
 
 def _multi_linked_secrets(col: _Collector, home: str) -> set[tuple[int, int]]:

@@ -31,6 +31,7 @@ most `MAX_CACHED_DIRS` directories per policy, oldest evicted first.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import os
 import stat
 import struct
@@ -113,6 +114,21 @@ class Matcher:
         self.suffixes = tuple(sorted(suffixes))
         self.inner = tuple(sorted(inner))
 
+    @classmethod
+    def of(cls, patterns: PatternSet, casefold: bool) -> Matcher:
+        """The matcher of a compiled pattern set, built once while that set is in use."""
+        key = (id(patterns), casefold)
+        with _lock:
+            hit = _matchers.get(key)
+            if hit is not None and hit._set is patterns:
+                return hit
+        made = cls(patterns, casefold)
+        with _lock:
+            _matchers[key] = made  # holds `patterns`: its id cannot be reused meanwhile
+            while len(_matchers) > 2 * _MAX_POLICIES:
+                del _matchers[next(iter(_matchers))]
+        return made
+
     def fold(self, text: str) -> str:
         """The form the policy matches: NFC, case-folded on case-insensitive volumes."""
         if text.isascii():  # NFC and casefold are plain identities/lower() on ASCII
@@ -133,6 +149,9 @@ class Matcher:
     def __call__(self, path: str) -> bool:
         # PatternSet.match tries `path` and `path/`, so directory patterns cover the directory.
         return bool(self._set.match((self.fold(path),)))
+
+
+_matchers: dict[tuple[int, bool], Matcher] = {}
 
 
 class _NameFilter:
@@ -340,6 +359,22 @@ class TreeResult:
 
     gen: int
     dirs: tuple[tuple[str, DirRecord], ...]
+    denied: tuple[str, ...]
+    """Full paths of every denied entry in the tree (so a reused tree costs no loop)."""
+    protected: tuple[str, ...]
+    links: tuple[str, ...]
+
+    @classmethod
+    def of(cls, gen: int, dirs: tuple[tuple[str, DirRecord], ...]) -> TreeResult:
+        """The tree's records with their hits gathered as full paths."""
+        denied: list[str] = []
+        protected: list[str] = []
+        links: list[str] = []
+        for directory, rec in dirs:
+            denied.extend(_join(directory, name) for name in rec.denied)
+            protected.extend(_join(directory, name) for name in rec.protected)
+            links.extend(_join(directory, name) for name in rec.links)
+        return cls(gen, dirs, tuple(denied), tuple(protected), tuple(links))
 
 
 class Scanner:
@@ -492,6 +527,10 @@ class Scanner:
 
     def tree(self, top: str, depth: int = -1) -> tuple[tuple[str, DirRecord], ...]:
         """Every (directory, record) of the tree; reused whole while no event arrived at all."""
+        return self.hits(top, depth).dirs
+
+    def hits(self, top: str, depth: int = -1) -> TreeResult:
+        """The tree's records and hits; reused whole while no event arrived at all."""
         watcher = self._watcher
         saved = self._cache.trees.get((top, depth))
         if (
@@ -500,11 +539,12 @@ class Scanner:
             and saved.gen == watcher.counter
             and saved.gen >= watcher.floor
         ):
-            return saved.dirs
-        found = tuple(self.walk(top, depth))
-        if watcher is not None and all(watcher.clean(d, r.gen) for d, r in found):
+            return saved
+        found = TreeResult.of(-1, tuple(self.walk(top, depth)))
+        if watcher is not None and all(watcher.clean(d, r.gen) for d, r in found.dirs):
+            found = dataclasses.replace(found, gen=watcher.counter)
             with _lock:
-                self._cache.trees[(top, depth)] = TreeResult(watcher.counter, found)
+                self._cache.trees[(top, depth)] = found
         return found
 
     def walk(self, top: str, depth: int = -1) -> Iterator[tuple[str, DirRecord]]:
