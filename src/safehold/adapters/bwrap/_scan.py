@@ -85,7 +85,7 @@ class Matcher:
     def __init__(self, patterns: PatternSet, casefold: bool) -> None:
         self.patterns = tuple(e.expanded for e in patterns.entries)
         self._set = patterns
-        self._casefold = casefold
+        self.casefold = casefold
         literals: set[str] = set()
         prefixes: set[str] = set()
         suffixes: set[str] = set()
@@ -132,9 +132,9 @@ class Matcher:
     def fold(self, text: str) -> str:
         """The form the policy matches: NFC, case-folded on case-insensitive volumes."""
         if text.isascii():  # NFC and casefold are plain identities/lower() on ASCII
-            return text.lower() if self._casefold else text
+            return text.lower() if self.casefold else text
         form = unicodedata.normalize("NFC", text)
-        return form.casefold() if self._casefold else form
+        return form.casefold() if self.casefold else form
 
     def may_match(self, form: str) -> bool:
         """False only when no pattern can match a path whose last component folds to `form`."""
@@ -453,16 +453,17 @@ class Scanner:
         names, fold = self._names, self.denied.fold
         any_name, literals = names.any_name, names.literals
         prefixes, suffixes, inner = names.prefixes, names.suffixes, names.inner
+        plain = not self.denied.casefold  # then an ASCII name is its own folded form
         for entry in found:
             name = entry.name
             try:
-                if entry.is_symlink():
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if not is_dir and entry.is_symlink():
                     links.append(name)
                     continue
-                is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            form = fold(name)
+            form = name if plain and name.isascii() else fold(name)
             if (
                 any_name
                 or form in literals
