@@ -13,7 +13,7 @@ the moment it was read (by `_racy_ns`) is never reused; it is read again next ti
 Where inotify is available, every directory read is also watched (the watch is added
 *before* the read, so no change can slip between them). Events are drained at the start of
 each walk; a directory with no event since it was read is reused without even an `lstat`,
-and a tree with no event at all since its last walk is not walked: its result is reused
+and a tree with no event in it since its last walk is not walked: its result is reused
 whole. Moving or deleting a watched directory invalidates every cached path below it (a
 watch follows the inode, not the path); a queue overflow invalidates everything. Without
 inotify, or past the watch budget, the stamps above decide.
@@ -235,6 +235,8 @@ _IN_ONLYDIR: Final = 0x01000000
 _IN_DONT_FOLLOW: Final = 0x02000000
 _IN_NONBLOCK_CLOEXEC: Final = 0o4000 | 0o2000000
 _EVENT: Final = struct.Struct("iIII")
+_EVENT_LOG: Final = 100_000
+"""Events remembered for `_Watcher.touched`; a tree older than the oldest is walked again."""
 
 
 class _Watcher:
@@ -252,6 +254,10 @@ class _Watcher:
         self.counter = 1
         self.floor = 0
         self.changed: dict[str, int] = {}
+        self.log: list[tuple[int, str]] = []
+        """(counter, directory) of recent events, oldest first: which trees they touch."""
+        self.log_floor = 0
+        """Events at or before this counter fell off the log."""
         self.by_wd: dict[int, str] = {}
         self.by_path: dict[str, int] = {}
 
@@ -284,8 +290,31 @@ class _Watcher:
             and self.changed.get(path, 0) <= gen
         )
 
+    def touched(self, top: str, gen: int) -> bool:
+        """True unless no event since generation `gen` concerns `top` or anything below it."""
+        if gen < self.floor or gen < self.log_floor:
+            return True
+        prefix = top.rstrip("/") + "/"
+        for counter, path in reversed(self.log):
+            if counter <= gen:
+                return False
+            # Events on an ancestor do not count: moving or deleting `top` itself reaches
+            # its own watch (MOVE_SELF, DELETE_SELF), and a directory moved into its place
+            # has other stamps than the record of `top`.
+            if path == top or path.startswith(prefix):
+                return True
+        return False
+
+    def _note(self, path: str) -> None:
+        self.changed[path] = self.counter
+        self.log.append((self.counter, path))
+        if len(self.log) > _EVENT_LOG:
+            cut = len(self.log) // 2
+            self.log_floor = self.log[cut - 1][0]
+            del self.log[:cut]
+
     def _invalidate(self, top: str) -> None:
-        self.changed[top] = self.counter
+        self._note(top)
         prefix = top.rstrip("/") + "/"
         for path in [p for p in self.by_path if p.startswith(prefix)]:
             self.changed[path] = self.counter
@@ -323,7 +352,7 @@ class _Watcher:
                         if not mask & _IN_IGNORED:
                             self._libc.inotify_rm_watch(self.fd, wd)
                 else:
-                    self.changed[path] = self.counter
+                    self._note(path)
 
 
 def _make_watcher() -> _Watcher | None:
@@ -355,7 +384,7 @@ def _get_watcher() -> _Watcher | None:
 
 @dataclass(frozen=True, slots=True)
 class TreeResult:
-    """A whole tree's hits, reusable while no event at all arrived since `gen`."""
+    """A whole tree's hits, reusable while no event inside it arrived since `gen`."""
 
     gen: int
     dirs: tuple[tuple[str, DirRecord], ...]
@@ -398,8 +427,7 @@ class Scanner:
         self._watcher = _get_watcher()
         if self._watcher is not None:
             with _lock:
-                if self._watcher.drain():
-                    self._cache.trees.clear()
+                self._watcher.drain()
 
     def _load(self, store: str) -> None:
         """Fill the cache from the store on disk (records are checked against stamps on use)."""
@@ -527,20 +555,18 @@ class Scanner:
         return fresh
 
     def tree(self, top: str, depth: int = -1) -> tuple[tuple[str, DirRecord], ...]:
-        """Every (directory, record) of the tree; reused whole while no event arrived at all."""
+        """Every (directory, record) of the tree; reused whole while no event arrived in it."""
         return self.hits(top, depth).dirs
 
     def hits(self, top: str, depth: int = -1) -> TreeResult:
-        """The tree's records and hits; reused whole while no event arrived at all."""
+        """The tree's records and hits; reused whole while no event arrived in it."""
         watcher = self._watcher
         saved = self._cache.trees.get((top, depth))
-        if (
-            isinstance(saved, TreeResult)
-            and watcher is not None
-            and saved.gen == watcher.counter
-            and saved.gen >= watcher.floor
-        ):
-            return saved
+        if isinstance(saved, TreeResult) and watcher is not None:
+            with _lock:
+                watcher.drain()  # what happened since this scan began counts too
+                if not watcher.touched(top, saved.gen):
+                    return saved
         found = TreeResult.of(-1, tuple(self.walk(top, depth)))
         if watcher is not None and all(watcher.clean(d, r.gen) for d, r in found.dirs):
             found = dataclasses.replace(found, gen=watcher.counter)
