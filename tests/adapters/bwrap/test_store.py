@@ -7,6 +7,8 @@ HOME, where the store would be in the command's reach if it were not masked.
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
 import time
 from collections.abc import Iterator
@@ -14,8 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from safehold import SafetyConfig
 from safehold.adapters.bwrap import _scan, _store
 from safehold.adapters.bwrap._plan import MountPlan, plan_mounts
+from safehold.adapters.bwrap._seccomp import native_arch
+from safehold.policy.paths import compile_policy
 from tests.adapters.bwrap.conftest import Runner, make_config
 
 
@@ -57,10 +62,22 @@ def _masks(plan: MountPlan) -> set[str]:
     return set(plan.masked_files) | set(plan.masked_dirs)
 
 
+def _store_dir() -> Path:
+    return Path(_store.store_root(os.environ["HOME"])) / "scan"
+
+
 def _store_file() -> Path:
-    store = Path(_store.store_root(os.environ["HOME"])) / "scan"
-    (found,) = store.glob("*.scan")
+    (found,) = _store_dir().glob("*.scan")
     return found
+
+
+def _store_file_of(plan: MountPlan) -> Path:
+    """The store file written for the default policy (`make_config()`)."""
+    policy = compile_policy(make_config(), plan.cwd)
+    denied = _scan.Matcher.of(policy.denied, policy.casefold)
+    protected = _scan.Matcher.of(policy.protected, policy.casefold)
+    key = (denied.patterns, protected.patterns, denied.fold("Aé"))
+    return _store_dir() / _store.file_name(key)
 
 
 def test_a_new_process_reuses_the_store_and_masks_the_same(tree: Path, reads: list[str]) -> None:
@@ -91,10 +108,10 @@ def _rewrite(path: Path, edit: bytes, to: bytes, *, fix_checksum: bool) -> None:
     payload = data[head + 65 :].replace(edit, to)
     assert payload != data[head + 65 :]
     digest = data[head : head + 64]
-    if fix_checksum:
-        import hashlib
-
-        digest = hashlib.sha256(payload).hexdigest().encode()
+    if fix_checksum:  # as only a holder of the keyring's key can
+        key = _store.store_key()
+        assert key is not None
+        digest = _store._mac(key, path.name, payload)
     path.write_bytes(_store.HEADER + digest + b"\n" + payload)
 
 
@@ -107,6 +124,42 @@ def test_a_corrupted_store_is_ignored_whole(tree: Path, reads: list[str]) -> Non
     again = _plan(tree)
     assert str(tree / "a" / "b" / "c") in reads and str(tree) in reads
     assert _masks(again) == _masks(first)
+
+
+def test_a_forged_store_without_the_key_is_ignored_whole(tree: Path, reads: list[str]) -> None:
+    # What a writer without the keyring's key can do: a well-formed file that drops the
+    # `.env` hit, under a plain SHA-256 or a MAC with a key of its own.
+    first = _plan(tree)
+    path = _store_file()
+    data = path.read_bytes()
+    payload = data[len(_store.HEADER) + 65 :].replace(b"\0.env\0", b"\0\0")
+    for digest in (
+        hashlib.sha256(payload).hexdigest().encode(),
+        _store._mac(b"k" * 32, path.name, payload),
+    ):
+        path.write_bytes(_store.HEADER + digest + b"\n" + payload)
+        _scan.clear_cache()
+        reads.clear()
+        again = _plan(tree)
+        assert str(tree / "a" / "b" / "c") in reads
+        assert _masks(again) == _masks(first)
+
+
+def test_a_store_file_moved_to_another_policy_is_ignored(tree: Path, reads: list[str]) -> None:
+    first = _plan(tree)
+    # The same records under a stricter policy's name: authentic, but not for that policy.
+    stricter = SafetyConfig(denied_paths=["**/*.md"], sandbox=make_config().sandbox)
+    plan_mounts(stricter, str(tree))
+    _store.wait()
+    files = sorted(_store_dir().glob("*.scan"))
+    assert len(files) == 2
+    strict_name = next(p.name for p in files if p != _store_file_of(first))
+    _store_file_of(first).replace(_store_dir() / strict_name)
+    _scan.clear_cache()
+    reads.clear()
+    plan = plan_mounts(stricter, str(tree))
+    assert str(tree / "d" / "e") in reads
+    assert str(tree / "d/e/readme.md") in _masks(plan)
 
 
 @pytest.mark.parametrize("bad", [b"..", b".", b"a//b", b"NaN"])
@@ -165,3 +218,17 @@ def test_the_store_is_out_of_reach_of_a_command_run_in_home(
     assert stored.read_bytes() == before
     assert sorted(p.name for p in stored.parent.iterdir()) == [stored.name]
     assert (state / "safehold").is_dir() and not (home / ".local" / "moved").exists()
+
+
+def test_the_store_key_is_out_of_reach_of_commands(run: Runner) -> None:
+    assert _store.store_key() is not None  # this host has a keyring: the store is in use
+    probe = (
+        "import ctypes, os\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "libc.syscall.restype = ctypes.c_long\n"
+        f"nr = {_store._KEY_SYSCALLS[native_arch().name][1]}\n"
+        "r = libc.syscall(nr, 10, ctypes.c_long(-4), b'user', b'safehold:scan-store', 0)\n"
+        "print(r, ctypes.get_errno())\n"
+    )
+    result = run(["/usr/bin/python3", "-I", "-c", probe])
+    assert result.stdout.split() == [b"-1", str(errno.EPERM).encode()], result.stderr

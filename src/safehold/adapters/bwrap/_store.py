@@ -4,23 +4,27 @@ A record claims "this directory, while its (device, inode, mtime, ctime) are the
 these sub-directories and these denied, protected and symlinked names". The scan reuses it
 only when the directory's stamps are still exactly those (`_scan.Scanner.record`), so an
 honest record is as good as reading the directory. A *forged* record could hide a secret
-(claim "nothing denied here"), so the store's safety is about who can write it:
+(claim "nothing denied here"), so every file carries an HMAC-SHA256 of its policy name and
+payload, keyed with a random key kept in the user's **kernel keyring** (`store_key`):
 
-- It lives in the user's state directory, `$XDG_STATE_HOME/safehold/scan` (by default
-  `~/.local/state/safehold/scan`), which the runner creates (mode 0700) **before** planning
-  every run, and masks like a denied directory in every run whose visible trees contain it
-  (`_plan.plan_mounts`). No sandboxed command can read or write it, or rename a parent away
-  (the parents inside writable roots are pinned, as for every mask).
-- Anyone else who can write it runs outside the sandbox with the user's rights (they can
-  read the secrets directly) or is root. Other users cannot: a directory or file that is not
-  the caller's, or that group or others may write, is ignored.
-- Loading fails closed: a symlink, a bad checksum or a malformed file discards the whole
-  file; a record with a malformed number or a name that is empty, `.` or `..` is not used
-  (names cannot hold `/`: it separates them). A record is only looked up by the path the
-  walk reached, so a record for any other path is never used. A missing or discarded record
-  costs time (the directory is read), never a mask.
+- No sandboxed command can read or replace that key: the sandbox's seccomp filter refuses
+  `add_key`, `request_key` and `keyctl`. So even a command that could write the store can
+  only delete it, corrupt it (discarded) or put back an older authentic file, whose records
+  are true for the stamps they carry (and a file moved to another policy's name fails).
+- The store itself lives in the user's state directory, `$XDG_STATE_HOME/safehold/scan`
+  (by default `~/.local/state/safehold/scan`), which the runner creates (mode 0700) before
+  planning every run and masks like a denied directory in every run whose visible trees
+  contain it (`_plan.plan_mounts`): commands cannot list it either.
+- A directory or file that is not the caller's, or that group or others may write, is
+  ignored; a symlink in place of the file is not followed. Without a keyring (some
+  containers forbid `keyctl`) there is no store, and every new process walks.
+- Loading fails closed: a bad MAC or a malformed file discards the whole file; a record
+  with a malformed number or a name that is empty, `.` or `..` is not used (names cannot
+  hold `/`: it separates them). A record is only looked up by the path the walk reached,
+  so a record for any other path is never used. A missing or discarded record costs time
+  (the directory is read), never a mask.
 
-Format: `HEADER`, the SHA-256 of the payload in hex and a newline, then the payload: ten
+Format: `HEADER`, the MAC in hex and a newline, then the payload: ten
 NUL-separated fields per directory (path, device, inode, mtime_ns, ctime_ns, entries, then
 the sub-directory, denied, protected and symlink names, each list joined with `/`, which no
 name can contain). File names are the policy's hash: records depend on the patterns.
@@ -29,13 +33,18 @@ name can contain). File names are the policy's hash: records depend on the patte
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
+import hmac
 import os
 import stat
 import threading
 import time
 from collections.abc import Iterable
 from typing import Final
+
+from safehold.adapters.bwrap._seccomp import native_arch
+from safehold.errors import SandboxError
 
 __all__ = [
     "HEADER",
@@ -46,6 +55,7 @@ __all__ = [
     "parse",
     "prepare",
     "save",
+    "store_key",
     "store_root",
     "wait",
 ]
@@ -90,6 +100,67 @@ def prepare(home: str) -> tuple[str, str | None]:
     except OSError:
         return os.path.realpath(root), None
     return os.path.realpath(root), real
+
+
+_KEY_NAME: Final = b"safehold:scan-store"
+_KEY_SYSCALLS: Final = {"x86_64": (248, 250), "aarch64": (217, 219)}
+"""(add_key, keyctl) per architecture: the same calls the sandbox's seccomp filter refuses."""
+_KEY_SPEC_USER_KEYRING: Final = -4
+_KEYCTL_SETPERM: Final = 5
+_KEYCTL_SEARCH: Final = 10
+_KEYCTL_READ: Final = 11
+_KEY_PERM: Final = 0x3F0B0000
+"""Possessor: all; the user (outside any sandbox): view, read, search."""
+_key_cache: list[bytes | None] = []
+_key_lock = threading.Lock()
+
+
+def _keyring_key() -> bytes | None:
+    """The store's MAC key from the user's kernel keyring, created on first use; None if none.
+
+    No sandboxed command can read it: the sandbox's seccomp filter refuses `add_key`,
+    `request_key` and `keyctl` (and always has). It lasts until reboot; a new key makes
+    every stored file fail its check, which costs one walk.
+    """
+    try:
+        add_key, keyctl = _KEY_SYSCALLS[native_arch().name]
+        libc = ctypes.CDLL(None, use_errno=True)
+    except (KeyError, OSError, SandboxError):  # an unknown CPU, no libc: no key, no store
+        return None
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+    user = ctypes.c_long(_KEY_SPEC_USER_KEYRING)
+
+    def read() -> bytes | None:
+        serial = syscall(keyctl, _KEYCTL_SEARCH, user, b"user", _KEY_NAME, 0)
+        if serial < 0:
+            return None
+        buf = ctypes.create_string_buffer(64)
+        size = syscall(keyctl, _KEYCTL_READ, ctypes.c_long(serial), buf, ctypes.c_size_t(64))
+        return buf.raw[:size] if size == 32 else None
+
+    key = read()
+    if key is None:
+        fresh = os.urandom(32)
+        serial = syscall(add_key, b"user", _KEY_NAME, fresh, ctypes.c_size_t(32), user)
+        if serial < 0:
+            return None
+        syscall(keyctl, _KEYCTL_SETPERM, ctypes.c_long(serial), ctypes.c_ulong(_KEY_PERM))
+        key = read()  # another process may have added its own meanwhile: use what is there
+    return key
+
+
+def store_key() -> bytes | None:
+    """The MAC key for this process (looked up once)."""
+    with _key_lock:
+        if not _key_cache:
+            _key_cache.append(_keyring_key())
+        return _key_cache[0]
+
+
+def _mac(key: bytes, name: str, payload: bytes) -> bytes:
+    # The file name (the policy) is covered too: a file moved to another policy's name fails.
+    return hmac.new(key, name.encode() + b"\0" + payload, hashlib.sha256).hexdigest().encode()
 
 
 def file_name(policy: object) -> str:
@@ -151,7 +222,10 @@ def load(store: str, name: str) -> dict[str, Raw]:
     if not data.startswith(HEADER) or data[head + 64 : head + 65] != b"\n":
         return {}
     payload = data[head + 65 :]
-    if not payload or hashlib.sha256(payload).hexdigest().encode() != data[head : head + 64]:
+    key = store_key()
+    if key is None or not payload:
+        return {}
+    if not hmac.compare_digest(_mac(key, name, payload), data[head : head + 64]):
         return {}
     fields = payload.decode("utf-8", "surrogateescape").split("\0")
     if len(fields) % _FIELDS:
@@ -169,8 +243,11 @@ def _encode(records: Iterable[tuple[str, Record]]) -> bytes:
 
 
 def _write(store: str, name: str, records: list[tuple[str, Record]]) -> None:
+    key = store_key()
+    if key is None:
+        return
     payload = _encode(records)
-    digest = hashlib.sha256(payload).hexdigest().encode()
+    digest = _mac(key, name, payload)
     tmp = os.path.join(store, f".{name}.{os.getpid()}.{threading.get_native_id()}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
