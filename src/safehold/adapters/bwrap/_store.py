@@ -92,6 +92,10 @@ def prepare(home: str) -> tuple[str, str | None]:
     """
     root = store_root(home)
     path = os.path.join(root, "scan")
+    if not os.environ.get("XDG_STATE_HOME", "").startswith("/") and (
+        home == "/" or not os.path.isdir(home)
+    ):
+        return os.path.realpath(root), None  # no home of its own (a service): no store
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
         real = os.path.realpath(path)
