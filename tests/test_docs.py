@@ -6,9 +6,10 @@ A block's fence language says what is done with it:
   reads like a notebook); its `#> ` comment lines, in order, are exactly what it prints (a
   failure shows the real output in that form).
 - `console`: every `$ ` line is run by bash in a scratch tree; the lines under it are its
-  output (paths normalised, see `_console_tree`).
-- `bash`: every line is run by bash in the same tree and must exit 0 (README's are run by
-  `.ci/run` itself: they install the package).
+  output (paths normalised, see `_console_tree`). A command line ending in `\\` goes on
+  to the next line, as in a shell.
+- `bash`: every line (with the same `\\` continuation) is run by bash in the same tree and
+  must exit 0 (README's are run by `.ci/run` itself: they install the package).
 - `toml`: a safehold config (or part of one), validated by `SafetyConfig.load`.
 - `json`: parsed as JSON, or as JSON lines.
 - `sh`, `text`, `jsonc`, `mermaid`: shown, not run. `sh` is for commands that need what the
@@ -191,13 +192,26 @@ def _commands(source: str) -> list[tuple[str, list[str]]]:
     """`$ cmd` lines of a console block, each with the output lines under it."""
     runs: list[tuple[str, list[str]]] = []
     for line in source.splitlines():
-        if line.startswith("$ "):
+        if runs and not runs[-1][1] and runs[-1][0].endswith("\\"):
+            runs[-1] = (f"{runs[-1][0]}\n{line}", [])  # a `\` continues the command
+        elif line.startswith("$ "):
             runs.append((line[2:], []))
         elif runs:
             runs[-1][1].append(line)
         elif line.strip():
             raise AssertionError(f"output before the first `$ ` line: {line!r}")
     return runs
+
+
+def _lines(source: str) -> list[str]:
+    """The commands of a bash block: one a line, a line ending in `\\` joined to the next."""
+    commands: list[str] = []
+    for line in source.splitlines():
+        if commands and commands[-1].endswith("\\"):
+            commands[-1] += "\n" + line
+        elif line.strip() and not line.lstrip().startswith("#"):
+            commands.append(line)
+    return commands
 
 
 @pytest.mark.parametrize("block", _of("console"))
@@ -223,9 +237,7 @@ def test_bash_block_runs(block: Block, tmp_path: Path) -> None:
         same_page = earlier.path == block.path and earlier.line < block.line
         if same_page and earlier.lang == "toml" and earlier.source.startswith("# safehold.toml"):
             (ws / "safehold.toml").write_text(earlier.source, encoding="utf-8")
-    for line in block.source.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
+    for line in _lines(block.source):
         result = _run(line, ws, tmp_path / "home")
         assert result.returncode == 0, (
             f"{block}: `{line}` exited {result.returncode}:\n{result.stderr}"
