@@ -66,6 +66,14 @@ def test_schema_is_json() -> None:
     assert "denied_paths" in schema["properties"]
 
 
+def test_issue_17_schema_lists_mode_which_config_files_accept(tmp_path: Path) -> None:
+    schema = json.loads(safehold("config", "schema").stdout)
+    assert schema["properties"]["mode"]["enum"] == ["auto", "review", "read-only"]
+    config = tmp_path / "safehold.toml"
+    config.write_text('mode = "auto"\n', encoding="utf-8")
+    assert safehold("config", "validate", str(config)).returncode == 0
+
+
 def test_show_defaults_and_file(tmp_path: Path) -> None:
     out = safehold("config", "show")
     data = json.loads(out.stdout)

@@ -355,10 +355,24 @@ def _identity(item: Any) -> Any:
     return item
 
 
+def _schema_with_mode(schema: dict[str, Any]) -> None:
+    # `mode` is read by a before-validator (`_expand_mode`), not a field: the schema of a
+    # config file still lists it, so an editor validating against it accepts `mode = "auto"`.
+    schema["properties"]["mode"] = {
+        "title": "Mode",
+        "enum": [m.value for m in Mode],
+        "type": "string",
+        "description": "Shorthand for read_only and the two require_approval flags; a flag "
+        "that contradicts it is an error.",
+    }
+
+
 class SafetyConfig(BaseModel):
     """The policy: modes' three flags, path lists, command rules, sandbox and audit settings."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", validate_default=True, json_schema_extra=_schema_with_mode
+    )
 
     read_only: StrictBool = False
     """Writes and execute are denied outright."""
