@@ -75,8 +75,6 @@ BLOCKS = _blocks()
 NOT_YET_RUNNABLE = {
     "docs/acp-agent.md",
     "docs/mcp.md",
-    "docs/openai-agents.md",
-    "docs/pydantic-ai.md",
 }
 
 
