@@ -4,7 +4,8 @@ A block's fence language says what is done with it:
 
 - `python`: run in a fresh interpreter after the page's earlier python blocks (a page
   reads like a notebook); its `#> ` comment lines, in order, are exactly what it prints (a
-  failure shows the real output in that form).
+  failure shows the real output in that form). A block that starts `# file: NAME` is also
+  saved as NAME and runs as that module (not as `__main__`).
 - `console`: every `$ ` line is run by bash in a scratch tree; the lines under it are its
   output (paths normalised, see `_console_tree`). A command line ending in `\\` goes on
   to the next line, as in a shell.
@@ -35,6 +36,7 @@ from pathlib import Path
 import pytest
 
 from safehold import SafetyConfig
+from safehold.adapters.mcp import McpSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
@@ -74,7 +76,6 @@ BLOCKS = _blocks()
 # by nothing until they are rewritten. Issue 17 is not done while this set is not empty.
 NOT_YET_RUNNABLE = {
     "docs/acp-agent.md",
-    "docs/mcp.md",
 }
 
 
@@ -111,13 +112,28 @@ def _shown_output(source: str) -> list[str]:
 
 
 _PAGE_RUNNER = """
-import json, sys
+import json, os, sys
 blocks = json.load(open(sys.argv[1], encoding="utf-8"))
-namespace = {"__name__": "__main__"}
-for source in blocks:
-    exec(compile(source, "<docs>", "exec"), namespace)
+namespace = {}
+for source, file in blocks:
+    # A `# file: NAME` block runs as that module would (`__name__` is NAME's stem, so its
+    # `if __name__ == "__main__":` part does not run); any other as the reader's script.
+    namespace["__name__"] = file.rsplit(".", 1)[0] if file else "__main__"
+    if file:
+        namespace["__file__"] = os.path.abspath(file)
+    else:
+        namespace.pop("__file__", None)
+    exec(compile(source, file or "<docs>", "exec"), namespace)
     print("\\0--block-end--", flush=True)
 """
+
+_FILE_LINE = re.compile(r"\A# file: (\S+)\n")
+
+
+def _file_name(block: Block) -> str | None:
+    """NAME for a block that starts `# file: NAME`: the reader saves it under that name."""
+    m = _FILE_LINE.match(block.source)
+    return m.group(1) if m else None
 
 
 # The optional frameworks a page's code may import (the extras `pydantic-ai`,
@@ -147,7 +163,11 @@ def test_python_block_runs_and_prints_what_it_shows(block: Block, tmp_path: Path
     missing = _missing_frameworks(page)
     if missing and not os.environ.get("SAFEHOLD_REQUIRE_FRAMEWORKS"):
         pytest.skip(f"needs {', '.join(missing)} (an optional extra)")
-    (tmp_path / "blocks.json").write_text(json.dumps([b.source for b in page]), encoding="utf-8")
+    runs = [(b.source, _file_name(b)) for b in page]
+    for source, file in runs:
+        if file is not None:  # saved, as the reader would, so that other code can run it
+            (tmp_path / file).write_text(source, encoding="utf-8")
+    (tmp_path / "blocks.json").write_text(json.dumps(runs), encoding="utf-8")
     (tmp_path / "runner.py").write_text(_PAGE_RUNNER, encoding="utf-8")
     home = tmp_path / "home"
     home.mkdir()
@@ -272,7 +292,9 @@ def test_toml_block_is_a_valid_config(block: Block, tmp_path: Path) -> None:
     tomllib.loads(block.source)
     path = tmp_path / "safehold.toml"
     path.write_text(block.source, encoding="utf-8")
-    SafetyConfig.load(path)
+    # Read as `safehold mcp-proxy` reads it: the policy, and the adapter's `[mcp]` table.
+    _, sections = SafetyConfig.load_sections(path, ("mcp",))
+    McpSettings.from_section(sections.get("mcp"), str(path))
 
 
 @pytest.mark.parametrize("block", _of("json"))
