@@ -71,24 +71,12 @@ def _blocks() -> list[Block]:
 BLOCKS = _blocks()
 
 
-# Pages whose blocks are fragments that do not run on their own yet (names defined in prose,
-# files the reader must have, a framework's model): listed so that they are visible, and run
-# by nothing until they are rewritten. Issue 17 is not done while this set is not empty.
-NOT_YET_RUNNABLE = {
-    "docs/acp-agent.md",
-}
-
-
 def _of(*langs: str, readme: bool = True) -> list[object]:
-    out: list[object] = []
-    for b in BLOCKS:
-        if b.lang not in langs or (not readme and b.path == README):
-            continue
-        if str(b.path.relative_to(ROOT)) in NOT_YET_RUNNABLE:
-            out.append(pytest.param(b, id=str(b), marks=pytest.mark.skip("not yet runnable")))
-        else:
-            out.append(pytest.param(b, id=str(b)))
-    return out
+    return [
+        pytest.param(b, id=str(b))
+        for b in BLOCKS
+        if b.lang in langs and (readme or b.path != README)
+    ]
 
 
 def test_every_block_says_how_it_is_checked() -> None:
