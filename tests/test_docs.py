@@ -203,8 +203,11 @@ def _run(command: str, ws: Path, home: Path) -> subprocess.CompletedProcess[str]
         "PATH": f"{bindir}:{os.environ.get('PATH', '/usr/bin:/bin')}",
         "LANG": "C.UTF-8",
     }
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    # PYTHONPATH: the code under test; SAFEHOLD_HOOK_SERVER: conftest turns the hook server
+    # off, so `safehold hook` here decides in-process and leaves no server behind.
+    for name in ("PYTHONPATH", "SAFEHOLD_HOOK_SERVER"):
+        if name in os.environ:
+            env[name] = os.environ[name]
     return subprocess.run(
         ["bash", "-c", command],
         cwd=ws,
