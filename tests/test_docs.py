@@ -3,9 +3,10 @@
 A block's fence language says what is done with it:
 
 - `python`: run in a fresh interpreter after the page's earlier python blocks (a page
-  reads like a notebook); its `#> ` comment lines, in order, are exactly what it prints (a
-  failure shows the real output in that form). A block that starts `# file: NAME` is also
-  saved as NAME and runs as that module (not as `__main__`).
+  reads like a notebook); its `#> ` comment lines, in order, are exactly what it prints,
+  and a block that prints shows it (a failure shows the real output in that form). A
+  block that starts `# file: NAME` is also saved as NAME and runs as that module (not as
+  `__main__`).
 - `console`: every `$ ` line is run by bash in a scratch tree; the lines under it are its
   output (paths normalised, see `_console_tree`). A command line ending in `\\` goes on
   to the next line, as in a shell.
@@ -163,13 +164,13 @@ def test_python_block_runs_and_prints_what_it_shows(block: Block, tmp_path: Path
     assert result.returncode == 0, f"{block} failed:\n{result.stderr}"
     parts = result.stdout.split("\0--block-end--\n")
     assert len(parts) == len(page) + 1, result.stdout
+    # What a block prints is shown under it, exactly; a block that prints nothing shows none.
     shown = _shown_output(block.source)
-    if shown:
-        printed = parts[-2].rstrip("\n").splitlines()
-        real = "\n".join("#> " + line if line else "#>" for line in printed)
-        assert [line.rstrip() for line in printed] == [s.rstrip() for s in shown], (
-            f"{block}: the `#>` lines are not what it prints; the real output is:\n{real}"
-        )
+    printed = parts[-2].rstrip("\n").splitlines()
+    real = "\n".join("#> " + line if line else "#>" for line in printed)
+    assert [line.rstrip() for line in printed] == [s.rstrip() for s in shown], (
+        f"{block}: the `#>` lines are not what it prints; the real output is:\n{real}"
+    )
 
 
 # -- console and bash -----------------------------------------------------------------------
