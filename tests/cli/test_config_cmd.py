@@ -24,6 +24,15 @@ def test_validate_ok(tmp_path: Path) -> None:
     assert "valid" in out.stdout and "read-only" in out.stdout
 
 
+def test_validate_accepts_the_mcp_table_mcp_proxy_reads(tmp_path: Path) -> None:
+    f = tmp_path / "proxy.toml"
+    f.write_text('read_only = true\n[mcp]\nserver = ["npx", "server"]\n')
+    out = safehold("config", "validate", str(f))
+    assert out.returncode == 0, out.stderr
+    f.write_text("[mcpp]\nserver = 1\n")  # a misspelt table is still an error
+    assert safehold("config", "validate", str(f)).returncode == 2
+
+
 @pytest.mark.parametrize(
     ("name", "text", "needle"),
     [

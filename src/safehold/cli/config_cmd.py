@@ -56,8 +56,12 @@ def load_config(path: str | None, project: str | None = None) -> SafetyConfig:
     return load_config_from(path, project)[0]
 
 
+# Tables an adapter reads from the same file (`safehold mcp-proxy`'s `[mcp]`): not errors.
+ADAPTER_SECTIONS = ("mcp",)
+
+
 def _validate(args: argparse.Namespace) -> int:
-    config = SafetyConfig.load(args.file)
+    config, _ = SafetyConfig.load_sections(args.file, ADAPTER_SECTIONS)
     print(f"ok: {args.file} is a valid safehold config (mode `{config.mode}`)")
     return 0
 
