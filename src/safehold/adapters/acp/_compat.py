@@ -1,6 +1,6 @@
 """Shims over the ACP Python SDK (`agent-client-protocol` 0.10.0 … 1.x) and its differences.
 
-Rules that keep one code base working on every supported version (research/acp.md §7):
+Rules that keep one code base working on every supported version:
 always keyword arguments (the positional order changed in 0.11), always the explicit
 discriminators (`outcome=`, `type=`, `session_update=`: required before 1.0), never
 `acp.helpers` (removed in 1.0), and fields filtered against the model (`ToolCallUpdate.name`

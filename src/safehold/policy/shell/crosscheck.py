@@ -1,6 +1,6 @@
 """A second opinion: bashlex must split a script into the same command words as tree-sitter.
 
-Measured on random inputs (research/policy.md B.3), tree-sitter alone accepted commands
+Measured on random inputs, tree-sitter alone accepted commands
 bash runs differently; requiring two independent parsers to agree on every command's word
 boundaries removed every such case. Disagreement, or bashlex failing, is reported as a
 reason; it never raises.
