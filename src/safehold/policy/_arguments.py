@@ -260,6 +260,7 @@ class _Finder:
         self.invalid: list[Reason] = []
         self.limits: list[Reason] = []
         self.nodes = 0
+        self.asked_files = False  # whether the result depends on `exists` (the filesystem)
 
     def bad(self, where: str, message: str) -> None:
         self.invalid.append(Reason("path-argument-invalid", where, f"argument `{where}` {message}"))
@@ -328,14 +329,14 @@ class _Finder:
             return
         if _WHOLE_URL.match(text) and not text.strip().lower().startswith("file:"):
             self.urls.append(PathArgument(where, text.strip()))
-        elif (
-            _looks_like_path(text)
-            or _home_spelled(text) is not None
-            or (self.exists is not None and self.exists(text.strip()))
-        ):
+        elif _looks_like_path(text) or _home_spelled(text) is not None:
             self.add_path(where, value, write, by_value=True)
         else:
-            self.mention(text, where)
+            self.asked_files = True  # with or without `exists`: the answer is the filesystem's
+            if self.exists is not None and self.exists(text.strip()):
+                self.add_path(where, value, write, by_value=True)
+            else:
+                self.mention(text, where)
 
     def mention(self, text: str, where: str) -> None:
         """Absolute and home paths inside free text: a tool may act on what its text names."""
@@ -494,6 +495,51 @@ def read_arguments(call: ToolCall, exists: Callable[[str], bool] | None = None) 
     `exists` says whether a relative string names an existing entry of the workspace (then
     it is a path); without it only strings that look like paths are.
     """
+    key = _memo_key(call)
+    if key is not None:
+        known = _MEMO.get(key)
+        if known is not None:
+            return known
+    found, asked_files = _read(call, exists)
+    if key is not None and not asked_files:
+        # A pure function of the call's fields: no answer from the filesystem went into it.
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = found
+    return found
+
+
+_MEMO: Final[dict[tuple[object, ...], Arguments]] = {}
+_MEMO_SIZE: Final = 2048
+_MEMO_ITEMS: Final = 16
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def _memo_key(call: ToolCall) -> tuple[object, ...] | None:
+    """A key for a call with flat, plain, short arguments (most file tools), else None.
+
+    Only exact `str` keys and scalar values qualify, each paired with its type (`1`, `1.0`
+    and `True` are equal but read differently), so equal keys mean equal calls.
+    """
+    if len(call.arguments) > _MEMO_ITEMS:
+        return None
+    items: list[tuple[str, type, object]] = []
+    for key, value in call.arguments.items():
+        kind = type(value)
+        if type(key) is not str or kind not in _SCALARS:
+            return None
+        if kind is str and len(value) > _MAX_VALUE_CHARS:
+            return None  # long text: hashing it would cost more than reading it
+        items.append((key, kind, value))
+    if type(call.name) is not str or call.locations:
+        return None
+    for names in (call.path_args, call.glob_args, call.url_args):
+        if any(type(n) is not str for n in names):
+            return None
+    return (call.name, call.kind, call.path_args, call.glob_args, call.url_args, *items)
+
+
+def _read(call: ToolCall, exists: Callable[[str], bool] | None) -> tuple[Arguments, bool]:
     declared = frozenset(call.path_args)
     if call.kind is ToolKind.MOVE:
         declared |= {"from", "to"}  # a move tool's `{"from": a, "to": b}`
@@ -504,7 +550,7 @@ def read_arguments(call: ToolCall, exists: Callable[[str], bool] | None = None) 
     for i, location in enumerate(call.locations):
         path = getattr(location, "path", location)
         finder.take(path, f"locations[{i}]", 1, declared=True)
-    return Arguments(
+    found = Arguments(
         tuple(finder.found),
         tuple(finder.globs),
         tuple(finder.urls),
@@ -513,6 +559,7 @@ def read_arguments(call: ToolCall, exists: Callable[[str], bool] | None = None) 
         tuple(finder.limits),
         tuple(finder.mentions),
     )
+    return found, finder.asked_files
 
 
 def find_path_arguments(call: ToolCall) -> tuple[tuple[PathArgument, ...], tuple[Reason, ...]]:

@@ -119,15 +119,18 @@ class PatternSet:
         # the bare directory (`/home/u/.ssh`).
         subjects = []
         candidates: set[int] = set()
+        by_witness = self.by_witness
+        # With only `.`/`_` suffixes (the usual case), a component holding neither has no hit.
+        any_suffix = bool(self.suffix_lengths)
         for form in dict.fromkeys(forms):
             stripped = form[1:]
             subjects.append(stripped)
             subjects.append(stripped + "/")
             for component in stripped.split("/"):
-                hit = self.by_witness.get(component)
+                hit = by_witness.get(component)
                 if hit is not None:
                     candidates.update(hit)
-                if self.by_suffix:
+                if self.by_suffix and (any_suffix or "." in component or "_" in component):
                     self._suffix_hits(component, candidates)
         if self.rest and (
             self.rest_regex is None or any(self.rest_regex.search(s) for s in subjects)

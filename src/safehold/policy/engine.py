@@ -39,6 +39,8 @@ __all__ = ["effective_sides", "evaluate"]
 
 
 def _sorted(reasons: Sequence[Reason]) -> tuple[Reason, ...]:
+    if len(reasons) < 2:
+        return tuple(reasons)  # nothing to sort or de-duplicate
     return tuple(sorted(set(reasons), key=lambda r: (r.code, r.rule, r.message)))
 
 

@@ -16,11 +16,12 @@ whatever their scope, and an opaque command has no key to widen.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Literal
+from typing import Final, Literal
 
 __all__ = [
     "GrantEffect",
@@ -44,19 +45,31 @@ class GrantEffect(StrEnum):
     REJECT = "reject"
 
 
+# One encoder for every key: `json.dumps(..., ensure_ascii=False)` builds a new one per call.
+_JSON: Final = json.JSONEncoder(ensure_ascii=False)
+
+
 def command_grant_key(simple_commands: Sequence[Sequence[str]]) -> str:
     """Key for an exact parsed command: every simple command's argv, in order."""
-    return "cmd:" + json.dumps([list(argv) for argv in simple_commands], ensure_ascii=False)
+    return "cmd:" + _JSON.encode([list(argv) for argv in simple_commands])
 
 
 def path_grant_key(tool: str, canonical_paths: Sequence[str]) -> str:
     """Key for a path tool on exactly these canonical paths."""
-    return "path:" + json.dumps([tool, sorted(canonical_paths)], ensure_ascii=False)
+    paths = tuple(sorted(canonical_paths))
+    if type(tool) is str and all(type(p) is str for p in paths):
+        return _path_key(tool, paths)  # plain strings: the same text, remembered
+    return "path:" + _JSON.encode([tool, list(paths)])
+
+
+@functools.lru_cache(maxsize=4096)
+def _path_key(tool: str, paths: tuple[str, ...]) -> str:
+    return "path:" + _JSON.encode([tool, list(paths)])
 
 
 def tool_grant_key(tool: str) -> str:
     """Key for a tool with no finer scope (no command, no path)."""
-    return "tool:" + json.dumps(tool, ensure_ascii=False)
+    return "tool:" + _JSON.encode(tool)
 
 
 def broaden(grant_key: str | None, scope: str, tool: str) -> str | None:
@@ -67,7 +80,7 @@ def broaden(grant_key: str | None, scope: str, tool: str) -> str | None:
         return tool_grant_key(tool)
     if scope == "command-prefix" and grant_key.startswith("cmd:"):
         argvs = json.loads(grant_key[4:])
-        return "prefix:" + json.dumps([_prefix(argv) for argv in argvs], ensure_ascii=False)
+        return "prefix:" + _JSON.encode([_prefix(argv) for argv in argvs])
     return grant_key  # path tools and others keep their narrow key
 
 

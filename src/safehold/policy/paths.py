@@ -22,7 +22,8 @@ import re
 import stat
 import sys
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Literal
 
 import pathspec
@@ -293,6 +294,17 @@ def _describe(raw: object, entry: PatternEntry, c: CanonicalPath, what: str) -> 
     return f"path `{raw}` resolves to `{c.resolved}`, which matches {what} pattern `{entry.source}`"
 
 
+_MEMO_SIZE = 1024  # judged canonical paths remembered per compiled policy
+
+
+@dataclass(frozen=True, slots=True)
+class _Memo:
+    """Bounded caches of a policy's pure steps (`CompiledPolicy._judge` and `_denied`)."""
+
+    judge: Callable[[str, CanonicalPath, Access], PathCheck]
+    denied: Callable[[str, CanonicalPath], tuple[Reason, ...]]
+
+
 @dataclass(frozen=True, slots=True)
 class CompiledPolicy:
     """The path lists of one config compiled for one workspace; `check_path` only matches."""
@@ -305,6 +317,20 @@ class CompiledPolicy:
     protected: PatternSet
     allowed: RootSet | None
     readonly: RootSet | None = None
+    _memo: _Memo = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Everything after canonicalisation is a pure function of the frozen lists and the
+        # canonical forms, so it is remembered per policy (bounded); canonicalisation itself
+        # reads the filesystem and runs on every call.
+        object.__setattr__(
+            self,
+            "_memo",
+            _Memo(
+                functools.lru_cache(maxsize=_MEMO_SIZE)(self._judge),
+                functools.lru_cache(maxsize=_MEMO_SIZE)(self._denied),
+            ),
+        )
 
     def canonicalize(self, raw: object) -> CanonicalPath:
         """Canonicalise a path against this workspace; `PathRejected` when it cannot be."""
@@ -356,6 +382,11 @@ class CompiledPolicy:
             c = self.canonicalize(raw)
         except PathRejected as exc:
             return (exc.reason,)
+        if type(raw) is str:  # a plain string hashes and compares by value: safe to memoise
+            return self._memo.denied(raw, c)
+        return self._denied(raw, c)
+
+    def _denied(self, raw: object, c: CanonicalPath) -> tuple[Reason, ...]:
         return _sorted_reasons(self._deny_reasons(raw, c))
 
     def check_path(self, raw: object, access: Access) -> PathCheck:
@@ -364,6 +395,12 @@ class CompiledPolicy:
             c = self.canonicalize(raw)
         except PathRejected as exc:
             return PathCheck(Verdict.DENY, (exc.reason,), None)
+        if type(raw) is str:  # a plain string hashes and compares by value: safe to memoise
+            return self._memo.judge(raw, c, access)
+        return self._judge(raw, c, access)
+
+    def _judge(self, raw: object, c: CanonicalPath, access: Access) -> PathCheck:
+        """`check_path` after canonicalisation: pure (no I/O), so `_memo` may remember it."""
         deny = self._deny_reasons(raw, c)
         if deny:
             return PathCheck(Verdict.DENY, _sorted_reasons(deny), c.canonical)

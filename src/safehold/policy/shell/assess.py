@@ -18,6 +18,7 @@ failure is a DENY naming the error.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -198,6 +199,25 @@ def _home_spelled(
     words: tuple[Word, ...], home: str, workspace: str, base: str
 ) -> tuple[Word, ...] | None:
     """`words` with the home directory spelled `~` and `..` resolved, if that changes any.
+
+    Pure: remembered for a tuple of words (which hashes and compares by value).
+    """
+    if type(words) is tuple and all(type(w) is Word for w in words):
+        return _home_spelled_memo(words, home, workspace, base)
+    return _home_spelled_of(words, home, workspace, base)
+
+
+@functools.lru_cache(maxsize=2048)
+def _home_spelled_memo(
+    words: tuple[Word, ...], home: str, workspace: str, base: str
+) -> tuple[Word, ...] | None:
+    return _home_spelled_of(words, home, workspace, base)
+
+
+def _home_spelled_of(
+    words: tuple[Word, ...], home: str, workspace: str, base: str
+) -> tuple[Word, ...] | None:
+    """The uncached `_home_spelled`.
 
     `rm -rf /home/me` is `rm -rf ~`, `rm -rf ~/..` is `rm -rf /home`, and in a workspace
     `~/proj`, `rm -rf ..` is `rm -rf ~`: deny rules are written with one spelling, so each
@@ -392,9 +412,33 @@ def _command_dirs(
     The walk's `cd` chain, then `env -C DIR`, `sudo -D DIR`, `git -C DIR` and the
     program's own `-C DIR` (`tar`, `make`), which move its relative paths.
     """
+    # A pure function of the command, `base` and the home directory (no I/O). Analyses are
+    # cached per command text, so a repeated command brings the same `cmd` object: it is
+    # remembered by identity, the entry keeping `cmd` alive so its id is not reused.
+    home = policy.home
+    known = _DIRS.get(id(cmd))
+    if known is not None and known[0] is cmd and known[1] == base and known[2] == home:
+        return list(known[3]), list(known[4]), known[5]
+    dirs, uses, modes = _command_dirs_of(cmd, base, home)
+    if len(_DIRS) >= _DIRS_SIZE:
+        _DIRS.clear()
+    _DIRS[id(cmd)] = (cmd, base, home, tuple(dirs), tuple(uses), modes)
+    return dirs, uses, modes
+
+
+_DIRS: dict[
+    int,
+    tuple[SimpleCommand, str, str, tuple[str | None, ...], tuple[RoleUse, ...], frozenset[str]],
+] = {}
+_DIRS_SIZE = 1024
+
+
+def _command_dirs_of(
+    cmd: SimpleCommand, base: str, home: str
+) -> tuple[list[str | None], list[RoleUse], frozenset[str]]:
     dirs: list[str | None] = []
     for d in cmd.dirs:
-        full = resolve_dir(d, base, policy.home)
+        full = resolve_dir(d, base, home)
         if full not in dirs:
             dirs.append(full)
     moves: list[Word] = [w for layer in cmd.wrapper_words for w in _chdir_values(layer)]
@@ -406,7 +450,7 @@ def _command_dirs(
             continue
         for d in list(dirs):
             if d is not None:
-                moved = resolve_dir(word.text, d, policy.home)
+                moved = resolve_dir(word.text, d, home)
                 if moved not in dirs:
                     dirs.append(moved)
     return dirs, uses, modes
@@ -738,7 +782,7 @@ def _check_code(
     rules = compile_rules(config.command_rules)
     dirs: list[str | None] = [base]
     for cmd in analysis.commands:
-        dirs.extend(d for d in _command_dirs(cmd, base, policy)[0] if d not in dirs)
+        dirs.extend(d for d in _place(cmd, base, policy, found)[0] if d not in dirs)
     # sed and awk scripts are not paths either, but `r FILE`/`getline < FILE` in them are.
     scripts = [
         layer[i].text

@@ -137,9 +137,11 @@ def _compile(rule: CommandRule) -> _Compiled:
 class CompiledRules:
     """Rules compiled once per config, indexed by program for matching."""
 
-    __slots__ = ("_allow", "_globbed", "_strict", "_text")
+    __slots__ = ("_allow", "_globbed", "_memo", "_strict", "_text")
 
     def __init__(self, rules: Sequence[CommandRule]) -> None:
+        # `strict_matches` is a pure function of the words: remembered per rule set (bounded).
+        self._memo = functools.lru_cache(maxsize=_MEMO_SIZE)(self._strict_matches)
         self._allow: dict[str, list[_Compiled]] = {}
         self._strict: dict[str, list[_Compiled]] = {}
         # Rules whose program is a glob (`mkfs.*`): checked against every program.
@@ -183,10 +185,15 @@ class CompiledRules:
         """Deny and ask rules that match (or a computed word could make match) `words`."""
         if not words or not words[0].static:
             return []
+        if type(words) is tuple and all(type(w) is Word for w in words):
+            return list(self._memo(words))  # a tuple of words hashes and compares by value
+        return list(self._strict_matches(words))
+
+    def _strict_matches(self, words: Sequence[Word]) -> tuple[RuleMatch, ...]:
         program = program_of(words[0].text)
         candidates = self._candidates(program)
         if not candidates:
-            return []
+            return ()
         options, operands, dynamic = _split_argv(program, words[1:])
         out: list[RuleMatch] = []
         for c in candidates:
@@ -195,7 +202,7 @@ class CompiledRules:
                 out.append(RuleMatch(c.rule, True))
             elif dynamic and (dynamic[0] or missing <= dynamic[1]):
                 out.append(RuleMatch(c.rule, False))
-        return out
+        return tuple(out)
 
     def allow_match(self, words: Sequence[Word]) -> CommandRule | None:
         """The first allow rule that matches the whole of `words`, if any."""
@@ -277,6 +284,7 @@ def compile_rules(rules: tuple[CommandRule, ...]) -> CompiledRules:
 
 
 _BY_IDENTITY: dict[int, tuple[tuple[CommandRule, ...], CompiledRules]] = {}
+_MEMO_SIZE = 2048  # word tuples remembered per rule set
 
 
 @functools.lru_cache(maxsize=64)

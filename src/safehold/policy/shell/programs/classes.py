@@ -390,6 +390,19 @@ def class_reasons(words: tuple[Word, ...], *, stdin_fed: bool) -> list[tuple[Ver
     """The classes one command (or wrapper layer) falls in, with their verdicts."""
     if not words or not words[0].static:
         return []
+    if type(words) is tuple and all(type(w) is Word for w in words):
+        return list(_class_reasons_memo(words, bool(stdin_fed)))  # pure: remembered
+    return _class_reasons(words, stdin_fed=stdin_fed)
+
+
+@functools.lru_cache(maxsize=2048)
+def _class_reasons_memo(
+    words: tuple[Word, ...], stdin_fed: bool
+) -> tuple[tuple[Verdict, Reason], ...]:
+    return tuple(_class_reasons(words, stdin_fed=stdin_fed))
+
+
+def _class_reasons(words: tuple[Word, ...], *, stdin_fed: bool) -> list[tuple[Verdict, Reason]]:
     out: list[tuple[Verdict, Reason]] = []
     layers = [words]
     respelled = spellings(words)
