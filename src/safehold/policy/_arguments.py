@@ -533,9 +533,10 @@ def _memo_key(call: ToolCall) -> tuple[object, ...] | None:
         items.append((key, kind, value))
     if type(call.name) is not str or call.locations:
         return None
-    for names in (call.path_args, call.glob_args, call.url_args):
-        if any(type(n) is not str for n in names):
-            return None
+    if call.path_args or call.glob_args or call.url_args:
+        for names in (call.path_args, call.glob_args, call.url_args):
+            if any(type(n) is not str for n in names):
+                return None
     return (call.name, call.kind, call.path_args, call.glob_args, call.url_args, *items)
 
 
