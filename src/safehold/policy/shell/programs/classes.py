@@ -266,6 +266,17 @@ def spellings(words: tuple[Word, ...]) -> tuple[Word, ...] | None:
     """
     if not words or not words[0].static:
         return None
+    if type(words) is tuple and all(type(w) is Word for w in words):
+        return _spellings_memo(words)  # pure: remembered
+    return _spellings(words)
+
+
+@functools.lru_cache(maxsize=2048)
+def _spellings_memo(words: tuple[Word, ...]) -> tuple[Word, ...] | None:
+    return _spellings(words)
+
+
+def _spellings(words: tuple[Word, ...]) -> tuple[Word, ...] | None:
     name = words[0].text.rsplit("/", 1)[-1]
     canonical = _ALIASES.get(name, name)
     out = [Word(canonical, True) if canonical != name else words[0]]
