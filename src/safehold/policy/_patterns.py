@@ -132,9 +132,7 @@ class PatternSet:
                     candidates.update(hit)
                 if self.by_suffix and (any_suffix or "." in component or "_" in component):
                     self._suffix_hits(component, candidates)
-        if self.rest and (
-            self.rest_regex is None or any(self.rest_regex.search(s) for s in subjects)
-        ):
+        if self.rest and (self.rest_regex is None or any(map(self.rest_regex.search, subjects))):
             candidates.update(self.rest)
         return tuple(
             self.entries[i]

@@ -57,9 +57,12 @@ def command_grant_key(simple_commands: Sequence[Sequence[str]]) -> str:
 def path_grant_key(tool: str, canonical_paths: Sequence[str]) -> str:
     """Key for a path tool on exactly these canonical paths."""
     paths = tuple(sorted(canonical_paths))
-    if type(tool) is str and all(type(p) is str for p in paths):
+    if type(tool) is str and set(map(type, paths)) <= _STR:
         return _path_key(tool, paths)  # plain strings: the same text, remembered
     return "path:" + _JSON.encode([tool, list(paths)])
+
+
+_STR: Final = frozenset({str})
 
 
 @functools.lru_cache(maxsize=4096)
