@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from safehold.policy._memo import remember
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.decision import Reason
 
@@ -503,9 +504,7 @@ def read_arguments(call: ToolCall, exists: Callable[[str], bool] | None = None) 
     found, asked_files = _read(call, exists)
     if key is not None and not asked_files:
         # A pure function of the call's fields: no answer from the filesystem went into it.
-        if len(_MEMO) >= _MEMO_SIZE:
-            _MEMO.clear()
-        _MEMO[key] = found
+        remember(_MEMO, key, found, _MEMO_SIZE)
     return found
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from safehold.policy._globs import expand_braces, expand_globs, has_expansion
+from safehold.policy._memo import remember
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Reason, Verdict
 from safehold.policy.grants import command_grant_key
@@ -420,9 +421,7 @@ def _command_dirs(
     if known is not None and known[0] is cmd and known[1] == base and known[2] == home:
         return list(known[3]), list(known[4]), known[5]
     dirs, uses, modes = _command_dirs_of(cmd, base, home)
-    if len(_DIRS) >= _DIRS_SIZE:
-        _DIRS.clear()
-    _DIRS[id(cmd)] = (cmd, base, home, tuple(dirs), tuple(uses), modes)
+    remember(_DIRS, id(cmd), (cmd, base, home, tuple(dirs), tuple(uses), modes), _DIRS_SIZE)
     return dirs, uses, modes
 
 
