@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -508,7 +509,7 @@ def read_arguments(call: ToolCall, exists: Callable[[str], bool] | None = None) 
     return found
 
 
-_MEMO: Final[dict[tuple[object, ...], Arguments]] = {}
+_MEMO: Final[OrderedDict[tuple[object, ...], Arguments]] = OrderedDict()
 _MEMO_SIZE: Final = 2048
 _MEMO_ITEMS: Final = 16
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})

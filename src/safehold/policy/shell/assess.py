@@ -23,6 +23,7 @@ import os
 import posixpath
 import re
 import shlex
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -425,10 +426,10 @@ def _command_dirs(
     return dirs, uses, modes
 
 
-_DIRS: dict[
+_DIRS: OrderedDict[
     int,
     tuple[SimpleCommand, str, str, tuple[str | None, ...], tuple[RoleUse, ...], frozenset[str]],
-] = {}
+] = OrderedDict()
 _DIRS_SIZE = 1024
 
 
