@@ -606,7 +606,10 @@ def compile_policy(config: SafetyConfig, workspace: str) -> CompiledPolicy:
 _LAST: tuple[SafetyConfig, str, str, CompiledPolicy] | None = None
 
 
-@functools.lru_cache(maxsize=128)
+# A handful of workspaces per process is the common case; each compiled policy holds its
+# pattern entries and path memos (thousands of objects the garbage collector walks), and
+# recompiling one costs a few milliseconds since `_patterns` keeps each line's regex.
+@functools.lru_cache(maxsize=16)
 def _compile(config: SafetyConfig, workspace: str, home: str) -> CompiledPolicy:
     workspace = _lexical(workspace)
     if not home.startswith("/") or _BAD_CHARS.search(home):
