@@ -6,6 +6,8 @@ second parser never runs, a person sees the command) and in auto mode (every com
 would run unattended is also read by bashlex). Analyses and second opinions are cached per
 command text: "cold" clears both caches before each call (a command seen for the first
 time), "warm" does not (an agent repeating `git status`). Also times `analyze` alone, cold.
+The rows take turns in ten batches, so a slow spell of a shared machine lands on every row
+alike; the first row times a fixed pure-Python loop, to show how fast the machine was.
 Prints figures; asserts nothing.
 
 `--baseline SRC` (a `src` directory of another checkout, e.g. `git archive REV src | tar x`)
@@ -44,20 +46,40 @@ SCRIPT = (
 )
 
 
-def _time_us(
-    fn: Callable[[], object], n: int = N, before: Callable[[], object] | None = None
-) -> tuple[float, float]:
-    for _ in range(100):
-        fn()
-    samples = []
-    for _ in range(n):
-        if before is not None:
-            before()
-        t0 = time.perf_counter_ns()
-        fn()
-        samples.append((time.perf_counter_ns() - t0) / 1000)
-    samples.sort()
-    return statistics.median(samples), samples[int(len(samples) * 0.99)]
+def _calibration() -> None:
+    # A fixed amount of pure-Python work: its row shows how fast the machine was during
+    # the run (shared machines change speed by up to 2x), so runs can be compared.
+    total = 0
+    for i in range(1000):
+        total += i * i
+
+
+def _interleaved(
+    rows: list[tuple[Callable[[], object], Callable[[], object] | None, int]], rounds: int = 10
+) -> list[tuple[float, float]]:
+    """(median, p99) µs per row; rows take turns in `rounds` batches.
+
+    Interleaving spreads a slow spell of the machine over every row alike, instead of
+    landing on whichever row happened to be running.
+    """
+    samples: list[list[float]] = [[] for _ in rows]
+    for fn, _before, _n in rows:
+        for _ in range(20):
+            fn()
+    for _ in range(rounds):
+        for k, (fn, before, n) in enumerate(rows):
+            out = samples[k]
+            for _ in range(max(n // rounds, 1)):
+                if before is not None:
+                    before()
+                t0 = time.perf_counter_ns()
+                fn()
+                out.append((time.perf_counter_ns() - t0) / 1000)
+    result = []
+    for out in samples:
+        out.sort()
+        result.append((statistics.median(out), out[int(len(out) * 0.99)]))
+    return result
 
 
 def _workspace(root: str) -> str:
@@ -85,13 +107,16 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
     }
     review = SafetyConfig()
     auto = review.with_mode("auto")
-    rows: list[tuple[str, str, float, float, str]] = []
+    labels: list[tuple[str, str, str]] = [("calibration", "1000-step loop", "")]
+    rows: list[tuple[Callable[[], object], Callable[[], object] | None, int]] = [
+        (_calibration, None, n)
+    ]
     with tempfile.TemporaryDirectory() as root:
         ws = _workspace(root)
         for name, command in workloads.items():
             call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
-            med, p99 = _time_us(lambda c=command: analyze(c), n=n, before=_analyze_text.cache_clear)
-            rows.append((name, "analyze", med, p99, ""))
+            labels.append((name, "analyze", ""))
+            rows.append((lambda c=command: analyze(c), _analyze_text.cache_clear, n))
             for mode, config, before in (
                 ("review, cold", review, _cold),
                 ("auto, cold", auto, _cold),
@@ -99,12 +124,11 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
                 ("auto, warm", auto, None),
             ):
                 verdict = evaluate(config, call, workspace=ws).verdict.value
+                labels.append((name, mode, verdict))
                 k = n if before is None else max(n // 5, 1)
-                med, p99 = _time_us(
-                    lambda c=config, k=call: evaluate(c, k, workspace=ws), n=k, before=before
-                )
-                rows.append((name, mode, med, p99, verdict))
-    return rows
+                rows.append((lambda c=config, k=call: evaluate(c, k, workspace=ws), before, k))
+        timed = _interleaved(rows)
+    return [(a, b, med, p99, v) for (a, b, v), (med, p99) in zip(labels, timed, strict=True)]
 
 
 def _child(src: str, n: int) -> list[tuple[str, str, float, float, str]]:

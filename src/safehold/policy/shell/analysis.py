@@ -37,6 +37,7 @@ from safehold.policy.shell.parse import (
     RawRedirect,
     Walk,
     parse_tree,
+    plain_words,
     uncovered_text,
     walk_script,
 )
@@ -334,6 +335,20 @@ def _analyze_script(
     if too_large is not None:
         acc.add_opaque(too_large)
         return ()
+    plain = plain_words(text)
+    if plain is not None and _guard(text) is None:
+        # One command of literal words: what the parse and walk below would find, without
+        # them (tests/properties check the two agree).
+        acc.scripts.append(text)
+        words = tuple(Word(w, True) for w in plain)
+        _emit(
+            RawCommand(words, (), (), False, (), dirs=dirs),
+            acc,
+            depth=depth,
+            layers=layers,
+            assigns=assigns,
+        )
+        return (plain,)
     src = text.encode("utf-8", "surrogatepass")
     root = parse_tree(src)
     dashed = quote_lone_dashes(root, src)

@@ -38,6 +38,7 @@ from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
+from safehold.policy.shell.parse import is_plain_text
 from safehold.policy.shell.programs import program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
@@ -111,6 +112,8 @@ class _Findings:
     places: dict[int, tuple[list[str | None], list[RoleUse], frozenset[str]]] = field(
         default_factory=dict
     )
+    # Whether a bare word names an existing file, looked up once per assessment.
+    exists: dict[str, bool] = field(default_factory=dict)
 
     def add(self, bucket: list[Reason], reason: Reason) -> None:
         if reason not in bucket:
@@ -172,19 +175,13 @@ def _assess(
     return CommandAssessment(Verdict.ALLOW, _sorted(allow_reasons or []), key, skip)
 
 
-# Words bash reads exactly as written: no quoting, expansion, glob, comment or operator.
-_PLAIN = re.compile(r"[A-Za-z0-9_./=:,+@%^-]+(?: [A-Za-z0-9_./=:,+@%^-]+)*")
-
-
 def _plain_words(script: str, analysis: ShellAnalysis) -> bool:
-    """True when `script` is plain words whose split the parse reproduces exactly.
+    """True when `script` is plain words whose split the analysis reproduces exactly.
 
-    For such text bash's reading is `str.split()`; agreeing with that is a second opinion
-    as good as bashlex's, at no cost (`git status`, `npm test`, `ls -la src`).
+    For such text bash's reading is a split at blanks; agreeing with that is a second
+    opinion as good as bashlex's, at no cost (`git status`, `npm test`, `ls -la src`).
     """
-    return _PLAIN.fullmatch(script) is not None and analysis.grant_argvs == (
-        tuple(script.split(" ")),
-    )
+    return is_plain_text(script) and analysis.grant_argvs == (tuple(script.split()),)
 
 
 def _sorted(reasons: list[Reason]) -> tuple[Reason, ...]:
@@ -573,7 +570,7 @@ def _check_paths(
     for cmd, dirs in per_command:
         # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths. Search
         # patterns are not: `grep -rn ".env" src` does not read `.env`.
-        if cmd.words and program_name(cmd.words[0]) not in _NO_FILES | _CD:
+        if cmd.words and program_name(cmd.words[0]) not in _NO_FILES_OR_CD:
             # `cd ~ && grep -r key`, `cd / && ls`: a program reads the directory it runs in.
             for d in dirs:
                 if d is not None and not private_scratch(d + "/x", config, policy.home):
@@ -658,7 +655,7 @@ def _check_argument(
 ) -> None:
     path_like = "/" in text or text.startswith(("~", "."))
     for spelling in _spellings(text, dirs):
-        if not path_like and not _exists(policy, spelling):
+        if not path_like and not _exists(policy, spelling, found):
             continue
         for reason in policy.check_denied(spelling):
             if reason.code == "path-denied":
@@ -695,11 +692,10 @@ def _check_outside_read(
         return
     path_like = "/" in text or text.startswith("~") or text in (".", "..")
     for spelling in _spellings(text, dirs):
-        full = _absolute(policy, spelling)
-        if posixpath.normpath(full) in _HARMLESS_DEVICES:
-            continue
-        if not path_like and not _exists(policy, spelling):
+        if not path_like and not _exists(policy, spelling, found):
             continue  # a bare word is a path only if such a file exists
+        if posixpath.normpath(_absolute(policy, spelling)) in _HARMLESS_DEVICES:
+            continue
         check = policy.check_path(spelling, "read")
         if check.verdict is Verdict.ASK:
             for reason in check.reasons:
@@ -745,13 +741,18 @@ def _absolute(policy: CompiledPolicy, path: str) -> str:
     return posixpath.join(policy.workspace, path)
 
 
-def _exists(policy: CompiledPolicy, path: str) -> bool:
-    # A bare word (`credentials`) is a path only if such a file exists; one lstat, no read.
-    full = _absolute(policy, path)
-    try:
-        return os.path.lexists(full)
-    except (OSError, ValueError):
-        return True  # cannot tell: check it as a path
+def _exists(policy: CompiledPolicy, path: str, found: _Findings) -> bool:
+    # A bare word (`credentials`) is a path only if such a file exists; one lstat, no read,
+    # once per assessment (the denied and the outside-read checks both ask).
+    known = found.exists.get(path)
+    if known is None:
+        full = _absolute(policy, path)
+        try:
+            known = os.path.lexists(full)
+        except (OSError, ValueError):
+            known = True  # cannot tell: check it as a path
+        found.exists[path] = known
+    return known
 
 
 def _without_outside(check: PathCheck) -> PathCheck:
@@ -862,6 +863,7 @@ _NO_FILES = frozenset(
         "typeset", "readonly", "let", ":", "wait", "cd", "pushd", "popd", "kill",
     }
 )  # fmt: skip
+_NO_FILES_OR_CD = _NO_FILES | _CD
 _CHANGES = frozenset({"write", "delete", "perm", "mount"})
 
 

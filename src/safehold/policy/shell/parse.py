@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 from dataclasses import dataclass, field
 
 import tree_sitter_bash
@@ -24,7 +25,9 @@ __all__ = [
     "RawCommand",
     "RawRedirect",
     "Walk",
+    "is_plain_text",
     "parse_tree",
+    "plain_words",
     "uncovered_text",
     "walk_script",
 ]
@@ -52,6 +55,53 @@ SHELL_KEYWORDS = frozenset(
         "function",
     }
 )
+
+# Text bash reads as one simple command of literal words: blanks and characters that are
+# never special to bash's parser (no quote, `$`, glob, brace, `~`, comment, operator or
+# newline). Word characters and blanks are disjoint classes, so matching is linear.
+_PLAIN_WORD = r"[A-Za-z0-9_./=:,+@%^-]+"
+_PLAIN_COMMAND = re.compile(rf"[ \t]*{_PLAIN_WORD}(?:[ \t]+{_PLAIN_WORD})*[ \t]*")
+# First words that make bash read the rest differently: reserved words, declaration
+# builtins (their words are assignments) and the builtins that move the shell.
+_NOT_PLAIN_FIRST = SHELL_KEYWORDS | {
+    "time",
+    "coproc",
+    "export",
+    "declare",
+    "typeset",
+    "local",
+    "readonly",
+    "unset",
+    "cd",
+    "pushd",
+    "popd",
+    "builtin",
+    "command",
+}
+
+
+def is_plain_text(text: str) -> bool:
+    """True when `text` is blanks and literal words only: bash splits it at blanks."""
+    return _PLAIN_COMMAND.fullmatch(text) is not None
+
+
+def plain_words(text: str) -> tuple[str, ...] | None:
+    """The words of `text` when bash reads it as one command of literal words, else None.
+
+    For such text bash's reading is a split at blanks (`git status`, `npm test`,
+    `ls -la src`), so the parser and the tree walk have nothing to add; anything else
+    returns None and takes the full parse.
+    """
+    if not is_plain_text(text):
+        return None
+    words = tuple(text.split())
+    first = words[0]
+    if first in _NOT_PLAIN_FIRST or "=" in first or first[0] == "-":
+        # `X=1 cmd` assigns, `export A=b` declares; a dash-led first word is rare and the
+        # full parse reads some of them its own way (`- x=y`), so they take that path.
+        return None
+    return words
+
 
 # Deeper nesting than this is not something a person wrote; stop before Python's stack.
 MAX_DEPTH = 60

@@ -1,0 +1,78 @@
+"""The plain-words shortcut reads exactly what the full parse reads.
+
+`git status` and `npm test` skip tree-sitter and the tree walk: a text of literal words
+and blanks has one reading, a split at blanks. These properties hold the shortcut to that
+claim: for every text it takes, the analysis equals the full parse's, and it never takes a
+text bash would read as anything but one command of literal words.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from safehold.policy.shell import MAX_COMMAND_LENGTH
+from safehold.policy.shell import analysis as analysis_module
+from safehold.policy.shell.analysis import _analyze_safely
+from safehold.policy.shell.parse import plain_words
+
+# Programs, builtins and keywords with their own handling, and words of every plain shape.
+FIRST = (
+    "git", "npm", "ls", "rm", "cat", "sh", "bash", "python3", "sudo", "env", "timeout",
+    "nice", "xargs", "eval", "exec", "source", ".", "time", "coproc", "if", "then", "fi",
+    "for", "do", "done", "in", "function", "export", "declare", "local", "readonly", "unset",
+    "cd", "pushd", "popd", "builtin", "command", "read", "printf", "mapfile", "kill", "nc",
+    "/bin/rm", "./x.sh", "-", "--", "X=1", "PATH=/tmp", "=x", "a=b=c", "%1", "^x", "@x",
+    "docker", "kubectl", "curl", "tar", "chmod", "dd", "find", "awk", "sed", "git-receive-pack",
+)  # fmt: skip
+ARGS = (
+    "status", "-rf", "-r", "/", "-", "--", "-c", "-e", "-la", "src", ".env", "x=y",
+    "of=/dev/sda", "if=/etc/shadow", "PATH=/tmp", "-e/bin/sh", "-1", "-0001", "-9",
+    "/etc/passwd", "..", "../..", "a:b", "a,b", "+x", "u+s", "@file", "-d@.env", "%x",
+    "^y", "build/out", "-C", "/", "HEAD~1", "test", "config", "--global", "-v", "PATH",
+    "BASH_ENV", "-i", "s/a/b/", "install", "push", "apt-get", "-y", "install", "{}",
+    "x" * (MAX_COMMAND_LENGTH // 2), "y" * MAX_COMMAND_LENGTH,
+)  # fmt: skip
+BLANKS = st.sampled_from((" ", "  ", "\t", " \t"))
+
+
+@st.composite
+def plain_texts(draw: st.DrawFn) -> str:
+    words = [draw(st.sampled_from(FIRST))]
+    words += draw(st.lists(st.sampled_from(ARGS), max_size=6))
+    text = draw(st.sampled_from(("", " ", "\t")))
+    for i, word in enumerate(words):
+        text += (draw(BLANKS) if i else "") + word
+    return text + draw(st.sampled_from(("", " ", "\t ")))
+
+
+def _full_parse(text: str) -> object:
+    with mock.patch.object(analysis_module, "plain_words", lambda _text: None):
+        return _analyze_safely(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(plain_texts())
+def test_the_shortcut_finds_what_the_full_parse_finds(text: str) -> None:
+    assert _analyze_safely(text) == _full_parse(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(plain_texts())
+def test_the_shortcut_wrapped_in_a_shell_string_finds_the_same(text: str) -> None:
+    # `bash -c 'git status'` reaches the shortcut one level down, with the outer layers.
+    outer = f"timeout 5 bash -c '{text}'"
+    assert _analyze_safely(outer) == _full_parse(outer)
+
+
+@given(st.text(alphabet=st.sampled_from("ab -=$'\"`\\;|&<>(){}[]*?~#!\n\t.x/"), max_size=20))
+def test_the_shortcut_takes_only_literal_words(text: str) -> None:
+    words = plain_words(text)
+    if words is None:
+        return
+    assert words == tuple(text.split())
+    special = set("$'\"`\\;|&<>(){}[]*?~#!\n")
+    assert not special & set(text)
+    assert "=" not in words[0]
