@@ -49,7 +49,8 @@ class ClaudeAgentPolicy:
     """One agent session's policy for the Claude Agent SDK: hook, `can_use_tool` and options.
 
     ``cwd`` is the workspace (the allowed root); pass the same directory as the SDK's
-    `cwd`. Calls made in Claude Code's `plan` permission mode are judged read-only.
+    `cwd`. Calls made in Claude Code's `plan` permission mode are judged read-only. Claude
+    Code, not safehold, runs the commands, so they are judged with `sandbox.mode = "none"`.
     """
 
     def __init__(
@@ -70,7 +71,8 @@ class ClaudeAgentPolicy:
         self._table = table
         self._session = session_id
         self._plan_session = f"{session_id}#plan"
-        self._policies = SessionPolicies(config)
+        # Claude Code runs the commands itself, outside safehold's sandbox: judge them so.
+        self._policies = SessionPolicies((config or SafetyConfig()).without_sandbox())
         self._policies.open(self._session, workspace)
         self._policies.open(self._plan_session, workspace)
         self._policies.set_mode(self._plan_session, Mode.READ_ONLY)

@@ -90,6 +90,8 @@ def _decide(args: argparse.Namespace) -> dict[str, Any]:
 
     hook_call = flavour.parse(_read_payload())
     config, _ = discover_config(args.config, project=hook_call.workspace)
+    # The agent runs the command itself, outside safehold's sandbox: judge it that way.
+    config = config.without_sandbox()
     if hook_call.read_only:
         config = config.with_mode(Mode.READ_ONLY)
     if config.audit.path is None and config.audit.logger is None:

@@ -463,6 +463,17 @@ class SafetyConfig(BaseModel):
         """Return a copy with one option changed; unknown names and non-bools raise ValueError."""
         return self.with_flags(flags_with_option(self.flags, name, value))
 
+    def without_sandbox(self) -> Self:
+        """A copy with `sandbox.mode = "none"`, for judging commands another program runs.
+
+        A hook or an SDK callback only decides: the agent runs the command on the host. What
+        auto mode leaves to safehold's sandbox (inline code, computed paths, the private
+        `/tmp`) must then be judged as running unconfined, or it would run unasked.
+        """
+        if self.sandbox.mode == "none":
+            return self
+        return self.replace(sandbox={**self.sandbox.model_dump(), "mode": "none"})
+
     def replace(self, **changes: Any) -> Self:
         """Return a copy with fields changed, validated like a new config."""
         data = self.model_dump(mode="python", round_trip=True)

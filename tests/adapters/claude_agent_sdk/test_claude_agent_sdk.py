@@ -281,3 +281,23 @@ async def test_options_keep_the_agents_own_hooks(project: Path) -> None:
     assert options.cwd == str(project)
     with pytest.raises(ValueError, match="not a directory"):
         ClaudeAgentPolicy(cwd=project / "missing")
+
+
+async def test_commands_are_judged_as_claude_code_runs_them_unsandboxed(project: Path) -> None:
+    """Claude Code, not safehold, runs the Bash tool: inline code is not left to a sandbox.
+
+    In auto mode with the default `sandbox.mode = "bwrap"`, safehold's own runner would
+    confine `python3 -c …`; Claude Code runs it on the host, so the policy asks the person.
+    """
+    person = Person(ApprovalOutcome.REJECT_ONCE)
+    auto = SafetyConfig().with_mode("auto")
+    assert auto.sandbox.mode == "bwrap"
+    policy = ClaudeAgentPolicy(auto, cwd=project, approval=person)
+    inline = {"command": "python3 -c 'import os; print(os.listdir(\"/srv\"))'"}
+    tests = {"command": "npm test"}
+    cli = FakeClaudeCLI(project, [Step("Bash", inline), Step("Bash", tests)])
+    await _run(policy, cli)
+    assert [r.split(" ")[0] for r in cli.ran] == ["Bash"]  # npm test only
+    assert len(person.asked) == 1
+    codes = {r.code for r in person.asked[0].decision.reasons}
+    assert "inline-code" in codes, codes

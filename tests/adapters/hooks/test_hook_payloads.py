@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from safehold import SafetyConfig, ToolCall, ToolKind, evaluate
 from tests.adapters.hooks.conftest import PAYLOADS, Project
 
 # payload file -> verdict with the default config (review mode).
@@ -174,3 +176,41 @@ def test_config_is_discovered_in_the_project(project: Project) -> None:
     assert "read-only" in run.json()["hookSpecificOutput"]["permissionDecisionReason"]
     run = project.hook("claude-code", payload, env=project.env(SAFEHOLD_CONFIG=str(_auto(project))))
     assert run.json()["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize(
+    ("flavour", "command", "verdict"),
+    [
+        ("claude-code", "python3 -c 'import glob; print(glob.glob(\"/srv/*\"))'", "ask"),
+        ("claude-code", 'node -e \'require("fs").readdirSync("/")\'', "ask"),
+        ("claude-code", "echo done > /tmp/status.txt", "deny"),  # the host's /tmp
+        ("gemini-cli", "python3 -c 'print(1)'", "ask"),
+    ],
+)
+def test_hooks_judge_commands_as_unsandboxed(
+    project: Project, flavour: str, command: str, verdict: str
+) -> None:
+    """The agent runs the command on the host, so auto mode does not leave it to a sandbox.
+
+    With the default `sandbox.mode = "bwrap"`, `evaluate` allows inline code and writes to the
+    private `/tmp` in auto mode, because safehold's sandbox would confine them; a hook's
+    command never runs there, so the same call asks.
+    """
+    auto = SafetyConfig().with_mode("auto")
+    sandboxed = evaluate(
+        auto, ToolCall("bash", {"command": command}, ToolKind.EXECUTE), workspace=str(project.root)
+    )
+    assert sandboxed.verdict.value == "allow"  # what the sandbox would have confined
+    name = "bash_pytest" if flavour == "claude-code" else "shell_tests"
+    data = json.loads(project.payload(flavour, name))
+    data["tool_input"]["command"] = command
+    payload = json.dumps(data)
+    run = project.hook(flavour, payload, "--config", str(_auto(project)))
+    assert run.code == 0, run.stderr
+    out = run.json()
+    got = (
+        out["hookSpecificOutput"]["permissionDecision"]
+        if flavour == "claude-code"
+        else out["decision"]
+    )
+    assert got == verdict, out

@@ -44,5 +44,12 @@ def echo(text: str) -> str:
     return text
 
 
+@server.tool()
+def shell(command: str) -> str:
+    """Stand in for a shell server's tool: logs the command it would run on the host."""
+    _log("shell", command=command)
+    return "ran"
+
+
 if __name__ == "__main__":
     server.run()

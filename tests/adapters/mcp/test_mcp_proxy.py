@@ -76,7 +76,7 @@ async def test_tools_are_listed_unchanged(tmp_path: Path, ws: Path) -> None:
     async with Client(proxied(tmp_path / "b.log", ws)) as client:
         got = await client.list_tools()
     assert [t.model_dump() for t in got.tools] == [t.model_dump() for t in expected.tools]
-    assert {t.name for t in got.tools} == {"read_file", "write_file", "echo"}
+    assert {t.name for t in got.tools} == {"read_file", "write_file", "echo", "shell"}
 
 
 async def test_read_in_workspace_runs_and_secret_read_is_refused(tmp_path: Path, ws: Path) -> None:
@@ -162,3 +162,23 @@ async def test_an_unanswered_question_times_out_and_denies(tmp_path: Path, ws: P
         result = await client.call_tool("write_file", {"path": str(target), "content": "late"})
     assert result.is_error and "no answer arrived" in text(result)
     assert not target.exists() and calls(log) == []
+
+
+async def test_a_servers_commands_are_judged_unsandboxed(tmp_path: Path, ws: Path) -> None:
+    """The server runs its tools' commands on the host, not in safehold's sandbox.
+
+    In auto mode with the default `sandbox.mode = "bwrap"`, inline code would be left to the
+    sandbox; through the proxy it asks, and a declined call never reaches the server.
+    """
+    log = tmp_path / "calls.log"
+    config = tmp_path / "safehold.toml"
+    config.write_text(
+        'mode = "auto"\n[mcp.tools]\nshell = { kind = "execute", command_arg = "command" }\n'
+    )
+    person = Person("decline")
+    async with Client(proxied(log, ws, config), elicitation_callback=person) as client:
+        inline = await client.call_tool("shell", {"command": "python3 -c 'print(1)'"})
+        tests = await client.call_tool("shell", {"command": "npm test"})
+    assert inline.is_error and len(person.messages) == 1
+    assert not tests.is_error
+    assert calls(log) == [{"tool": "shell", "command": "npm test"}]

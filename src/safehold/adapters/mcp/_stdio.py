@@ -32,7 +32,8 @@ async def serve_stdio(
     """Start `command`, relay stdin/stdout through the gate, and return the server's exit code."""
     if not command:
         raise SafeholdError("mcp-proxy needs the server command after `--`")
-    policies = SessionPolicies(config)
+    # The server runs its tools' commands itself, outside safehold's sandbox.
+    policies = SessionPolicies(config.without_sandbox())
     policies.open(session_id, cwd)
     proxy = McpProxy(Gate(policies, audit=audit), session_id, settings=settings)
     try:
