@@ -43,10 +43,15 @@ from safehold.policy.shell.programs import program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
 from safehold.policy.shell.programs.interpreters import program_family
-from safehold.policy.shell.programs.search import pattern_words, script_words
+from safehold.policy.shell.programs.search import (
+    pattern_words,
+    script_words,
+    search_operands,
+)
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
-from safehold.policy.shell.programs.table import RoleUse, roles_of
+from safehold.policy.shell.programs.table import RoleUse, is_remote, roles_of
+from safehold.policy.shell.programs.trees import walking
 from safehold.policy.shell.roles import Finding, judge_change, judge_use
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import (
@@ -57,6 +62,7 @@ from safehold.policy.shell.sandboxed import (
     runs_sandboxed,
 )
 from safehold.policy.shell.words import Word
+from safehold.policy.tree_scan import TreeScan, denied_below
 
 if TYPE_CHECKING:
     from safehold.policy.paths import CompiledPolicy
@@ -153,6 +159,8 @@ def _assess(
     _check_paths(analysis, policy, found, config, base)
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
+    if not sandboxed:
+        _check_trees(analysis, policy, found, base)
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
     if found.deny:
         return CommandAssessment(Verdict.DENY, _sorted(found.deny), key, False)
@@ -597,6 +605,69 @@ def _check_paths(
                             _check_outside_read(candidate, dirs, policy, config, found)
                         if not word.static and has_expansion(candidate):
                             _check_expansions(candidate, dirs, policy, found)
+
+
+def _check_trees(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> None:
+    """Ask when a program that reads a whole tree would read a denied file in it.
+
+    Only without the sandbox, which masks such files by construction: `grep -r KEY .` on
+    the host reads `./.env` although no word names it. A tree too large to look through
+    asks too (`tree-unchecked`); a directory outside the roots already asks as a read.
+    """
+    for cmd in analysis.commands:
+        walk = walking(cmd.words)
+        if walk is None:
+            continue
+        dirs, uses, _modes = _place(cmd, base, policy, found)
+        if walk.from_roles:
+            words = [u.word for u in uses if u.role in ("read", "upload") and not u.option]
+        else:
+            words = [cmd.words[i] for i in search_operands(cmd.words)]
+            if not words and walk.cwd_default:
+                words = [Word(".", True)]
+        for word in words:
+            if not word.static or is_remote(word):
+                continue  # a computed word already asks without the sandbox
+            for spelling in _spellings(word.text, dirs):
+                full = _absolute(policy, spelling)
+                if not os.path.isdir(full):
+                    continue
+                if policy.check_path(spelling, "read").verdict is not Verdict.ALLOW:
+                    continue  # outside the roots or denied: the read checks already said so
+                scan = denied_below(
+                    policy, full, follow_links=walk.follows, skip_hidden=walk.skips_hidden
+                )
+                _tree_reasons(cmd, word.text, full, scan, found)
+
+
+def _tree_reasons(
+    cmd: SimpleCommand, operand: str, root: str, scan: TreeScan, found: _Findings
+) -> None:
+    program = cmd.program
+    for path, rule in scan.denied:
+        inside = posixpath.relpath(path, root)
+        found.add(
+            found.ask,
+            Reason(
+                "tree-holds-denied",
+                rule,
+                f"`{program}` reads every file under `{operand}`, including `{inside}` "
+                f"(denied by `{rule}`); without the sandbox nothing hides it",
+            ),
+        )
+    if not scan.complete:
+        found.add(
+            found.ask,
+            Reason(
+                "tree-unchecked",
+                program,
+                f"`{program}` reads every file under `{operand}`, more than "
+                f"{scan.limit} entries: too many to look for denied files in without "
+                "the sandbox",
+            ),
+        )
 
 
 def _paths_of(words: tuple[Word, ...]) -> list[Word]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from safehold.policy.shell.words import Word
 
-__all__ = ["SEARCHES", "Search", "pattern_words", "script_words"]
+__all__ = ["SEARCHES", "Search", "pattern_words", "script_words", "search_operands"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,17 +119,27 @@ SEARCHES: dict[str, Search] = {
 
 def pattern_words(words: tuple[Word, ...]) -> frozenset[int]:
     """Indices of the words of a command that are search patterns, not paths."""
+    return _search_words(words)[0]
+
+
+def search_operands(words: tuple[Word, ...]) -> tuple[int, ...]:
+    """Indices of a search program's operands that are not its pattern: the files it reads."""
+    patterns, operands = _search_words(words)
+    return tuple(i for i in operands if i not in patterns)
+
+
+def _search_words(words: tuple[Word, ...]) -> tuple[frozenset[int], tuple[int, ...]]:
     if not words or not words[0].static:
-        return frozenset()
+        return frozenset(), ()
     name = words[0].text.rsplit("/", 1)[-1]
     start = 1
     if name == "git":
         if len(words) < 2 or words[1].text != "grep":
-            return frozenset()
+            return frozenset(), ()
         name, start = "git grep", 2
     search = SEARCHES.get(name)
     if search is None:
-        return frozenset()
+        return frozenset(), ()
     return _read(search, words, start)
 
 
@@ -143,7 +153,9 @@ def script_words(words: tuple[Word, ...]) -> frozenset[int]:
     return pattern_words(words)
 
 
-def _read(search: Search, words: tuple[Word, ...], start: int) -> frozenset[int]:
+def _read(
+    search: Search, words: tuple[Word, ...], start: int
+) -> tuple[frozenset[int], tuple[int, ...]]:
     out: set[int] = set()
     pattern_given = False
     operands: list[int] = []
@@ -193,7 +205,7 @@ def _read(search: Search, words: tuple[Word, ...], start: int) -> frozenset[int]
         out.add(operands[0])
     # A computed word (`$x`, an unquoted glob) may become several words, the rest of them
     # files: only a static word is surely one pattern.
-    return frozenset(i for i in out if words[i].static)
+    return frozenset(i for i in out if words[i].static), tuple(operands)
 
 
 _NOT_PATHS = frozenset({"pattern", "glob"})

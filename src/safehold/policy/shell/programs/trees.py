@@ -1,0 +1,147 @@
+"""Programs that read whole directory trees: every file below a directory they are given.
+
+`grep -r KEY .` reads `./.env` although no word of it names that file. In safehold's
+sandbox the file is masked; without the sandbox (`sandbox.mode = "none"`, a hook whose
+agent runs the command on the host) the assessment looks below each such directory for
+denied files (`shell/trees.py`). This table says, as data, when a program walks a tree
+(always, or after `-r`), whether it follows symbolic links inside the tree, whether it
+skips hidden files, which of its words are the directories, and whether it walks `.` when
+given none. To teach it a program, add a line here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from safehold.policy.shell.words import Word
+
+__all__ = ["TREE_WALKS", "TreeWalk", "Walking", "walking"]
+
+
+@dataclass(frozen=True, slots=True)
+class TreeWalk:
+    """When and how one program reads the files below a directory operand."""
+
+    # Walks every directory operand without being asked (`rg`, `tar c`).
+    always: bool = False
+    # Options, and letters of a short option cluster, that make it walk (`-r`, `-rn`).
+    options: frozenset[str] = frozenset()
+    letters: str = ""
+    # Options and letters that make it follow symbolic links met inside the tree.
+    follow_options: frozenset[str] = frozenset()
+    follow_letters: str = ""
+    # It follows links inside the tree whenever it walks (`scp -r`, `zip -r`).
+    follows: bool = False
+    # Given no directory operand, it walks `.` (`grep -r KEY`, `rg KEY`).
+    cwd_default: bool = False
+    # It leaves out hidden files unless an option below brings them in (`rg`, `ag`).
+    skips_hidden: bool = False
+    hidden_options: frozenset[str] = frozenset()
+    # The first word may be an option cluster without its dash (`tar czhf out.tgz dir`).
+    bundled_first: bool = False
+    # The directories are the operands the program table reads or uploads (`cp -r SRC DST`,
+    # `tar czf OUT DIR`); otherwise, the search operands that are not the pattern.
+    from_roles: bool = False
+
+
+def _f(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+_GREP = TreeWalk(
+    options=_f("--recursive", "--dereference-recursive", "--directories=recurse"),
+    letters="rR",
+    follow_options=_f("--dereference-recursive"),
+    follow_letters="R",
+    cwd_default=True,
+)
+_TAR = TreeWalk(
+    always=True,
+    follow_options=_f("--dereference"),
+    follow_letters="h",
+    bundled_first=True,
+    from_roles=True,
+)
+TREE_WALKS: dict[str, TreeWalk] = {
+    "grep": _GREP,
+    "egrep": _GREP,
+    "fgrep": _GREP,
+    "rg": TreeWalk(
+        always=True,
+        follow_options=_f("--follow"),
+        follow_letters="L",
+        cwd_default=True,
+        skips_hidden=True,
+        hidden_options=_f("--hidden", "-.", "-uu", "-uuu", "--unrestricted"),
+    ),
+    "ag": TreeWalk(
+        always=True,
+        follow_options=_f("--follow"),
+        follow_letters="f",
+        cwd_default=True,
+        skips_hidden=True,
+        hidden_options=_f("--hidden", "-u", "--unrestricted", "-a", "--all-types"),
+    ),
+    "ack": TreeWalk(always=True, follow_options=_f("--follow"), cwd_default=True),
+    "tar": _TAR,
+    "bsdtar": _TAR,
+    "zip": TreeWalk(
+        options=_f("--recurse-paths", "--recurse-patterns"),
+        letters="rR",
+        follows=True,
+        from_roles=True,
+    ),
+    "cp": TreeWalk(
+        options=_f("--recursive", "--archive"),
+        letters="rRa",
+        follow_options=_f("--dereference"),
+        follow_letters="L",
+        from_roles=True,
+    ),
+    "rsync": TreeWalk(
+        options=_f("--recursive", "--archive"),
+        letters="ra",
+        follow_options=_f("--copy-links"),
+        follow_letters="L",
+        from_roles=True,
+    ),
+    "scp": TreeWalk(letters="r", follows=True, from_roles=True),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Walking:
+    """How one command walks its directories."""
+
+    follows: bool
+    skips_hidden: bool
+    cwd_default: bool
+    from_roles: bool
+
+
+def walking(words: tuple[Word, ...]) -> Walking | None:
+    """How the command walks directory trees, or None when it reads no tree."""
+    if not words or not words[0].static:
+        return None
+    walk = TREE_WALKS.get(words[0].text.rsplit("/", 1)[-1])
+    if walk is None:
+        return None
+    recursive, follows, hidden = walk.always, walk.follows, not walk.skips_hidden
+    for k, word in enumerate(words[1:], start=1):
+        text = word.text
+        if text == "--":
+            break
+        name = text.partition("=")[0] if text.startswith("--") else text
+        recursive = recursive or name in walk.options or text in walk.options
+        follows = follows or name in walk.follow_options
+        hidden = hidden or name in walk.hidden_options
+        # A short cluster (`-rn`), or tar's first word without its dash (`czhf`).
+        cluster = text[1:] if text[:1] == "-" and text[1:2] != "-" else ""
+        if k == 1 and walk.bundled_first and text[:1] != "-":
+            cluster = text
+        if cluster:
+            recursive = recursive or any(c in walk.letters for c in cluster)
+            follows = follows or any(c in walk.follow_letters for c in cluster)
+    if not recursive:
+        return None
+    return Walking(follows, not hidden, walk.cwd_default, walk.from_roles)

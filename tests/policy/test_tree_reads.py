@@ -1,0 +1,166 @@
+"""Commands that read whole trees, without the sandbox: a denied file below is seen.
+
+`grep -r KEY .` reads `./.env` though no word names it. With `sandbox.mode = "none"` (and in
+every hook, whose agent runs the command on the host) the assessment walks the tree
+(bounded) and asks; with the sandbox, which masks such files, it does not. Real temporary
+trees, real symlinks.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from safehold import SafetyConfig, ToolCall, ToolKind, evaluate
+from safehold.policy import tree_scan
+from safehold.policy.decision import Decision
+
+AUTO = SafetyConfig().with_mode("auto")
+HOST = AUTO.without_sandbox()
+
+# Every program the tree table knows, in the spelling that makes it walk `.`.
+WALKERS = [
+    "grep -r TOKEN .",
+    "grep -R TOKEN",
+    "grep -rn TOKEN",
+    "grep --recursive TOKEN .",
+    "egrep -r 'A|B' .",
+    "rg --hidden TOKEN",
+    "rg -uu TOKEN .",
+    "ag --hidden TOKEN",
+    "ack TOKEN",
+    "tar czf out.tgz .",
+    "tar -c -f out.tar .",
+    "zip -r out.zip .",
+    "cp -r . ../backup",
+    "cp -a . ../backup",
+    "rsync -a . host:/backup",
+    "scp -r . host:/backup",
+]
+
+
+def _decide(config: SafetyConfig, command: str, ws: Path) -> Decision:
+    call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+    return evaluate(config, call, workspace=str(ws))
+
+
+def _codes(decision: Decision) -> set[str]:
+    return {r.code for r in decision.reasons}
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "src" / "deep" / "er").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("TOKEN = load()\n")
+    (root / "src" / "deep" / "er" / ".env").write_text("TOKEN=sk-live\n")
+    return root
+
+
+@pytest.mark.parametrize("command", WALKERS)
+def test_a_tree_reader_sees_a_denied_file_deep_in_the_tree(ws: Path, command: str) -> None:
+    host = _decide(HOST, command, ws)
+    assert "tree-holds-denied" in _codes(host), host
+    assert any("src/deep/er/.env" in r.message for r in host.reasons)
+    # In the sandbox the file is masked: no walk, no such reason.
+    assert "tree-holds-denied" not in _codes(_decide(AUTO, command, ws))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep TOKEN src/app.py",  # no -r: one file
+        "grep -r TOKEN src/app.py",  # a file operand is not a tree
+        "cp src/app.py ../copy.py",
+        "tar tzf out.tgz",  # listing an archive reads no tree
+        "rg TOKEN",  # rg leaves hidden files out: `.env` is hidden
+        "git status",
+    ],
+)
+def test_what_reads_no_tree_with_a_denied_file_is_not_asked_about(ws: Path, command: str) -> None:
+    assert "tree-holds-denied" not in _codes(_decide(HOST, command, ws))
+
+
+def test_rg_reads_a_denied_file_that_is_not_hidden(ws: Path) -> None:
+    (ws / "keys").mkdir()
+    (ws / "keys" / "id_rsa").write_text("key\n")
+    assert "tree-holds-denied" in _codes(_decide(HOST, "rg TOKEN", ws))
+
+
+def test_a_search_reads_only_its_directory_operand(ws: Path) -> None:
+    (ws / "docs").mkdir()
+    (ws / "docs" / "a.md").write_text("TOKEN\n")
+    assert _decide(HOST, "grep -r TOKEN docs", ws).verdict.value == "allow"
+    assert "tree-holds-denied" in _codes(_decide(HOST, "grep -r TOKEN docs src", ws))
+
+
+def test_links_are_followed_only_by_programs_that_follow_them(ws: Path, tmp_path: Path) -> None:
+    secret_home = tmp_path / "home"
+    (secret_home / ".ssh").mkdir(parents=True)
+    (secret_home / ".ssh" / "id_ed25519").write_text("key\n")
+    (ws / "src" / "deep" / "er" / ".env").unlink()
+    os.symlink(secret_home / ".ssh" / "id_ed25519", ws / "src" / "key-link")
+    os.symlink(secret_home, ws / "src" / "home-link")
+    # grep -r does not follow links inside the tree; grep -R and cp -rL do.
+    assert "tree-holds-denied" not in _codes(_decide(HOST, "grep -r TOKEN .", ws))
+    followed = _decide(HOST, "grep -R TOKEN .", ws)
+    assert "tree-holds-denied" in _codes(followed), followed
+    assert "tree-holds-denied" in _codes(_decide(HOST, "cp -rL src ../copy", ws))
+
+
+def test_a_link_loop_ends(ws: Path) -> None:
+    os.symlink(ws, ws / "src" / "loop")
+    decision = _decide(HOST, "grep -R TOKEN .", ws)
+    assert "tree-holds-denied" in _codes(decision)
+
+
+def test_templates_are_not_secrets(ws: Path) -> None:
+    (ws / "src" / "deep" / "er" / ".env").rename(ws / "src" / "deep" / "er" / ".env.example")
+    assert _decide(HOST, "grep -r TOKEN .", ws).verdict.value == "allow"
+
+
+def test_a_tree_too_large_to_look_through_asks(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (ws / "src" / "deep" / "er" / ".env").unlink()
+    for i in range(30):
+        (ws / "src" / f"f{i}.py").write_text("x\n")
+    assert _decide(HOST, "grep -r TOKEN .", ws).verdict.value == "allow"
+    monkeypatch.setattr(tree_scan, "MAX_TREE_ENTRIES", 10)
+    decision = _decide(HOST, "grep -r TOKEN .", ws)
+    assert decision.verdict.value == "ask" and _codes(decision) == {"tree-unchecked"}
+
+
+NAMES = st.text(alphabet="abcdefgh_-", min_size=1, max_size=8)
+SECRETS = st.sampled_from([".env", ".env.local", "id_rsa", "server.pem", ".netrc", "id_ed25519"])
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    depth=st.lists(NAMES, min_size=0, max_size=5),
+    secret=SECRETS,
+    noise=st.lists(NAMES, max_size=10),
+    command=st.sampled_from(WALKERS),
+)
+def test_without_the_sandbox_a_denied_file_anywhere_in_a_walked_tree_is_never_allowed(
+    tmp_path_factory: pytest.TempPathFactory,
+    depth: list[str],
+    secret: str,
+    noise: list[str],
+    command: str,
+) -> None:
+    ws = tmp_path_factory.mktemp("tree") / "proj"
+    ws.mkdir()
+    for name in noise:
+        (ws / f"{name}.txt").write_text("x\n")
+    where = ws.joinpath(*depth)
+    where.mkdir(parents=True, exist_ok=True)
+    (where / secret).write_text("secret\n")
+    decision = _decide(HOST, command, ws)
+    if command.startswith(("rg ", "ag ")) and "--hidden" not in command and "-uu" not in command:
+        return
+    assert decision.verdict.value != "allow", (command, depth, secret)
