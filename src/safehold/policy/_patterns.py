@@ -112,6 +112,30 @@ class PatternSet:
             if hit is not None and len(component) >= n:
                 candidates.update(hit)
 
+    def may_hold(self, components: Iterable[str]) -> bool:
+        """False when no witnessed or suffixed pattern can match a path made of these
+        components: none is a witness, none ends in a suffix (the prefilter of `match`,
+        for a caller that sees many paths sharing a directory)."""
+        candidates: set[int] = set()
+        any_suffix = bool(self.suffix_lengths)
+        for component in components:
+            if component in self.by_witness:
+                return True
+            if self.by_suffix and (any_suffix or "." in component or "_" in component):
+                self._suffix_hits(component, candidates)
+                if candidates:
+                    return True
+        return False
+
+    def may_match_rest(self, form: str) -> bool:
+        """True when a pattern with neither witness nor suffix may match the absolute path."""
+        if not self.rest:
+            return False
+        if self.rest_regex is None:
+            return True
+        stripped = form[1:]
+        return bool(self.rest_regex.search(stripped) or self.rest_regex.search(stripped + "/"))
+
     def match(self, forms: Iterable[str]) -> tuple[PatternEntry, ...]:
         """Every entry that matches one of the absolute paths, as a file or as a directory."""
         # pathspec searches (not matches: `**/` compiles to an unanchored `/`) the path with

@@ -57,12 +57,16 @@ def denied_below(
     except (OSError, ValueError):
         return TreeScan((), False, limit)
     visited = set(stack)
+    denied = policy.denied
     while stack:
         directory = stack.pop()
         try:
             entries = os.scandir(directory)
         except (OSError, ValueError):
             continue  # a directory nobody can list: the program cannot read below it either
+        # A pattern can match an entry only through a component of its directory or its
+        # own name: the directory's components are looked at once, not once an entry.
+        held = denied.may_hold(_form(policy, directory).split("/"))
         with entries:
             for entry in entries:
                 seen += 1
@@ -71,7 +75,11 @@ def denied_below(
                 if skip_hidden and entry.name.startswith("."):
                     continue
                 path = entry.path
-                rule = _denied_rule(policy, path, matched_form=True)
+                form = _form(policy, path)
+                maybe = held or denied.may_hold((form.rpartition("/")[2],))
+                rule = None
+                if maybe or denied.may_match_rest(form):
+                    rule = _denied_rule(policy, path, form)
                 if rule is not None:
                     found.append((path, rule))
                     if len(found) >= _ENOUGH:
@@ -85,7 +93,7 @@ def denied_below(
                 if is_link:
                     if not follow_links:
                         continue
-                    rule = _denied_rule(policy, path, matched_form=False)
+                    rule = _denied_rule(policy, path, None)
                     if rule is not None:
                         found.append((path, rule))
                         if len(found) >= _ENOUGH:
@@ -100,18 +108,22 @@ def denied_below(
     return TreeScan(tuple(found), True, limit)
 
 
-def _denied_rule(policy: CompiledPolicy, path: str, *, matched_form: bool) -> str | None:
+def _form(policy: CompiledPolicy, path: str) -> str:
+    """The path as the compiled patterns see it: NFC, and case-folded where names fold."""
+    form = path if path.isascii() else unicodedata.normalize("NFC", path)
+    return form.casefold() if policy.casefold else form
+
+
+def _denied_rule(policy: CompiledPolicy, path: str, form: str | None) -> str | None:
     """The denied pattern an entry matches, or None.
 
-    `matched_form`: the path is already canonical (a real entry reached without links), so
-    the compiled patterns are tried on it directly, and only a hit pays for the full check
-    (which resolves links and knows the exceptions, like `.env.example`).
+    `form`: the path's matching form when the path is already canonical (a real entry
+    reached without links): the compiled patterns are tried on it first, and only a hit
+    pays for the full check (which resolves links and knows the exceptions, like
+    `.env.example`). None: a link, judged where it points.
     """
-    if matched_form:
-        form = path if path.isascii() else unicodedata.normalize("NFC", path)
-        form = form.casefold() if policy.casefold else form
-        if not policy.denied.match((form,)):
-            return None
+    if form is not None and not policy.denied.match((form,)):
+        return None
     for reason in policy.check_denied(path):
         if reason.code == "path-denied":
             return reason.rule
