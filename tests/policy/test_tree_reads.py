@@ -164,3 +164,27 @@ def test_without_the_sandbox_a_denied_file_anywhere_in_a_walked_tree_is_never_al
     if command.startswith(("rg ", "ag ")) and "--hidden" not in command and "-uu" not in command:
         return
     assert decision.verdict.value != "allow", (command, depth, secret)
+
+
+COMPONENTS = st.sampled_from(
+    [
+        "src", "a", ".env", ".env.local", ".env.example", "id_rsa", "key.pem", ".ssh",
+        ".netrc", ".bash_history", "credentials", ".aws", "config", ".git", "secrets",
+        "x.key", "notes_history", ".npmrc", "app.py", "id_ed25519.pub", ".gnupg",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(COMPONENTS, min_size=1, max_size=6))
+def test_the_walks_prefilter_never_drops_a_match(parts: list[str]) -> None:
+    """`may_hold` over the directory and the name, or `may_match_rest`, holds for every path
+    the compiled denied patterns match: skipping the others loses nothing."""
+    from safehold.policy.paths import compile_policy
+
+    policy = compile_policy(HOST, "/work/proj")
+    for base in ("/work/proj", policy.home):
+        path = "/".join((base, *parts))
+        if policy.denied.match((path,)):
+            directory, _, name = path.rpartition("/")
+            held = policy.denied.may_hold(directory.split("/"))
+            assert held or policy.denied.may_hold((name,)) or policy.denied.may_match_rest(path)
