@@ -4,8 +4,10 @@ Run: `python benchmarks/bench_shell.py [--baseline SRC] [--rounds N]`. Builds a 
 times `evaluate` on an execute call for each workload, in review mode (the default: the
 second parser never runs, a person sees the command) and in auto mode (every command that
 would run unattended is also read by bashlex). Analyses and second opinions are cached per
-command text: "cold" clears both caches before each call (a command seen for the first
-time), "warm" does not (an agent repeating `git status`). Also times `analyze` alone, cold.
+command text: "cold" clears both caches before each call (a command text seen for the
+first time; memos of its words, rules and path checks may still hold from earlier
+commands), "first" clears every per-command memo too (nothing of it seen before), "warm"
+clears nothing (an agent repeating `git status`). Also times `analyze` alone, cold.
 The rows take turns in ten batches, so a slow spell of a shared machine lands on every row
 alike; the first row times a fixed pure-Python loop, to show how fast the machine was.
 Prints figures; asserts nothing.
@@ -29,8 +31,14 @@ import time
 from collections.abc import Callable
 
 from safehold import SafetyConfig, ToolCall, ToolKind, evaluate
+from safehold.policy._arguments import _MEMO as _ARGUMENTS
+from safehold.policy.grants import _path_key
+from safehold.policy.paths import compile_policy
 from safehold.policy.shell.analysis import _analyze_text, analyze
+from safehold.policy.shell.assess import _DIRS, _home_spelled_memo
 from safehold.policy.shell.crosscheck import disagreement
+from safehold.policy.shell.programs.classes import _class_reasons_memo, _spellings_memo
+from safehold.policy.shell.rules import compile_rules
 
 N = 5_000
 
@@ -97,6 +105,25 @@ def _cold() -> None:
     disagreement.cache_clear()
 
 
+def _first_sight(config: SafetyConfig, workspace: str) -> Callable[[], None]:
+    """Forget every per-command memo too (words, rules, classes, directories, path checks):
+    a command none of whose words was seen before. Compiled configs are kept."""
+    policy = compile_policy(config, workspace)
+    rules = compile_rules(config.command_rules)
+
+    def clear() -> None:
+        _cold()
+        for memo in (_home_spelled_memo, _spellings_memo, _class_reasons_memo, _path_key):
+            memo.cache_clear()
+        _DIRS.clear()
+        _ARGUMENTS.clear()
+        rules._memo.cache_clear()
+        policy._memo.judge.cache_clear()
+        policy._memo.denied.cache_clear()
+
+    return clear
+
+
 def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
     """(workload, mode, median µs, p99 µs, verdict) for every workload and mode."""
     workloads = {
@@ -118,6 +145,8 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
             labels.append((name, "analyze", ""))
             rows.append((lambda c=command: analyze(c), _analyze_text.cache_clear, n))
             for mode, config, before in (
+                ("review, first", review, _first_sight(review, ws)),
+                ("auto, first", auto, _first_sight(auto, ws)),
                 ("review, cold", review, _cold),
                 ("auto, cold", auto, _cold),
                 ("review, warm", review, None),

@@ -581,7 +581,10 @@ def _check_paths(
         if cmd.words and program_name(cmd.words[0]) not in _NO_FILES_OR_CD:
             # `cd ~ && grep -r key`, `cd / && ls`: a program reads the directory it runs in.
             for d in dirs:
-                if d is not None and not private_scratch(d + "/x", config, policy.home):
+                if d == policy.workspace:
+                    for reason in _workspace_read(policy, config):
+                        found.add(found.ask, reason)
+                elif d is not None and not private_scratch(d + "/x", config, policy.home):
                     _check_outside_read(d, [d], policy, config, found)
         elsewhere = False  # inside `docker exec c …`, `ssh h …`: not the host's paths
         host_reads = {id(u.word) for u in _place(cmd, base, policy, found)[1] if u.role == "read"}
@@ -668,6 +671,29 @@ def _tree_reasons(
                 "the sandbox",
             ),
         )
+
+
+def _workspace_read(policy: CompiledPolicy, config: SafetyConfig) -> tuple[Reason, ...]:
+    """What reading the workspace itself asks (nothing, unless `allowed_paths` leaves it out).
+
+    Remembered per compiled policy: the policy already fixed where the workspace resolves
+    when it was compiled (its patterns are spelled with that), and moving the workspace
+    itself is a change outside the roots, which is never allowed unasked.
+    """
+    known = _WORKSPACE_READ.get(id(policy))
+    if known is not None and known[0] is policy and known[1] is config:
+        return known[2]
+    found = _Findings([], [])
+    if not private_scratch(policy.workspace + "/x", config, policy.home):
+        _check_outside_read(policy.workspace, [policy.workspace], policy, config, found)
+    reasons = tuple(found.ask)
+    remember(_WORKSPACE_READ, id(policy), (policy, config, reasons), 16)
+    return reasons
+
+
+_WORKSPACE_READ: OrderedDict[int, tuple[CompiledPolicy, SafetyConfig, tuple[Reason, ...]]] = (
+    OrderedDict()
+)
 
 
 def _paths_of(words: tuple[Word, ...]) -> list[Word]:
