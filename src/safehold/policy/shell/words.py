@@ -10,7 +10,7 @@ the source spelling of the dynamic parts so rules and reasons can still show it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tree_sitter import Node
 
@@ -46,9 +46,12 @@ _ANSI_SIMPLE = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
-    """One shell word: its text after quote removal and whether bash could make it differ."""
+class Word(NamedTuple):
+    """One shell word: its text after quote removal and whether bash could make it differ.
+
+    A named tuple, not a dataclass: words are hashed and compared in every memo lookup of
+    the assessment, and a tuple does both in C.
+    """
 
     text: str
     static: bool
