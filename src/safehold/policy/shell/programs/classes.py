@@ -6,6 +6,9 @@
 - system package installs and removals (`apt install`, `dnf remove`, `npm install -g`) ⇒ ASK;
 - sending standard input over the network (`curl --data-binary @-`, `nc host 1 < f`) ⇒ ASK;
 - user-wide tool configuration (`npm config set`, `pip config set`) ⇒ ASK;
+- copies to or from cloud storage (`aws s3 sync . s3://b`, `rclone copy`) ⇒ ASK;
+- publishing (`npm publish`, `twine upload`, `docker push`, `gh gist create`) ⇒ ASK;
+- serving files over the network (`python3 -m http.server`, `php -S`) ⇒ ASK;
 - starting, stopping or enabling system services (`systemctl stop sshd`) ⇒ ASK;
 - `kill -1` (every process the user may signal) in any spelling ⇒ DENY.
 
@@ -224,6 +227,68 @@ CLASSES: tuple[tuple[Verdict, str, str, tuple[str, ...]], ...] = (
         (
             *(f"{tool} config {verb}" for tool in _CONFIG_TOOLS for verb in _CONFIG_VERBS),
             "npm set",
+        ),
+    ),
+    (
+        # Local files leave the machine: a whole tree at once (`aws s3 sync . s3://b`), keys
+        # and `.env` included, to a place the analysis cannot judge. Downloads with the same
+        # verbs ask too: the pattern cannot tell the direction, and a person can.
+        Verdict.ASK,
+        "cloud-copy",
+        "copies files between this machine and cloud storage or another host",
+        (
+            *(f"aws s3 {verb}" for verb in ("cp", "sync", "mv")),
+            "aws s3api put-object",
+            "aws s3api upload-part",
+            *(f"gsutil {verb}" for verb in ("cp", "rsync", "mv")),
+            *(f"gsutil -m {verb}" for verb in ("cp", "rsync", "mv")),
+            *(f"gcloud storage {verb}" for verb in ("cp", "rsync", "mv")),
+            *(f"az storage blob {verb}" for verb in ("upload", "upload-batch", "sync")),
+            *(f"az storage file {verb}" for verb in ("upload", "upload-batch")),
+            "azcopy copy",
+            "azcopy sync",
+            *(f"rclone {verb}" for verb in ("copy", "sync", "move", "copyto", "moveto")),
+            "rclone bisync",
+            "rclone rcat",
+            "s3cmd put",
+            "s3cmd sync",
+            "b2 upload-file",
+            "b2 sync",
+            "wormhole send",
+            "croc send",
+            "restic backup",
+            "borg create",
+        ),
+    ),
+    (
+        Verdict.ASK,
+        "publish",
+        "publishes local files to a registry or a public place",
+        (
+            *(f"{tool} publish" for tool in ("npm", "pnpm", "yarn", "cargo", "poetry")),
+            *(f"{tool} publish" for tool in ("flit", "hatch", "uv", "dotnet nuget")),
+            "twine upload",
+            "gem push",
+            "docker push",
+            "podman push",
+            "gh release upload",
+            "gh release create",
+            "gh gist create",
+        ),
+    ),
+    (
+        # Serving a directory hands every file in it (`.env` too) to whoever connects.
+        Verdict.ASK,
+        "serves-files",
+        "serves local files over the network",
+        (
+            "python -m http.server",
+            "python3 -m http.server",
+            "python -m SimpleHTTPServer",
+            "php -S",
+            "busybox httpd",
+            "npx http-server",
+            "npx serve",
         ),
     ),
     (
