@@ -40,6 +40,9 @@ WALKERS = [
     "cp -a . ../backup",
     "rsync -a . host:/backup",
     "scp -r . host:/backup",
+    "git add -A",
+    "git add .",
+    "git add --all -- .",
 ]
 
 
@@ -116,6 +119,39 @@ def test_a_link_loop_ends(ws: Path) -> None:
     os.symlink(ws, ws / "src" / "loop")
     decision = _decide(HOST, "grep -R TOKEN .", ws)
     assert "tree-holds-denied" in _codes(decision)
+
+
+def _repository(ws: Path, ignore: str) -> None:
+    (ws / ".git" / "info").mkdir(parents=True)
+    (ws / ".gitignore").write_text(ignore)
+
+
+@pytest.mark.parametrize("command", ["git add -A", "git add .", "rg TOKEN", "rg --hidden TOKEN"])
+def test_what_gitignore_ignores_is_not_read_by_git_add_or_rg(ws: Path, command: str) -> None:
+    (ws / "keys").mkdir()
+    (ws / "keys" / "id_rsa").write_text("key\n")
+    _repository(ws, "")
+    assert "tree-holds-denied" in _codes(_decide(HOST, command, ws))
+    (ws / ".gitignore").write_text(".env\nkeys/\n")
+    assert _decide(HOST, command, ws).verdict.value == "allow"
+    # `--force` / `--no-ignore` read what is ignored too.
+    forced = command.replace("git add", "git add -f").replace("rg", "rg --no-ignore --hidden")
+    assert "tree-holds-denied" in _codes(_decide(HOST, forced, ws))
+
+
+def test_git_add_all_from_a_subdirectory_stages_the_whole_work_tree(ws: Path) -> None:
+    _repository(ws, "")
+    (ws / "keys").mkdir()
+    (ws / "keys" / "id_rsa").write_text("key\n")
+    call = ToolCall("bash", {"command": "git add -A", "cwd": "src/deep"}, ToolKind.EXECUTE)
+    decision = evaluate(HOST, call, workspace=str(ws))
+    assert any("keys/id_rsa" in r.message for r in decision.reasons), decision
+
+
+def test_a_fifo_gitignore_does_not_hang_the_decision(ws: Path) -> None:
+    (ws / ".git").mkdir()
+    os.mkfifo(ws / ".gitignore")
+    assert "tree-holds-denied" in _codes(_decide(HOST, "git add -A", ws))
 
 
 def test_templates_are_not_secrets(ws: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,7 @@ def denied_below(
     *,
     follow_links: bool,
     skip_hidden: bool,
+    skip: Callable[[str, bool], bool] | None = None,
     limit: int | None = None,
 ) -> TreeScan:
     """The denied files and directories below the directory `root` (an absolute path).
@@ -48,6 +50,8 @@ def denied_below(
     `follow_links`: the program reads through symbolic links inside the tree (`grep -R`,
     `cp -rL`); then each link is judged where it points, and a linked directory is walked.
     `skip_hidden`: the program leaves out names starting with `.` (`rg` without `--hidden`).
+    `skip(path, is_dir)`: other entries it leaves out, with what is below them (ignored by
+    `.gitignore`, for `git add` and `rg`).
     """
     limit = MAX_TREE_ENTRIES if limit is None else limit
     found: list[tuple[str, str]] = []
@@ -75,6 +79,13 @@ def denied_below(
                 if skip_hidden and entry.name.startswith("."):
                     continue
                 path = entry.path
+                if skip is not None:
+                    try:
+                        entry_is_dir = entry.is_dir(follow_symlinks=False)
+                    except OSError:
+                        entry_is_dir = False
+                    if skip(path, entry_is_dir):
+                        continue
                 form = _form(policy, path)
                 maybe = held or denied.may_hold((form.rpartition("/")[2],))
                 rule = None

@@ -32,6 +32,7 @@ from safehold.policy._globs import expand_braces, expand_globs, has_expansion
 from safehold.policy._memo import remember
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Reason, Verdict
+from safehold.policy.gitignore import ignore_filter, repository_root
 from safehold.policy.grants import command_grant_key
 from safehold.policy.paths import PathCheck, list_directory
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
@@ -51,7 +52,7 @@ from safehold.policy.shell.programs.search import (
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import RoleUse, is_remote, roles_of
-from safehold.policy.shell.programs.trees import walking
+from safehold.policy.shell.programs.trees import Walking, walking
 from safehold.policy.shell.roles import Finding, judge_change, judge_use
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import (
@@ -624,25 +625,45 @@ def _check_trees(
         if walk is None:
             continue
         dirs, uses, _modes = _place(cmd, base, policy, found)
-        if walk.from_roles:
-            words = [u.word for u in uses if u.role in ("read", "upload") and not u.option]
-        else:
-            words = [cmd.words[i] for i in search_operands(cmd.words)]
-            if not words and walk.cwd_default:
-                words = [Word(".", True)]
+        words = _tree_operands(cmd, walk, uses)
+        default = not words and walk.cwd_default
+        if default:
+            words = [Word(".", True)]
         for word in words:
             if not word.static or is_remote(word):
                 continue  # a computed word already asks without the sandbox
             for spelling in _spellings(word.text, dirs):
-                full = _absolute(policy, spelling)
+                full = posixpath.normpath(_absolute(policy, spelling))
+                if default and walk.repo_root:
+                    full = repository_root(full) or full  # `git add -A`: the whole work tree
                 if not os.path.isdir(full):
                     continue
-                if policy.check_path(spelling, "read").verdict is not Verdict.ALLOW:
+                if policy.check_path(full, "read").verdict is not Verdict.ALLOW:
                     continue  # outside the roots or denied: the read checks already said so
                 scan = denied_below(
-                    policy, full, follow_links=walk.follows, skip_hidden=walk.skips_hidden
+                    policy,
+                    full,
+                    follow_links=walk.follows,
+                    skip_hidden=walk.skips_hidden,
+                    skip=ignore_filter(full) if walk.gitignore else None,
                 )
                 _tree_reasons(cmd, word.text, full, scan, found)
+
+
+def _tree_operands(cmd: SimpleCommand, walk: Walking, uses: list[RoleUse]) -> list[Word]:
+    """The words naming the directories a tree-walking command reads."""
+    if walk.operands == "roles":
+        return [u.word for u in uses if u.role in ("read", "upload") and not u.option]
+    if walk.operands == "search":
+        return [cmd.words[i] for i in search_operands(cmd.words)]
+    out: list[Word] = []
+    options_done = False
+    for word in cmd.words[walk.start :]:
+        if not options_done and word.text == "--":
+            options_done = True
+        elif options_done or not word.text.startswith("-"):
+            out.append(word)
+    return out
 
 
 def _tree_reasons(

@@ -12,6 +12,7 @@ given none. To teach it a program, add a line here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from safehold.policy.shell.words import Word
 
@@ -39,9 +40,18 @@ class TreeWalk:
     hidden_options: frozenset[str] = frozenset()
     # The first word may be an option cluster without its dash (`tar czhf out.tgz dir`).
     bundled_first: bool = False
-    # The directories are the operands the program table reads or uploads (`cp -r SRC DST`,
-    # `tar czf OUT DIR`); otherwise, the search operands that are not the pattern.
-    from_roles: bool = False
+    # Where the directories are: "roles", the operands the program table reads or uploads
+    # (`cp -r SRC DST`, `tar czf OUT DIR`); "search", the operands that are not the
+    # pattern (`grep -r PAT DIR`); "plain", every operand (`git add DIR`).
+    operands: Literal["roles", "search", "plain"] = "search"
+    # Options after which no directory means the whole work tree (`git add -A`): from the
+    # repository's top when `repo_root`, else `.`.
+    tree_options: frozenset[str] = frozenset()
+    repo_root: bool = False
+    # It leaves out what the repository's `.gitignore` ignores, unless an option below
+    # makes it read everything (`git add`, `rg`).
+    gitignore: bool = False
+    no_ignore_options: frozenset[str] = frozenset()
 
 
 def _f(*names: str) -> frozenset[str]:
@@ -60,7 +70,7 @@ _TAR = TreeWalk(
     follow_options=_f("--dereference"),
     follow_letters="h",
     bundled_first=True,
-    from_roles=True,
+    operands="roles",
 )
 TREE_WALKS: dict[str, TreeWalk] = {
     "grep": _GREP,
@@ -73,6 +83,8 @@ TREE_WALKS: dict[str, TreeWalk] = {
         cwd_default=True,
         skips_hidden=True,
         hidden_options=_f("--hidden", "-.", "-uu", "-uuu", "--unrestricted"),
+        gitignore=True,
+        no_ignore_options=_f("--no-ignore", "--no-ignore-vcs", "-u", "-uu", "-uuu"),
     ),
     "ag": TreeWalk(
         always=True,
@@ -83,51 +95,69 @@ TREE_WALKS: dict[str, TreeWalk] = {
         hidden_options=_f("--hidden", "-u", "--unrestricted", "-a", "--all-types"),
     ),
     "ack": TreeWalk(always=True, follow_options=_f("--follow"), cwd_default=True),
+    # `git add DIR` stages every file below DIR that `.gitignore` does not ignore, and
+    # `git add -A` the whole work tree: what a later push sends.
+    "git add": TreeWalk(
+        always=True,
+        operands="plain",
+        tree_options=_f("-A", "--all", "--no-ignore-removal"),
+        repo_root=True,
+        gitignore=True,
+        no_ignore_options=_f("-f", "--force"),
+    ),
     "tar": _TAR,
     "bsdtar": _TAR,
     "zip": TreeWalk(
         options=_f("--recurse-paths", "--recurse-patterns"),
         letters="rR",
         follows=True,
-        from_roles=True,
+        operands="roles",
     ),
     "cp": TreeWalk(
         options=_f("--recursive", "--archive"),
         letters="rRa",
         follow_options=_f("--dereference"),
         follow_letters="L",
-        from_roles=True,
+        operands="roles",
     ),
     "rsync": TreeWalk(
         options=_f("--recursive", "--archive"),
         letters="ra",
         follow_options=_f("--copy-links"),
         follow_letters="L",
-        from_roles=True,
+        operands="roles",
     ),
-    "scp": TreeWalk(letters="r", follows=True, from_roles=True),
+    "scp": TreeWalk(letters="r", follows=True, operands="roles"),
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Walking:
-    """How one command walks its directories."""
+    """How one command walks its directories: where they are (`start`: the index of the
+    first word after the program, or its subcommand), and what it leaves out."""
 
     follows: bool
     skips_hidden: bool
     cwd_default: bool
-    from_roles: bool
+    operands: Literal["roles", "search", "plain"]
+    start: int
+    gitignore: bool
+    repo_root: bool
 
 
 def walking(words: tuple[Word, ...]) -> Walking | None:
     """How the command walks directory trees, or None when it reads no tree."""
     if not words or not words[0].static:
         return None
-    walk = TREE_WALKS.get(words[0].text.rsplit("/", 1)[-1])
+    name, start = words[0].text.rsplit("/", 1)[-1], 1
+    if name == "git" and len(words) > 1 and words[1].static:
+        name, start = f"git {words[1].text}", 2  # the git step already dropped `-C`, `-c`
+    walk = TREE_WALKS.get(name)
     if walk is None:
         return None
     recursive, follows, hidden = walk.always, walk.follows, not walk.skips_hidden
-    for k, word in enumerate(words[1:], start=1):
+    whole, ignores = walk.cwd_default, walk.gitignore
+    for k, word in enumerate(words[start:], start=start):
         text = word.text
         if text == "--":
             break
@@ -135,13 +165,17 @@ def walking(words: tuple[Word, ...]) -> Walking | None:
         recursive = recursive or name in walk.options or text in walk.options
         follows = follows or name in walk.follow_options
         hidden = hidden or name in walk.hidden_options
+        whole = whole or name in walk.tree_options
+        ignores = ignores and name not in walk.no_ignore_options
         # A short cluster (`-rn`), or tar's first word without its dash (`czhf`).
         cluster = text[1:] if text[:1] == "-" and text[1:2] != "-" else ""
-        if k == 1 and walk.bundled_first and text[:1] != "-":
+        if k == start and walk.bundled_first and text[:1] != "-":
             cluster = text
         if cluster:
             recursive = recursive or any(c in walk.letters for c in cluster)
             follows = follows or any(c in walk.follow_letters for c in cluster)
+            whole = whole or any(f"-{c}" in walk.tree_options for c in cluster)
+            ignores = ignores and not any(f"-{c}" in walk.no_ignore_options for c in cluster)
     if not recursive:
         return None
-    return Walking(follows, not hidden, walk.cwd_default, walk.from_roles)
+    return Walking(follows, not hidden, whole, walk.operands, start, ignores, walk.repo_root)
