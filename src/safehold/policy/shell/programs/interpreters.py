@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from safehold.policy.shell.programs.shells import SHELLS, stdin_program
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
 from safehold.policy.shell.programs.table import Opt, Program
@@ -46,6 +48,7 @@ _INLINE_CODE = {
 }
 
 
+@functools.lru_cache(maxsize=1024)
 def program_family(name: str) -> str:
     """The interpreter family of a program name: `python3.12` is `python`, `nodejs` is `node`."""
     for base in ("python", "node", "perl", "ruby", "php", "lua"):
