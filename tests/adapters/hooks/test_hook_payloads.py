@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,6 +100,13 @@ def test_gemini_cli_payloads(project: Project, name: str, verdict: str) -> None:
         assert out["reason"].startswith("safehold ") and out["systemMessage"] == out["reason"]
 
 
+def _verdict(flavour: str, out: dict[str, Any]) -> str:
+    """The decision a hook printed, in either flavour's output."""
+    if flavour == "claude-code":
+        return str(out["hookSpecificOutput"]["permissionDecision"])
+    return str(out["decision"])
+
+
 def _auto(project: Project) -> Path:
     config = project.root / "auto.toml"
     config.write_text("require_approval_for_writes = false\nrequire_approval_for_execute = false\n")
@@ -121,24 +129,14 @@ def _auto(project: Project) -> Path:
 def test_auto_mode_config(project: Project, flavour: str, name: str, verdict: str) -> None:
     run = project.hook(flavour, project.payload(flavour, name), "--config", str(_auto(project)))
     assert run.code == 0, run.stderr
-    out = run.json()
-    got = (
-        out["hookSpecificOutput"]["permissionDecision"]
-        if flavour == "claude-code"
-        else out["decision"]
-    )
+    got = _verdict(flavour, run.json())
     assert got == verdict
 
 
 def test_ask_as_deny(project: Project) -> None:
     for flavour, name in (("claude-code", "write_new"), ("gemini-cli", "write_file")):
         run = project.hook(flavour, project.payload(flavour, name), "--ask-as-deny")
-        out = run.json()
-        got = (
-            out["hookSpecificOutput"]["permissionDecision"]
-            if flavour == "claude-code"
-            else out["decision"]
-        )
+        got = _verdict(flavour, run.json())
         assert got == "deny"
 
 
@@ -207,10 +205,5 @@ def test_hooks_judge_commands_as_unsandboxed(
     payload = json.dumps(data)
     run = project.hook(flavour, payload, "--config", str(_auto(project)))
     assert run.code == 0, run.stderr
-    out = run.json()
-    got = (
-        out["hookSpecificOutput"]["permissionDecision"]
-        if flavour == "claude-code"
-        else out["decision"]
-    )
-    assert got == verdict, out
+    got = _verdict(flavour, run.json())
+    assert got == verdict
