@@ -48,9 +48,13 @@ def test_run_from_a_worker_thread_is_not_killed_early(ws: Path) -> None:
 
 def _child_script(ws: Path, marker: str) -> str:
     # The marker is spelled backwards in the script so that only the sandbox's processes,
-    # not this Python child, carry it on their command line.
+    # not this Python child, carry it on their command line. Ctrl-C is what a person at a
+    # terminal sends: the child takes it as Python does there, even when the test runs in a
+    # background job, whose children inherit SIGINT ignored (bash without job control).
     return textwrap.dedent(
         f"""
+        import signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from safehold import SafetyConfig
         from safehold.adapters.bwrap import run_sandboxed_sync
         marker = {marker[::-1]!r}[::-1]
