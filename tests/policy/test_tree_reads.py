@@ -169,6 +169,20 @@ def test_a_tree_too_large_to_look_through_asks(ws: Path, monkeypatch: pytest.Mon
     assert decision.verdict.value == "ask" and _codes(decision) == {"tree-unchecked"}
 
 
+def test_the_walks_of_one_command_share_one_budget(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (ws / "src" / "deep" / "er" / ".env").unlink()
+    for i in range(30):
+        (ws / "src" / f"f{i}.py").write_text("x\n")
+    monkeypatch.setattr(tree_scan, "MAX_TREE_ENTRIES", 40)
+    # One directory named a thousand times is walked once: within the budget.
+    assert _decide(HOST, "grep -r TOKEN" + " ." * 1000, ws).verdict.value == "allow"
+    # Two different walks of it (hidden files and .gitignore differ) need twice the entries.
+    both = _decide(HOST, "grep -r TOKEN . && rg --hidden TOKEN .", ws)
+    assert both.verdict.value == "ask" and _codes(both) == {"tree-unchecked"}
+
+
 NAMES = st.text(alphabet="abcdefgh_-", min_size=1, max_size=8)
 SECRETS = st.sampled_from([".env", ".env.local", "id_rsa", "server.pem", ".netrc", "id_ed25519"])
 

@@ -29,11 +29,12 @@ _ENOUGH = 3  # denied entries to name before stopping
 @dataclass(frozen=True, slots=True)
 class TreeScan:
     """Denied entries found below a directory, as (path, rule); `complete` is False when the
-    walk stopped at `limit` entries before seeing everything."""
+    walk stopped at `limit` entries before seeing everything; `seen`: entries looked at."""
 
     denied: tuple[tuple[str, str], ...]
     complete: bool
     limit: int
+    seen: int = 0
 
 
 def denied_below(
@@ -59,7 +60,7 @@ def denied_below(
     try:
         stack = [os.path.realpath(root)]
     except (OSError, ValueError):
-        return TreeScan((), False, limit)
+        return TreeScan((), False, limit, seen)
     visited = set(stack)
     denied = policy.denied
     while stack:
@@ -75,7 +76,7 @@ def denied_below(
             for entry in entries:
                 seen += 1
                 if seen > limit:
-                    return TreeScan(tuple(found), False, limit)
+                    return TreeScan(tuple(found), False, limit, seen)
                 if skip_hidden and entry.name.startswith("."):
                     continue
                 path = entry.path
@@ -94,7 +95,7 @@ def denied_below(
                 if rule is not None:
                     found.append((path, rule))
                     if len(found) >= _ENOUGH:
-                        return TreeScan(tuple(found), True, limit)
+                        return TreeScan(tuple(found), True, limit, seen)
                     continue  # a denied directory is reported, not walked
                 try:
                     is_link = entry.is_symlink()
@@ -108,7 +109,7 @@ def denied_below(
                     if rule is not None:
                         found.append((path, rule))
                         if len(found) >= _ENOUGH:
-                            return TreeScan(tuple(found), True, limit)
+                            return TreeScan(tuple(found), True, limit, seen)
                         continue
                     target = os.path.realpath(path)
                     if os.path.isdir(target) and target not in visited:
@@ -116,7 +117,7 @@ def denied_below(
                         stack.append(target)
                 elif is_dir:
                     stack.append(path)
-    return TreeScan(tuple(found), True, limit)
+    return TreeScan(tuple(found), True, limit, seen)
 
 
 def _form(policy: CompiledPolicy, path: str) -> str:

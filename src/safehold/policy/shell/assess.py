@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from safehold.policy import tree_scan
 from safehold.policy._globs import expand_braces, expand_globs, has_expansion
 from safehold.policy._memo import remember
 from safehold.policy.config import SafetyConfig
@@ -63,7 +64,7 @@ from safehold.policy.shell.sandboxed import (
     runs_sandboxed,
 )
 from safehold.policy.shell.words import Word
-from safehold.policy.tree_scan import TreeScan, denied_below
+from safehold.policy.tree_scan import TreeScan
 
 if TYPE_CHECKING:
     from safehold.policy.paths import CompiledPolicy
@@ -619,7 +620,11 @@ def _check_trees(
     Only without the sandbox, which masks such files by construction: `grep -r KEY .` on
     the host reads `./.env` although no word names it. A tree too large to look through
     asks too (`tree-unchecked`); a directory outside the roots already asks as a read.
+    All the walks of one command share one budget of entries, and a directory is walked
+    once however often it is named (`grep -r x . . . .`): the decision stays bounded.
     """
+    budget = tree_scan.MAX_TREE_ENTRIES
+    walked: set[tuple[str, bool, bool, bool]] = set()
     for cmd in analysis.commands:
         walk = walking(cmd.words)
         if walk is None:
@@ -638,15 +643,21 @@ def _check_trees(
                     full = repository_root(full) or full  # `git add -A`: the whole work tree
                 if not os.path.isdir(full):
                     continue
+                key = (full, walk.follows, walk.skips_hidden, walk.gitignore)
+                if key in walked:
+                    continue
+                walked.add(key)
                 if policy.check_path(full, "read").verdict is not Verdict.ALLOW:
                     continue  # outside the roots or denied: the read checks already said so
-                scan = denied_below(
+                scan = tree_scan.denied_below(
                     policy,
                     full,
                     follow_links=walk.follows,
                     skip_hidden=walk.skips_hidden,
                     skip=ignore_filter(full) if walk.gitignore else None,
+                    limit=max(budget, 0),
                 )
+                budget -= scan.seen
                 _tree_reasons(cmd, word.text, full, scan, found)
 
 
@@ -687,9 +698,9 @@ def _tree_reasons(
             Reason(
                 "tree-unchecked",
                 program,
-                f"`{program}` reads every file under `{operand}`, more than "
-                f"{scan.limit} entries: too many to look for denied files in without "
-                "the sandbox",
+                f"`{program}` reads every file under `{operand}`: more entries than the "
+                f"{tree_scan.MAX_TREE_ENTRIES} one command's walks may look through for "
+                "denied files without the sandbox",
             ),
         )
 
