@@ -23,11 +23,11 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
+
+from _sides import alternate
 
 from safehold import SafetyConfig, ToolCall, ToolKind, compile_policy, evaluate
 
@@ -140,18 +140,6 @@ def _headline(rows: list[Row]) -> str:
     )
 
 
-def _child(src: str, n: int) -> list[Row]:
-    env = {**os.environ, "PYTHONPATH": src}
-    out = subprocess.run(
-        [sys.executable, __file__, "--json", "--n", str(n)],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return [(str(r[0]), str(r[1]), float(r[2]), float(r[3])) for r in json.loads(out)]
-
-
 def main() -> None:
     """Measure and print (side by side with `--baseline`)."""
     parser = argparse.ArgumentParser()
@@ -173,12 +161,9 @@ def main() -> None:
                 config = cfg
             print(f"   {name:32s} median {med:7.1f} us   p99 {p99:7.1f} us")
         return
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-    sides: dict[str, list[list[Row]]] = {"this": [], "base": []}
     load_before = _load()
-    for _ in range(args.rounds):
-        sides["this"].append(_child(here, args.n))
-        sides["base"].append(_child(args.baseline, args.n))
+    this_runs, base_runs = alternate(__file__, args.baseline, args.rounds, args.n)
+    sides = {"this": this_runs, "base": base_runs}
     print(f"medians over {args.rounds} alternating rounds; base = {args.baseline}")
     print(f"load average {load_before} before, {_load()} after, on {os.cpu_count()} CPUs")
     base_rows = {(r[0].split(" (")[0], r[1]): k for k, r in enumerate(sides["base"][0])}

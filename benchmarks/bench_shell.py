@@ -24,11 +24,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
+
+from _sides import alternate
 
 from safehold import SafetyConfig, ToolCall, ToolKind, evaluate
 from safehold.policy._arguments import _MEMO as _ARGUMENTS
@@ -160,18 +160,6 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
     return [(a, b, med, p99, v) for (a, b, v), (med, p99) in zip(labels, timed, strict=True)]
 
 
-def _child(src: str, n: int) -> list[tuple[str, str, float, float, str]]:
-    env = {**os.environ, "PYTHONPATH": src}
-    out = subprocess.run(
-        [sys.executable, __file__, "--json", "--n", str(n)],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return [(str(r[0]), str(r[1]), float(r[2]), float(r[3]), str(r[4])) for r in json.loads(out)]
-
-
 def main() -> None:
     """Measure and print (side by side with `--baseline`)."""
     parser = argparse.ArgumentParser()
@@ -188,11 +176,8 @@ def main() -> None:
         for name, mode, med, p99, verdict in measure(args.n):
             print(f"{name:<22} {mode:<12} {med:>10.1f} {p99:>10.1f}  {verdict}")
         return
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-    sides: dict[str, list[list[tuple[str, str, float, float, str]]]] = {"this": [], "base": []}
-    for _ in range(args.rounds):
-        sides["this"].append(_child(here, args.n))
-        sides["base"].append(_child(args.baseline, args.n))
+    this_runs, base_runs = alternate(__file__, args.baseline, args.rounds, args.n)
+    sides = {"this": this_runs, "base": base_runs}
     print(f"medians over {args.rounds} alternating rounds; base = {args.baseline}")
     print(f"{'workload':<22} {'mode':<12} {'this µs':>9} {'base µs':>9}  verdict (this/base)")
     for k, (name, mode, _, _, verdict) in enumerate(sides["this"][0]):
