@@ -16,7 +16,17 @@ from typing import Literal
 
 from safehold.policy.shell.words import Word
 
-__all__ = ["ROLES", "Opt", "Program", "Role", "RoleUse", "is_remote", "roles_of"]
+__all__ = [
+    "PARSERS",
+    "ROLES",
+    "Opt",
+    "Parser",
+    "Program",
+    "Role",
+    "RoleUse",
+    "is_remote",
+    "roles_of",
+]
 
 # The word a script's computed file name stands for: not static, so judged as unknown.
 _COMPUTED = Word("$(computed by the script)", False)
@@ -32,11 +42,30 @@ ROLES: tuple[Role, ...] = (
 )  # fmt: skip
 
 
+Parser = Literal["getopt_long", "getopt", "git", "argparse", "exact"]
+"""How a program's own parser reads option words, which decides abbreviations:
+
+- `getopt_long`: GNU getopt_long / argp: short clusters (`-rf`, `-ofile`), `--long=value`,
+  and any unique prefix of a long option (`--regex` for `--regexp`);
+- `getopt`: POSIX getopt: short clusters only, no long options, no abbreviations;
+- `git`: git's parse-options: like `getopt_long` (unique prefixes of long options);
+- `argparse`: Python's argparse / optparse: unique prefixes of long options (`allow_abbrev`);
+- `exact`: every option word is spelled in full (Go's flag package, most hand-written
+  parsers): no clusters, no prefixes.
+"""
+PARSERS: tuple[Parser, ...] = ("getopt_long", "getopt", "git", "argparse", "exact")
+
+
 @dataclass(frozen=True, slots=True)
 class Opt:
-    """One option: whether it takes a value, the value's role, and a mode it switches on."""
+    """One option: whether it takes a value, the value's role, and a mode it switches on.
+
+    `optional`: the value is optional (getopt's `::`): only a glued value (`--opt=V`, `-oV`)
+    is the option's; a separate next word is not consumed (`tar --checkpoint`, `perl -C`).
+    """
 
     takes: bool = False
+    optional: bool = False
     role: Role | None = None
     mode: str | None = None
     script: bool = False  # the value is the program's script (`sed -e S`, `awk --source S`)
@@ -82,6 +111,11 @@ class Program:
     # Files named inside the program's script (`sed 'w out'`, `awk '{print > "f"}'`): a
     # function from the script text to (role, path) pairs.
     script_files: Callable[[str], list[tuple[Role, str | None]]] | None = None
+    # How the program's parser reads option words (abbreviations, clusters): see `Parser`.
+    parser: Parser = "getopt_long"
+    # Where the option list comes from: the program and version whose `--help` or man page
+    # it was taken from ("GNU grep 3.11"). Empty: the list is not (yet) complete.
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
