@@ -1,4 +1,4 @@
-"""Run tests/corpus/commands.toml through `evaluate` (default config, auto mode).
+"""Run every tests/corpus/*.toml through `evaluate` (default config, auto mode).
 
 Each case names the verdict and the reason codes the decision must carry; see the header of
 the corpus file for the tree it runs against.
@@ -19,16 +19,23 @@ from safehold.policy.engine import evaluate
 from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.shell import MAX_COMMAND_LENGTH
 
-CORPUS = Path(__file__).parent.parent / "corpus" / "commands.toml"
+CORPUS_DIR = Path(__file__).parent.parent / "corpus"
+# commands.toml holds the first rounds' groups; each later topic has a file of its own
+# (same format, same tree), read in name order.
+CORPORA = sorted(CORPUS_DIR.glob("*.toml"))
 AUTO = SafetyConfig().with_mode("auto")
 AUTO_NO_SANDBOX = AUTO.replace(sandbox=SandboxConfig(mode="none"))
 UNSANDBOXED: list[Any] = []
 
 
 def _cases() -> list[Any]:
-    data = tomllib.loads(CORPUS.read_text(encoding="utf-8"))
+    groups = [
+        group
+        for corpus in CORPORA
+        for group in tomllib.loads(corpus.read_text(encoding="utf-8"))["group"]
+    ]
     out = []
-    for group in data["group"]:
+    for group in groups:
         for i, case in enumerate(group["cases"]):
             command = case["command"].replace("{{LONG}}", "x" * MAX_COMMAND_LENGTH)
             out.append(

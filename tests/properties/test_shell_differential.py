@@ -30,7 +30,7 @@ from safehold.policy.shell import MAX_COMMAND_LENGTH, ShellAnalysis, Word, analy
 
 pytestmark = pytest.mark.sandbox
 
-CORPUS = Path(__file__).parent.parent / "corpus" / "commands.toml"
+CORPORA = sorted((Path(__file__).parent.parent / "corpus").glob("*.toml"))
 # Programs that run other programs: the real binaries, so their children are observed.
 REAL = ("env", "nice", "nohup", "timeout", "xargs", "find", "stdbuf", "setsid")
 SHELLS = ("bash", "sh")
@@ -256,10 +256,10 @@ def generated(seed: int, count: int) -> Iterator[str]:
 
 
 def curated() -> list[str]:
-    data = tomllib.loads(CORPUS.read_text(encoding="utf-8"))
     return [
         case["command"]
-        for group in data["group"]
+        for corpus in CORPORA
+        for group in tomllib.loads(corpus.read_text(encoding="utf-8"))["group"]
         for case in group["cases"]
         if "{{LONG}}" not in case["command"]
     ]
