@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.config import CommandRule, SafetyConfig
 from safehold.policy.decision import Verdict
+from safehold.policy.engine import Runner
 
 __all__ = [
     "NAMES",
@@ -280,3 +281,8 @@ def make_tree(root: str) -> str:
     os.symlink("../outside/new.txt", os.path.join(ws, "dangling"))
     os.symlink("..", os.path.join(ws, "src", "up"))
     return ws
+
+
+def runner_for(config: SafetyConfig) -> Runner:
+    """The runner a test config stands for: its sandbox when it names one, else the host."""
+    return "sandbox" if config.sandbox.mode == "bwrap" else "host"

@@ -20,6 +20,7 @@ from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.shell import analyze
 from safehold.policy.shell.heredocs import MAX_HEREDOC_LENGTH
 from safehold.policy.shell.programs.sed_script import read_sed_script
+from tests.strategies import runner_for
 
 SANDBOXED = SafetyConfig().with_mode("auto")
 UNSANDBOXED = SANDBOXED.replace(sandbox=SandboxConfig(mode="none"))
@@ -39,9 +40,8 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def decide(config: SafetyConfig, command: str, ws: Path) -> Decision:
-    return evaluate(
-        config, ToolCall("bash", {"command": command}, ToolKind.EXECUTE), workspace=str(ws)
-    )
+    call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+    return evaluate(config, call, workspace=str(ws), runner=runner_for(config))
 
 
 def codes(d: Decision) -> set[str]:

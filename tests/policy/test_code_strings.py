@@ -44,7 +44,7 @@ def test_strings_are_pieces_of_the_code(code: str) -> None:
 )
 def test_a_command_line_in_code_asks_even_in_the_sandbox(tmp_path: Path, command: str) -> None:
     call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
-    decision = evaluate(AUTO, call, workspace=str(tmp_path))
+    decision = evaluate(AUTO, call, workspace=str(tmp_path), runner="sandbox")
     assert decision.verdict is Verdict.ASK, decision.reasons
     assert "code-runs-command" in {r.code for r in decision.reasons}
 
@@ -54,7 +54,7 @@ def test_past_the_bounds_the_command_asks(tmp_path: Path) -> None:
     long = "print('rm " + "x " * MAX_CODE_COMMAND_LENGTH + "')"
     for code in (many, long):
         call = ToolCall("bash", {"command": f'python3 -c "{code}"'}, ToolKind.EXECUTE)
-        decision = evaluate(AUTO, call, workspace=str(tmp_path))
+        decision = evaluate(AUTO, call, workspace=str(tmp_path), runner="sandbox")
         assert decision.verdict is Verdict.ASK
         assert "code-strings-unchecked" in {r.code for r in decision.reasons}
 
@@ -63,10 +63,10 @@ def test_many_plain_strings_are_not_a_reason_to_ask(tmp_path: Path) -> None:
     # A long heredoc script prints many messages: only command-like strings count.
     code = "; ".join(f"print('step {i} done')" for i in range(200))
     call = ToolCall("bash", {"command": f'python3 -c "{code}"'}, ToolKind.EXECUTE)
-    assert evaluate(AUTO, call, workspace=str(tmp_path)).verdict is Verdict.ALLOW
+    assert evaluate(AUTO, call, workspace=str(tmp_path), runner="sandbox").verdict is Verdict.ALLOW
 
 
 def test_plain_strings_in_code_do_not_ask(tmp_path: Path) -> None:
     code = "print('hello world'); print('a b c')"
     call = ToolCall("bash", {"command": f'python3 -c "{code}"'}, ToolKind.EXECUTE)
-    assert evaluate(AUTO, call, workspace=str(tmp_path)).verdict is Verdict.ALLOW
+    assert evaluate(AUTO, call, workspace=str(tmp_path), runner="sandbox").verdict is Verdict.ALLOW

@@ -98,7 +98,7 @@ def test_corpus_case(
     command: str, verdict: Verdict, codes: tuple[str, ...], workspace: Path, home: Path
 ) -> None:
     call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
-    decision = evaluate(AUTO, call, workspace=str(workspace))
+    decision = evaluate(AUTO, call, workspace=str(workspace), runner="sandbox")
     got = {r.code for r in decision.reasons}
     assert decision.verdict is verdict, decision.reasons
     assert set(codes) <= got, decision.reasons

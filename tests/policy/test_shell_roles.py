@@ -18,6 +18,7 @@ from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.shell import analyze
 from safehold.policy.shell.programs import PROGRAMS, STEPS
 from safehold.policy.shell.programs.table import ROLES, roles_of
+from tests.strategies import runner_for
 
 AUTO = SafetyConfig().with_mode("auto")
 UNSANDBOXED = SafetyConfig(sandbox=SandboxConfig(mode="none")).with_mode("auto")
@@ -37,9 +38,8 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run(ws: Path, command: str, config: SafetyConfig = AUTO, **extra: object) -> Decision:
-    return evaluate(
-        config, ToolCall("bash", {"command": command, **extra}, ToolKind.EXECUTE), workspace=str(ws)
-    )
+    call = ToolCall("bash", {"command": command, **extra}, ToolKind.EXECUTE)
+    return evaluate(config, call, workspace=str(ws), runner=runner_for(config))
 
 
 def codes(d: Decision) -> set[str]:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from safehold import SafetyConfig, ToolCall, ToolKind, evaluate
 from safehold.policy import tree_scan
 from safehold.policy.decision import Decision
+from tests.strategies import runner_for
 
 AUTO = SafetyConfig().with_mode("auto")
 HOST = AUTO.without_sandbox()
@@ -48,7 +49,7 @@ WALKERS = [
 
 def _decide(config: SafetyConfig, command: str, ws: Path) -> Decision:
     call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
-    return evaluate(config, call, workspace=str(ws))
+    return evaluate(config, call, workspace=str(ws), runner=runner_for(config))
 
 
 def _codes(decision: Decision) -> set[str]:

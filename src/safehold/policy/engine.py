@@ -21,11 +21,13 @@ Reasons are sorted and de-duplicated, so a decision never depends on rule order.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Final, Literal
 
 from safehold.errors import PolicyError
 from safehold.policy._arguments import Arguments, read_arguments
+from safehold.policy._memo import remember
 from safehold.policy.calls import Side, ToolCall
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
@@ -54,12 +56,20 @@ def evaluate(
     *,
     workspace: str,
     grants: Mapping[str, GrantEffect] | None = None,
+    runner: Runner | None = None,
 ) -> Decision:
     """Decide one tool call for a session whose working directory is `workspace`.
+
+    `runner` says who runs the command: `"host"` (the caller runs it itself, unconfined) or
+    `"sandbox"` (safehold's runner runs it in bubblewrap as `config.sandbox` says). A decision
+    for the host is never looser than one for the sandbox. (Transition: `None` still takes
+    `config.sandbox.mode` at its word; issue 24 makes `"host"` the default.)
 
     Pure apart from stat calls on the paths involved; never raises for any input.
     """
     try:
+        if runner == "host":
+            config = host_config(config)
         return _evaluate(config, call, workspace, grants)
     except Exception as exc:  # INVARIANT: no error path allows
         return _deny(
@@ -67,6 +77,22 @@ def evaluate(
             "engine",
             f"the decision could not be made ({type(exc).__name__}: {exc}); denied to be safe",
         )
+
+
+Runner = Literal["host", "sandbox"]
+_HOST_CONFIGS: OrderedDict[int, tuple[object, object]] = OrderedDict()
+
+
+def host_config(config: SafetyConfig) -> SafetyConfig:
+    """`config` as it judges a command that runs on the host (`without_sandbox`), remembered."""
+    if not isinstance(config, SafetyConfig) or config.sandbox.mode == "none":
+        return config
+    held = _HOST_CONFIGS.get(id(config))
+    if held is not None and held[0] is config:
+        return held[1]  # type: ignore[return-value]
+    host = config.without_sandbox()
+    remember(_HOST_CONFIGS, id(config), (config, host), 64)
+    return host
 
 
 class _Steps:

@@ -195,9 +195,8 @@ def test_hooks_judge_commands_as_unsandboxed(
     command never runs there, so the same call asks.
     """
     auto = SafetyConfig().with_mode("auto")
-    sandboxed = evaluate(
-        auto, ToolCall("bash", {"command": command}, ToolKind.EXECUTE), workspace=str(project.root)
-    )
+    call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+    sandboxed = evaluate(auto, call, workspace=str(project.root), runner="sandbox")
     assert sandboxed.verdict.value == "allow"  # what the sandbox would have confined
     name = "bash_pytest" if flavour == "claude-code" else "shell_tests"
     data = json.loads(project.payload(flavour, name))
