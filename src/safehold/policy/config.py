@@ -388,6 +388,10 @@ class SafetyConfig(BaseModel):
     """Writes always ask, in every mode (denied in read-only); extends the built-in list."""
     readonly_paths: tuple[PathPattern, ...] = DEFAULT_READONLY_PATHS
     """Read without asking even outside `allowed_paths`; writes ask (extends the built-in list)."""
+    write_denied_paths: tuple[PathPattern, ...] = ()
+    """Path patterns never written, deleted or re-permissioned; reads are judged as usual."""
+    outside_reads: Literal["ask", "deny"] = "ask"
+    """A read outside `allowed_paths` and `readonly_paths`: ask (default) or deny outright."""
     command_rules: tuple[CommandRule, ...] = ()
     """Allow / ask / deny rules on parsed commands (extends the built-in rules)."""
     sandbox: SandboxConfig = SandboxConfig()

@@ -317,6 +317,7 @@ class CompiledPolicy:
     protected: PatternSet
     allowed: RootSet | None
     readonly: RootSet | None = None
+    write_denied: PatternSet | None = None
     _memo: _Memo = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -412,9 +413,25 @@ class CompiledPolicy:
         if access == "read":
             if readonly:
                 return PathCheck(Verdict.ALLOW, (), c.canonical)
+            if self.config.outside_reads == "deny":
+                no = self._outside_reason(
+                    raw, c, "path-outside-read", "denied (outside_reads = deny)"
+                )
+                return PathCheck(Verdict.DENY, (no,), c.canonical)
             ask = self._outside_reason(raw, c, "path-outside-read", "reading it needs approval")
             return PathCheck(Verdict.ASK, (ask,), c.canonical, approvable=True)
         # A write, or the directory a command runs in (its relative writes land there).
+        if access != "run" and self.write_denied is not None:
+            deny.extend(
+                Reason(
+                    "path-write-denied",
+                    e.source,
+                    "writing is denied: " + _describe(raw, e, c, "write-denied"),
+                )
+                for e in self.write_denied.match((c.literal, c.resolved))
+            )
+            if deny:
+                return PathCheck(Verdict.DENY, _sorted_reasons(deny), c.canonical)
         if not inside and not readonly:
             deny.append(self._outside_reason(raw, c, "path-outside-allowed", "denied"))
             return PathCheck(Verdict.DENY, _sorted_reasons(deny), c.canonical)
@@ -623,12 +640,26 @@ def _compile(config: SafetyConfig, workspace: str, home: str) -> CompiledPolicy:
     denied = _patterns.compile_patterns(
         config.denied_paths, workspaces=ws_forms, homes=home_forms, casefold=casefold
     )
+    # A write-denied path is protected too: the sandbox pins protected paths read-only, so
+    # what the analysis denies is also unwritable for code it cannot see.
     protected = _patterns.compile_patterns(
-        config.protected_paths, workspaces=ws_forms, homes=home_forms, casefold=casefold
+        (*config.protected_paths, *config.write_denied_paths),
+        workspaces=ws_forms,
+        homes=home_forms,
+        casefold=casefold,
     )
     allowed = _compile_allowed(config.allowed_paths, ws_forms, home_forms, casefold)
     readonly = _compile_allowed(config.readonly_paths, ws_forms, home_forms, casefold)
-    return CompiledPolicy(config, workspace, home, casefold, denied, protected, allowed, readonly)
+    write_denied = (
+        _patterns.compile_patterns(
+            config.write_denied_paths, workspaces=ws_forms, homes=home_forms, casefold=casefold
+        )
+        if config.write_denied_paths
+        else None
+    )
+    return CompiledPolicy(
+        config, workspace, home, casefold, denied, protected, allowed, readonly, write_denied
+    )
 
 
 def _forms(path: str) -> tuple[str, ...]:

@@ -35,12 +35,14 @@ def loosened_fields(config: SafetyConfig, base: SafetyConfig) -> list[str]:
         for name in ("require_approval_for_writes", "require_approval_for_execute"):
             if getattr(base, name) and not getattr(config, name):
                 out.append(name)
-    for name in ("denied_paths", "protected_paths"):
+    for name in ("denied_paths", "protected_paths", "write_denied_paths"):
         if not set(getattr(base, name)) <= set(getattr(config, name)):
             out.append(name)
     for name in ("allowed_paths", "readonly_paths"):
         if not set(getattr(config, name)) <= set(getattr(base, name)):
             out.append(name)
+    if base.outside_reads == "deny" and config.outside_reads != "deny":
+        out.append("outside_reads")  # deny is tighter than ask
     if _rules_loosened(config, base):
         out.append("command_rules")
     if _network_loosened(config, base):

@@ -345,3 +345,18 @@ def test_the_runner_works_as_an_unprivileged_user(outside: Path) -> None:
     _, code, timed_out, stopped, duration = lines[-1].split()
     assert (code, timed_out, stopped) == ("137", "False", "True"), (lines[-1], err)
     assert float(duration) < 60, lines[-1]
+
+
+def test_write_denied_paths_are_read_only_in_the_sandbox(run: Runner, ws: Path) -> None:
+    # `write_denied_paths` denies the visible writes; code the analysis cannot see meets a
+    # read-only mount (it is pinned like a protected path), while reads still work.
+    (ws / "vendor").mkdir()
+    (ws / "vendor" / "lib.py").write_text("y = 2\n")
+    config = SafetyConfig(
+        write_denied_paths=("{workspace}/vendor",), sandbox=SandboxConfig(read_roots=())
+    )
+    result = run(
+        "cat vendor/lib.py; echo evil > vendor/lib.py; rm -rf vendor; echo done", config=config
+    )
+    assert result.stdout == b"y = 2\ndone\n"
+    assert (ws / "vendor" / "lib.py").read_text() == "y = 2\n"

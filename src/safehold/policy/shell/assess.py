@@ -826,11 +826,13 @@ def _check_outside_read(
         if posixpath.normpath(_absolute(policy, spelling)) in _HARMLESS_DEVICES:
             continue
         check = policy.check_path(spelling, "read")
-        if check.verdict is Verdict.ASK:
+        if check.verdict is not Verdict.ALLOW:
+            # ASK, or DENY with `outside_reads = "deny"` (denied paths are judged elsewhere).
+            bucket = found.deny if check.verdict is Verdict.DENY else found.ask
             for reason in check.reasons:
                 if reason.code == "path-outside-read":
                     message = f"command argument: {reason.message}"
-                    found.add(found.ask, Reason(reason.code, reason.rule, message))
+                    found.add(bucket, Reason(reason.code, reason.rule, message))
 
 
 def _check_expansions(
