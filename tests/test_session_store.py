@@ -166,3 +166,22 @@ def test_round_trip(
     snap = store.load(sid)
     assert snap is not None
     assert (snap.flags, dict(snap.grants)) == (Flags(*flags), grants)
+
+
+@pytest.mark.parametrize(
+    ("age", "kept"),
+    [(3590, True), (3630, False), (-30, True), (-90, False)],
+    ids=["young", "past-max-age", "slightly-future", "far-future"],
+)
+def test_the_age_limit_is_exact_and_only_future_times_get_a_minute_of_skew(
+    tmp_path: Path, age: float, kept: bool
+) -> None:
+    # max_age is a hard limit (no allowance past it); a record may be dated up to a minute
+    # in the future (another process's clock), no more.
+    store = SessionStateDir(tmp_path, max_age=3600)
+    store.save("a", SessionSnapshot("/w", READ_ONLY))
+    record = tmp_path / _name("a")
+    data = json.loads(record.read_text())
+    data["saved_at"] = time.time() - age
+    record.write_text(json.dumps(data))
+    assert (store.load("a") is not None) is kept

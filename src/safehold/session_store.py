@@ -45,6 +45,7 @@ __all__ = ["DEFAULT_MAX_AGE", "MAX_RECORD_BYTES", "SessionStateDir"]
 log = logging.getLogger("safehold.session_store")
 
 DEFAULT_MAX_AGE: Final = 7 * 24 * 3600.0
+_CLOCK_SKEW: Final = 60.0  # seconds a record's time may lie in the future
 """Seconds a saved session stays valid after its last change (one week)."""
 
 MAX_RECORD_BYTES: Final = 4 * 1024 * 1024
@@ -159,7 +160,9 @@ class SessionStateDir:
             log.warning("ignoring the saved state of session %s: %s", session_id, exc)
             return None
         age = time.time() - saved_at
-        if not 0 <= age <= self.max_age + 60:  # a minute of clock skew either way
+        # A record may be up to a minute in the future (clock skew between processes), never
+        # older than max_age: the allowance does not extend the age limit.
+        if not -_CLOCK_SKEW <= age <= self.max_age:
             log.info("saved state of session %s is too old (%.0f s); removing it", session_id, age)
             self.delete(session_id)
             return None

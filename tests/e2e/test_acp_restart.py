@@ -82,6 +82,10 @@ async def test_without_a_state_dir_an_unknown_session_is_not_found(
         with pytest.raises(RequestError) as err:
             await _continue(conn, how, sid, workspace)
         assert err.value.code == -32002
+        # Clients such as Toad show `error.data.details` to the person.
+        assert isinstance(err.value.data, dict)
+        assert "no saved state" in err.value.data["details"]
+        assert err.value.data["sessionId"] == sid
         with pytest.raises(RequestError):  # and no session was opened at the defaults
             await prompt(conn, sid, "touch x.txt")
     assert not (workspace / "x.txt").exists()
@@ -116,3 +120,23 @@ def test_a_state_dir_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
     )
     assert done.returncode == 2, done.stderr
     assert "symlink" in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_tool_call_ids_are_unique_across_processes(
+    spawn_acp: Spawn, workspace: Path, tmp_path: Path
+) -> None:
+    # Two processes continue one saved session: each numbers its calls from 1, and the ids
+    # must still differ, or the client would merge two calls' updates into one.
+    flags = ("--state-dir", str(tmp_path / "state"))
+    ids = []
+    async with spawn_acp(answer="allow_once", extra_args=flags) as (conn, client):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await prompt(conn, sid, "ls")
+        [update] = await finished(client)
+        ids.append(update.tool_call_id)
+    async with spawn_acp(answer="allow_once", extra_args=flags) as (conn, client):
+        await conn.load_session(session_id=sid, cwd=str(workspace), mcp_servers=[])
+        await prompt(conn, sid, "ls")
+        [update] = await finished(client)
+        ids.append(update.tool_call_id)
+    assert ids[0] != ids[1], ids

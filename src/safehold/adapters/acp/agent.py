@@ -57,6 +57,7 @@ from safehold.adapters.acp._agent_text import (
     raw_output,
     summary,
 )
+from safehold.adapters.acp.bridge import invalid_params
 from safehold.adapters.bwrap import run_sandboxed
 from safehold.audit import sink_from_config
 from safehold.policy.locations import call_locations
@@ -106,6 +107,9 @@ class SafeholdAgent:
         self._turns: dict[str, _Turn] = {}
         self._titles: dict[str, str] = {}
         self._calls = 0
+        # Tool-call ids are unique across processes: a session saved with --state-dir and
+        # continued by another process never holds two different `call-1`.
+        self._call_prefix = uuid.uuid4().hex[:12]
 
     def on_connect(self, conn: Any) -> None:
         """Keep the connection to the client (for updates and permission requests)."""
@@ -224,7 +228,7 @@ class SafeholdAgent:
                 if turn.cancelled:
                     break
                 self._calls += 1
-                call_id = f"call-{self._calls}"
+                call_id = f"call-{self._call_prefix}-{self._calls}"
                 step = asyncio.ensure_future(self._run_line(session_id, call_id, line, outcomes))
                 turn.step = step
                 try:
@@ -397,6 +401,4 @@ def _require_directory(cwd: object) -> None:
         raise _invalid_params(f"cwd `{cwd}` must be an existing absolute directory", cwd=str(cwd))
 
 
-def _invalid_params(message: str, **data: Any) -> RequestError:
-    # JSON-RPC -32602 with the reason in the message itself: editors show only the message.
-    return RequestError(-32602, f"Invalid params: {message}", {"message": message, **data})
+_invalid_params = invalid_params

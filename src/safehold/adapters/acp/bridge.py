@@ -87,14 +87,25 @@ def session_not_found(session_id: str) -> RequestError:
         f"session `{session_id}` is not known to this agent process and no saved state "
         "exists for it; start a new session"
     )
+    # `details` is what clients such as Toad show a person (`error.data.details`).
     return RequestError(
-        RESOURCE_NOT_FOUND, f"Resource not found: {message}", {"sessionId": session_id}
+        RESOURCE_NOT_FOUND,
+        f"Resource not found: {message}",
+        {"sessionId": session_id, "details": message},
     )
 
 
 def invalid_params(message: str, **data: Any) -> RequestError:
-    """A JSON-RPC invalid-params error whose message says what is wrong."""
-    return RequestError(INVALID_PARAMS, f"Invalid params: {message}", {"message": message, **data})
+    """A JSON-RPC invalid-params error whose message says what is wrong.
+
+    The message is in the error's message (editors show only that) and in `data.details`
+    (what clients such as Toad show a person).
+    """
+    return RequestError(
+        INVALID_PARAMS,
+        f"Invalid params: {message}",
+        {"message": message, "details": message, **data},
+    )
 
 
 class AcpPolicyBridge:
