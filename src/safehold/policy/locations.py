@@ -18,11 +18,14 @@ from safehold.policy._arguments import find_path_arguments
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.paths import PathRejected, _absolute, _lexical
 from safehold.policy.shell import analyze
-from safehold.policy.shell.assess import _cd_dirs, _path_candidates, _spellings
+from safehold.policy.shell.assess import _cd_dirs, _path_candidates, _roles, _spellings
 
 __all__ = ["call_locations"]
 
 _GLOB = frozenset("*?[")
+# Roles whose words are local paths the engine judges (`touch x.txt`, `mkdir build`): listed
+# whether or not the file exists yet. Network roles name hosts and URLs, not files.
+_PATH_ROLES = frozenset({"read", "write", "delete", "perm", "cwd", "mount", "upload"})
 
 
 def call_locations(
@@ -89,6 +92,11 @@ def _command_paths(
         for spelling in _spellings(r.target, dirs):
             add(spelling, workspace)
     for cmd in analysis.commands:
+        uses, _modes = _roles(cmd)
+        for use in uses:
+            if use.role in _PATH_ROLES and use.word.static:
+                for spelling in _spellings(use.word.text, dirs):
+                    add(spelling, workspace)
         for word in (*(w for layer in cmd.wrapper_words for w in layer), *cmd.words):
             for candidate in _path_candidates(word):
                 path_like = "/" in candidate or candidate.startswith(("~", "."))

@@ -88,3 +88,22 @@ def test_locations_are_absolute_and_never_raise(command: str) -> None:
     paths = call_locations(call, "/ws", home="/home/u")
     assert len(paths) == len(set(paths)) <= 64
     assert all(p.startswith("/") for p in paths)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("touch x.txt", ["/nonexistent-ws/x.txt"]),
+        ("mkdir build", ["/nonexistent-ws/build"]),
+        ("touch server.pem", ["/nonexistent-ws/server.pem"]),  # denied for that very path
+        ("rm -f old.log", ["/nonexistent-ws/old.log"]),
+        ("cd sub && touch y", ["/nonexistent-ws/y", "/nonexistent-ws/sub/y"]),  # either base
+    ],
+)
+def test_a_path_the_engine_judges_is_a_location_whether_or_not_it_exists(
+    command: str, expected: list[str]
+) -> None:
+    # A bare word with a file role (touch's, mkdir's, rm's operands) is a path although
+    # nothing of that name exists yet: the person sees where the write lands.
+    call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+    assert list(call_locations(call, "/nonexistent-ws")) == expected
