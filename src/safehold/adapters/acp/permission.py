@@ -266,9 +266,7 @@ def build_permission_tool_call(
     """
     call = request.call
     content: list[ContentToolCallContent | FileEditToolCallContent] = []
-    command = _command_text(call)
-    if command is not None:
-        content.append(text_content(command))
+    command = _command_text(call)  # shown once, in full, as the title
     why = "; ".join(r.message for r in request.decision.reasons)
     if why:
         content.append(text_content(f"safehold asks because: {why}"))
