@@ -149,3 +149,89 @@ def test_stdout_that_is_not_a_pipe_is_still_refused(tmp_path: Any) -> None:
         )
     assert done.returncode != 0
     assert b"pipe or socket" in done.stderr and b"Traceback" not in done.stderr
+
+
+def _session_replies(
+    cwd: str, *, early: bool, extra_args: tuple[str, ...] = (), caps: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """initialize, session/new, then session/set_mode on that session, over a real process."""
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "SAFEHOLD_ACP_EARLY_SESSION": "1" if early else "0",
+    }
+    proc = subprocess.Popen(
+        [*AGENT, *extra_args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        init = {"protocolVersion": 1, "clientCapabilities": caps or {}}
+        proc.stdin.write(_msg(0, "initialize", init))
+        proc.stdin.flush()
+        first = json.loads(proc.stdout.readline())
+        proc.stdin.write(_msg(1, "session/new", {"cwd": cwd, "mcpServers": []}))
+        proc.stdin.flush()
+        new = json.loads(proc.stdout.readline())
+        sid = new["result"]["sessionId"]
+        proc.stdin.write(_msg(2, "session/set_mode", {"sessionId": sid, "modeId": "read-only"}))
+        proc.stdin.flush()
+        for _ in range(10):  # the mode and option updates come first
+            mode = json.loads(proc.stdout.readline())
+            if mode.get("id") == 2:
+                break
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    return first, new, mode
+
+
+@pytest.mark.parametrize(
+    ("config", "floor"),
+    [("", ""), ('mode = "auto"\n', ""), ("", "review"), ('mode = "read-only"\n', "review")],
+    ids=["defaults", "auto", "floor", "read-only"],
+)
+def test_the_early_session_answer_is_what_the_sdk_path_answers(
+    tmp_path: Any, config: str, floor: str
+) -> None:
+    # Two real agents, one answering `session/new` early and one through the SDK: the
+    # results are equal but for the fresh session id, and the early session is open in the
+    # agent (a later request on it works).
+    extra_args: tuple[str, ...] = ("--floor", floor) if floor else ()
+    if config:
+        (tmp_path / "policy.toml").write_text(config)
+        extra_args += ("--config", str(tmp_path / "policy.toml"))
+    _, fast, fast_mode = _session_replies(str(tmp_path), early=True, extra_args=extra_args)
+    _, slow, slow_mode = _session_replies(str(tmp_path), early=False, extra_args=extra_args)
+    assert "result" in fast and "result" in slow, (fast, slow)
+    fast_id = fast["result"].pop("sessionId")
+    slow["result"].pop("sessionId")
+    assert len(fast_id) == 32 and int(fast_id, 16) >= 0
+    assert fast["result"] == slow["result"]
+    assert fast_mode == slow_mode
+    assert "error" not in fast_mode, fast_mode
+
+
+def test_a_client_with_session_capabilities_gets_the_sdk_answer(tmp_path: Any) -> None:
+    caps = {"session": {"configOptions": {"boolean": {}}}}
+    _, fast, _ = _session_replies(str(tmp_path), early=True, caps=caps)
+    _, slow, _ = _session_replies(str(tmp_path), early=False, caps=caps)
+    fast["result"].pop("sessionId")
+    slow["result"].pop("sessionId")
+    assert fast["result"] == slow["result"]
+
+
+def test_a_session_new_for_a_missing_directory_is_left_to_the_sdk(tmp_path: Any) -> None:
+    missing = str(tmp_path / "nope")
+    _init, new = _talk(
+        [
+            _msg(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}}),
+            _msg(2, "session/new", {"cwd": missing, "mcpServers": []}),
+        ],
+        2,
+    )
+    assert new["id"] == 2 and new["error"]["code"] == -32602
+    assert "details" in new["error"]["data"]

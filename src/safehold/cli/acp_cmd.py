@@ -62,25 +62,38 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the agent until the client closes stdin."""
-    from safehold.adapters.acp.agent import SafeholdAgent
     from safehold.cli.acp_initialize import started
     from safehold.cli.config_cmd import load_config
     from safehold.policy.modes import Mode
 
-    config = load_config(args.config)  # ConfigError: one `error:` line, exit 2
-    floor = Mode(args.floor) if args.floor else None
-    state = None
-    if args.state_dir:
-        from safehold.errors import ConfigError
-        from safehold.session_store import SessionStateDir
+    early = started()
+    try:
+        config = load_config(args.config)  # ConfigError: one `error:` line, exit 2
+        floor = Mode(args.floor) if args.floor else None
+        state = None
+        if args.state_dir:
+            from safehold.errors import ConfigError
+            from safehold.session_store import SessionStateDir
 
-        try:
-            state = SessionStateDir(args.state_dir, max_age=args.state_max_age)
-        except ValueError as exc:
-            raise ConfigError(f"--state-max-age: {exc}") from None
+            try:
+                state = SessionStateDir(args.state_dir, max_age=args.state_max_age)
+            except ValueError as exc:
+                raise ConfigError(f"--state-max-age: {exc}") from None
+    except BaseException:
+        if early is not None:
+            early.offer_sessions(None)
+        raise
+    if early is not None:
+        # Everything a new session's answer depends on is known: the early reader may now
+        # answer a `session/new` while the SDK imports.
+        from safehold.adapters._acp_wire import session_setup_json
+
+        early.offer_sessions(lambda: session_setup_json(config, floor))
+    from safehold.adapters.acp.agent import SafeholdAgent
+
     agent = SafeholdAgent(config, floor=floor, state=state)
     _configure_logging(args.log_file, args.log_level)
-    asyncio.run(_serve(agent, started()))
+    asyncio.run(_serve(agent, early))
     return 0
 
 
@@ -114,6 +127,10 @@ async def _serve(agent: Any, early: EarlyInitialize | None = None) -> None:
         if first.answered:
             # The client already has its answer; the agent still needs its capabilities.
             await _initialize_quietly(agent, first.params)
+        if first.session is not None:
+            # The client has its session id already: open that session before the SDK
+            # reads another byte (its next request names it).
+            agent.adopt_session(*first.session)
     else:
         reader, writer = await _protocol_streams()
     try:

@@ -13,6 +13,14 @@ message while the main thread imports and builds the agent:
   odd params) is not answered here: every byte read is handed to the SDK unchanged, which
   answers it as it always would.
 
+After an answered `initialize`, a `session/new` that comes next is answered here too, once
+the main thread has loaded the config and offered a builder (`offer_sessions`; the result
+is built without the SDK by `safehold.adapters._acp_wire`): the session id is made here and
+the agent opens that session (`FirstMessage.session`) before the SDK reads another byte.
+Only a plain request is taken (an existing absolute `cwd`, a list of MCP servers, and a
+client that advertised no session capabilities); anything else goes to the SDK.
+`SAFEHOLD_ACP_EARLY_SESSION=0` turns this off.
+
 This module imports only the standard library's light parts (no asyncio, no SDK, no policy).
 """
 
@@ -23,6 +31,7 @@ import os
 import stat
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, Final
 
 __all__ = [
@@ -62,20 +71,20 @@ class FirstMessage:
 
     # A plain class, not a dataclass: `dataclasses` imports `inspect`, a fifth of this
     # module's import time, and this module exists to be fast.
-    __slots__ = ("answered", "data", "eof", "params")
+    __slots__ = ("answered", "data", "eof", "params", "session", "taken")
 
     def __init__(self) -> None:
         self.data = b""
         self.eof = False
         self.answered = False
         self.params: dict[str, Any] = {}
+        self.session: tuple[str, str] | None = None  # (session id, cwd) answered here
+        self.taken = 0  # bytes of `data` answered here (whole lines)
 
     @property
     def unread(self) -> bytes:
-        """The bytes the SDK must still read (after the answered line, or all of them)."""
-        if not self.answered:
-            return self.data
-        return self.data[self.data.index(b"\n") + 1 :]
+        """The bytes the SDK must still read (after the answered lines, or all of them)."""
+        return self.data[self.taken :]
 
 
 class EarlyInitialize:
@@ -86,19 +95,68 @@ class EarlyInitialize:
         self._stdin_fd = stdin_fd
         self._version = version
         self._result = FirstMessage()
+        self._sessions: Callable[[], dict[str, Any]] | None = None
+        self._offered = threading.Event()
         self._thread = threading.Thread(target=self._run, name="safehold-acp-init", daemon=True)
         self._thread.start()
 
+    def offer_sessions(self, setup: Callable[[], dict[str, Any]] | None) -> None:
+        """Let the reader answer a `session/new` after `initialize` with `setup()` (None: never).
+
+        `setup` returns the result's `modes` and `configOptions`; the reader adds the id.
+        """
+        if not self._offered.is_set():
+            self._sessions = setup
+            self._offered.set()
+
     def finish(self) -> FirstMessage:
-        """Wait for the reader thread (it stops after one line or at EOF) and return what it saw."""
+        """Wait for the reader thread (it stops after its lines or at EOF); what it saw."""
+        self.offer_sessions(None)  # never leave the reader waiting for a builder
         self._thread.join()
         return self._result
 
     def _run(self) -> None:
         out = self._result
         buf = bytearray()
+        if not self._read_line(buf, 0):
+            return
+        line = bytes(buf[: buf.index(b"\n")])
+        if not self._send(self._answer(line)):
+            return
+        out.answered = True
+        out.taken = len(line) + 1
+        if os.environ.get("SAFEHOLD_ACP_EARLY_SESSION", "1") == "0" or _has_session_caps(
+            out.params
+        ):
+            return
+        if not self._read_line(buf, out.taken):
+            return
+        second = bytes(buf[out.taken : buf.index(b"\n", out.taken)])
+        request = _session_new(second)
+        if request is None:
+            return
+        self._offered.wait()
+        setup = self._sessions
+        if setup is None:
+            return
+        request_id, cwd = request
+        import uuid
+
+        session_id = uuid.uuid4().hex
         try:
-            while b"\n" not in buf and len(buf) <= MAX_FIRST_LINE:
+            result = {"sessionId": session_id, **setup()}
+        except Exception:  # the SDK path answers instead (and reports what is wrong)
+            return
+        body = {"jsonrpc": "2.0", "id": request_id, "result": result}
+        if self._send(json.dumps(body, separators=(",", ":")).encode("utf-8") + b"\n"):
+            out.session = (session_id, cwd)
+            out.taken += len(second) + 1
+
+    def _read_line(self, buf: bytearray, start: int) -> bool:
+        """Read until `buf` holds a newline at or after `start`; False at EOF or past the cap."""
+        out = self._result
+        try:
+            while b"\n" not in buf[start:] and len(buf) - start <= MAX_FIRST_LINE:
                 chunk = os.read(self._stdin_fd, 65536)
                 if not chunk:
                     out.eof = True
@@ -107,17 +165,17 @@ class EarlyInitialize:
         except OSError:
             out.eof = True
         out.data = bytes(buf)
-        if b"\n" not in buf:
-            return
-        reply = self._answer(bytes(buf[: buf.index(b"\n")]))
+        return b"\n" in buf[start:]
+
+    def _send(self, reply: bytes | None) -> bool:
         if reply is None:
-            return
+            return False
         try:
             _write_all(self.protocol_fd, reply)
         except OSError:
-            out.eof = True  # the client is gone; the SDK sees EOF next
-            return
-        out.answered = True
+            self._result.eof = True  # the client is gone; the SDK sees EOF next
+            return False
+        return True
 
     def _answer(self, line: bytes) -> bytes | None:
         try:
@@ -146,6 +204,44 @@ class EarlyInitialize:
         result = initialize_result(params, self._version)
         body = {"jsonrpc": "2.0", "id": request_id, "result": result}
         return json.dumps(body, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def _has_session_caps(params: dict[str, Any]) -> bool:
+    # A client that advertised session capabilities (boolean config options, ...) gets the
+    # SDK's answer: how each SDK version reads them is the SDK's business.
+    caps = params.get("clientCapabilities")
+    return isinstance(caps, dict) and caps.get("session") is not None
+
+
+def _session_new(line: bytes) -> tuple[int | str, str] | None:
+    """(id, cwd) of a plain `session/new` request, or None to leave the line to the SDK."""
+    try:
+        message = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(message, dict) or set(message) != {"jsonrpc", "id", "method", "params"}:
+        return None
+    params = message["params"]
+    request_id = message["id"]
+    if (
+        message["jsonrpc"] != "2.0"
+        or message["method"] != "session/new"
+        or not isinstance(params, dict)
+        or set(params) != {"cwd", "mcpServers"}
+        or params["mcpServers"] != []
+        or isinstance(request_id, bool)
+        or not isinstance(request_id, int | str)
+    ):
+        return None
+    cwd = params["cwd"]
+    if not isinstance(cwd, str) or not cwd.startswith("/") or any(ord(c) < 0x20 for c in cwd):
+        return None
+    try:
+        if not os.path.isdir(cwd):
+            return None
+    except (OSError, ValueError):
+        return None
+    return request_id, cwd
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -21,6 +21,10 @@ from acp.schema import (
     SessionModeState,
 )
 
+from safehold.adapters._acp_texts import FALSE as _FALSE
+from safehold.adapters._acp_texts import FLAG_TEXT as _FLAG_TEXT
+from safehold.adapters._acp_texts import MODE_TEXT as _MODE_TEXT
+from safehold.adapters._acp_texts import TRUE as _TRUE
 from safehold.policy.config import SafetyConfig
 from safehold.policy.modes import OPTION_NAMES, Mode, flags_for_mode, flags_meet_floor
 
@@ -43,31 +47,6 @@ _M = TypeVar("_M", bound=pydantic.BaseModel)
 
 MODE_OPTION_ID: Final = "mode"
 RESERVED_OPTION_IDS: Final = frozenset({MODE_OPTION_ID, *OPTION_NAMES})
-
-_TRUE: Final = "true"
-_FALSE: Final = "false"
-
-_MODE_TEXT: Final = {
-    Mode.AUTO: (
-        "Auto",
-        "Edits and commands run without asking; denied paths, protected paths and deny "
-        "rules still apply",
-    ),
-    Mode.REVIEW: ("Review", "Ask before edits and before running commands"),
-    Mode.READ_ONLY: ("Read-only", "Only reads: every edit and command is denied"),
-}
-
-_FLAG_TEXT: Final = {
-    "auto_approve_writes": (
-        "Auto-approve edits",
-        "Edit, delete and move tools run without asking (protected paths still ask)",
-    ),
-    "auto_approve_execute": (
-        "Auto-approve commands",
-        "Shell commands run in the sandbox without asking (opaque commands still ask)",
-    ),
-    "read_only": ("Read-only", "Deny every edit and command"),
-}
 
 
 @dataclass(frozen=True, slots=True)

@@ -152,6 +152,14 @@ class SafeholdAgent:
             session_id=session_id, modes=setup.modes, config_options=setup.config_options
         )
 
+    def adopt_session(self, session_id: str, cwd: str) -> None:
+        """Open a session whose `session/new` was answered before the SDK was up.
+
+        `safehold acp`'s early reader made the id and answered with the modes and options
+        of a new session at the base config (`safehold.adapters._acp_wire`).
+        """
+        self.bridge.new_session(session_id, cwd)
+
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse:
         """Continue a session with its mode and grants (saved ones after a restart); else -32002."""
         _require_directory(cwd)
