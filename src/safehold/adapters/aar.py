@@ -16,10 +16,14 @@ translates each to safehold without changing the agent's call sites:
 Objects from the agent are read by attribute (duck typing): `spec.name`,
 `spec.side_effects` (values or enums named read / write / execute / network / external /
 none), `call.tool_name`, `call.arguments`, `call.tool_call_id`.
+
+Aar's executor runs the commands itself, so a `Gate` for it judges for the host (the
+default `runner`); `sandbox.mode` only says how safehold's own runner would confine them.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -27,7 +31,11 @@ from typing import Any, Final, Protocol
 
 from pydantic import ValidationError
 
-from safehold.adapters.acp.permission import PermissionOptions, make_acp_approval_callback
+from safehold.adapters.acp.permission import (
+    AGENT_ASKS_CODE,
+    PermissionOptions,
+    make_acp_approval_callback,
+)
 from safehold.errors import ConfigError
 from safehold.policy.approval import ApprovalCallback, ApprovalOutcome, ApprovalRequest
 from safehold.policy.calls import ToolCall, ToolKind
@@ -86,15 +94,23 @@ _OUTCOME_OF: Final = {
 }
 
 # Side effect → tool kind, strictest first (a tool that reads and executes is execute).
+# `none` and `external` are deliberately `other` (an unknown side: asked in review and
+# read-only, allowed in auto): Aar's `ToolSpec.side_effects` defaults to `[NONE]`, so
+# `none` is also what every undeclared tool says, and nothing tells a pure tool from one
+# whose author declared nothing. A tool known to be pure is declared `read` in the shim.
 _KIND_OF_EFFECT: Final = (
     ("execute", ToolKind.EXECUTE),
     ("write", ToolKind.EDIT),
     ("network", ToolKind.FETCH),
     ("read", ToolKind.READ),
+    ("external", ToolKind.OTHER),
+    ("none", ToolKind.OTHER),
 )
 
+# Without safehold's decision the agent's own policy asked: the dialog says so, and says
+# that the agent, not safehold, decides what an "always" answer covers.
 _AGENT_ASKS: Final = Decision(
-    Verdict.ASK, (Reason("agent-asks", "agent", "the agent asks before this call"),)
+    Verdict.ASK, (Reason(AGENT_ASKS_CODE, "agent", "the agent's own policy asks before this call"),)
 )
 
 
@@ -130,7 +146,9 @@ def make_aar_approval_callback(
 
     Arguments as for `make_acp_approval_callback` (the timeout is validated here). Every
     answer that is not an allow (reject, cancelled, timeout, failure, unknown id) is
-    `DENIED`. Without a `decision`, the request tells the person the agent asks.
+    `DENIED`. With safehold's `decision` (which `from_aar_callback` passes on) the person
+    reads safehold's reasons and what an "always" answer covers; without one, that the
+    agent's own policy asks and decides what "always" covers.
     """
     ask = make_acp_approval_callback(
         conn, session_id, timeout, workspace=workspace, options=options
@@ -176,20 +194,26 @@ _EFFECTS_OF_KIND: Final = {
 
 
 def from_aar_callback(
-    callback: Callable[[Any, Any], Awaitable[Any]],
+    callback: Callable[..., Awaitable[Any]],
 ) -> ApprovalCallback:
     """Wrap an Aar-style `(spec, call) → approved | approved_always | denied` callback.
 
     The result is a safehold `ApprovalCallback` for `Gate.check`. `approved_always`
     becomes allow_always (recorded as safehold's narrow grant, not Aar's whole-tool one);
-    any other value, or an exception, is a refusal (fail closed).
+    any other value, or an exception, is a refusal (fail closed). A callback that takes a
+    third argument (as `make_aar_approval_callback`'s does) gets safehold's `Decision`, so
+    its dialog shows safehold's reasons and the grant an "always" answer records.
     """
+    with_decision = _takes_three(callback)
 
     async def ask(request: ApprovalRequest) -> ApprovalOutcome:
         call = request.call
         spec = AarToolSpec(call.name, _EFFECTS_OF_KIND.get(call.kind, ("external",)))
         aar_call = AarToolCall(call.name, dict(call.arguments), call.tool_call_id or "")
-        answer = await callback(spec, aar_call)
+        if with_decision:
+            answer = await callback(spec, aar_call, request.decision)
+        else:
+            answer = await callback(spec, aar_call)
         value = getattr(answer, "value", answer)
         try:
             return _OUTCOME_OF[ApprovalResult(value)]
@@ -197,6 +221,15 @@ def from_aar_callback(
             return ApprovalOutcome.FAILED
 
     return ask
+
+
+def _takes_three(callback: Callable[..., Any]) -> bool:
+    """True when `callback(spec, call, decision)` binds (a third positional parameter)."""
+    try:
+        inspect.signature(callback).bind(None, None, None)
+    except (TypeError, ValueError):  # two parameters only, or no signature to read
+        return False
+    return True
 
 
 # -- config ---------------------------------------------------------------------------------
@@ -218,7 +251,11 @@ _SANDBOX_MODES: Final = {
     "linux": ("bwrap", "Aar's `linux` (Landlock) sandbox runs in bubblewrap instead"),
     "auto": ("bwrap", "Aar's `auto` sandbox runs in bubblewrap (Linux)"),
     "windows": ("bwrap", "Aar's `windows` sandbox is not available: bubblewrap is required"),
-    "wsl": ("bwrap", "Aar's `wsl` sandbox is not available: bubblewrap is required"),
+    "wsl": (
+        "none",
+        "Aar's `wsl` sandbox runs as root in a WSL distro that sees the host's drives: "
+        'no confinement, sandbox.mode = "none"',
+    ),
 }
 _AAR_ONLY: Final = frozenset({"sandbox", "log_all_commands", "denied_paths", "allowed_paths"})
 

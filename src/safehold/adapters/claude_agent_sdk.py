@@ -71,12 +71,12 @@ class ClaudeAgentPolicy:
         self._table = table
         self._session = session_id
         self._plan_session = f"{session_id}#plan"
-        # Claude Code runs the commands itself, outside safehold's sandbox: judge them so.
-        self._policies = SessionPolicies((config or SafetyConfig()).without_sandbox())
+        self._policies = SessionPolicies(config or SafetyConfig())
         self._policies.open(self._session, workspace)
         self._policies.open(self._plan_session, workspace)
         self._policies.set_mode(self._plan_session, Mode.READ_ONLY)
-        self._gate = Gate(self._policies, audit=audit)
+        # Claude Code runs the commands itself, outside safehold's sandbox: judge them so.
+        self._gate = Gate(self._policies, audit=audit, runner="host")
 
     @property
     def workspace(self) -> str:

@@ -12,6 +12,10 @@
 - `guard.shell_tool()` is the SDK's `ShellTool` whose commands are decided one by one and
   run by `safehold.adapters.bwrap.run_sandboxed`.
 
+Function tools run in your process, so they are judged for the host unless the guard is
+built with `runner="sandbox"` (only for tools that run their commands with
+`run_sandboxed`). The shell tool always decides for the sandbox: safehold runs it.
+
 Needs the `safehold[openai-agents]` extra. See docs/openai-agents.md.
 """
 
@@ -42,9 +46,10 @@ from safehold.adapters.bwrap import run_sandboxed
 from safehold.adapters.tables.openai_agents import OPENAI_AGENTS_TOOLS
 from safehold.adapters.tool_table import ToolTable
 from safehold.errors import SafeholdError
-from safehold.policy.approval import ApprovalOutcome, Gate
+from safehold.policy.approval import ApprovalOutcome, Gate, same_runner
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.decision import Decision, Verdict
+from safehold.policy.engine import Runner
 
 __all__ = ["OPENAI_AGENTS_TOOLS", "SafeholdGuard", "refusal"]
 
@@ -57,7 +62,9 @@ class SafeholdGuard:
 
     `session_id` is a fixed id or a function of the run context; `workspace`, when given,
     opens the session on first use and is where shell commands run. `table` says what each
-    tool name is: extend `OPENAI_AGENTS_TOOLS` with the application's own tools.
+    tool name is: extend `OPENAI_AGENTS_TOOLS` with the application's own tools. `runner`
+    says who runs the function tools' commands (`"host"`, the default, or `"sandbox"`); the
+    gate must decide for the same runner. The shell tool decides for the sandbox.
     """
 
     def __init__(
@@ -67,8 +74,11 @@ class SafeholdGuard:
         session_id: SessionId,
         workspace: str | None = None,
         table: ToolTable = OPENAI_AGENTS_TOOLS,
+        runner: Runner = "host",
     ) -> None:
-        self.gate = gate
+        self.gate = same_runner(gate, runner, "SafeholdGuard")
+        # safehold's own executor runs the shell tool's commands, in the sandbox.
+        self._shell_gate = gate.with_runner("sandbox")
         self.session_id = session_id
         self.workspace = workspace
         self.table = table
@@ -156,8 +166,9 @@ class SafeholdGuard:
         name = item.name or ""
         # A shell action's commands that the policy decided on its own (allowed or denied)
         # were not asked about: the executor enforces those; the answer is for the rest.
-        calls = [c for c in self._item_calls(item) if not self._decided.has(sid, c)]
-        decisions = [self.gate.answer(sid, call, outcome) for call in calls]
+        gate, every = self._item_calls(item)
+        calls = [c for c in every if not self._decided.has(sid, c)]
+        decisions = [gate.answer(sid, call, outcome) for call in calls]
         final = _strictest(decisions)
         if final.allowed:
             for call in calls:
@@ -167,15 +178,17 @@ class SafeholdGuard:
             state.reject(item, rejection_message=refusal(final, name))
         return final
 
-    def _item_calls(self, item: ToolApprovalItem) -> list[ToolCall]:
+    def _item_calls(self, item: ToolApprovalItem) -> tuple[Gate, list[ToolCall]]:
+        """The calls an interruption stands for, and the gate that asked about them."""
         raw = item.raw_item
         action = raw.get("action") if isinstance(raw, dict) else getattr(raw, "action", None)
         commands = action.get("commands") if isinstance(action, dict) else None
         if commands is None:
             commands = getattr(action, "commands", None)
         if item.name == _SHELL and isinstance(commands, list):
-            return [_shell_call(command, item.call_id, i) for i, command in enumerate(commands)]
-        return [self._call(item.name or "", item.arguments, item.call_id)]
+            shell = [_shell_call(command, item.call_id, i) for i, command in enumerate(commands)]
+            return self._shell_gate, shell
+        return self.gate, [self._call(item.name or "", item.arguments, item.call_id)]
 
     # -- shell ---------------------------------------------------------------------------
 
@@ -193,7 +206,7 @@ class SafeholdGuard:
         verdicts = set()
         for i, command in enumerate(action.commands):
             call = _shell_call(command, call_id, i)
-            decision = self.gate.decide(session_id, call)
+            decision = self._shell_gate.decide(session_id, call)
             verdicts.add(decision.verdict)
             if decision.verdict is not Verdict.ASK:
                 self._decided.put(session_id, call, decision)
@@ -227,7 +240,9 @@ class SafeholdGuard:
                     outputs.append(_refused(command, refusal(decision, _SHELL)))
                     break
                 try:
-                    result = await run_sandboxed(command, cwd=cwd, config=config, timeout=seconds)
+                    result = await run_sandboxed(
+                        command, cwd=cwd, config=config, timeout=seconds, decision=decision
+                    )
                 except SafeholdError as exc:
                     outputs.append(_refused(command, f"safehold could not sandbox it: {exc}"))
                     break
@@ -253,7 +268,9 @@ class SafeholdGuard:
         if approved:
             return Decision(Verdict.ALLOW)
         known, decision = self._decided.take(session_id, call)
-        return decision if known and decision is not None else self.gate.decide(session_id, call)
+        if known and decision is not None:
+            return decision
+        return self._shell_gate.decide(session_id, call)
 
 
 def _shell_call(command: str, call_id: str | None, index: int) -> ToolCall:

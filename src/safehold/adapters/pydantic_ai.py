@@ -38,8 +38,9 @@ from pydantic_ai.toolsets.abstract import ToolsetTool
 from safehold.adapters._framework_calls import CallLedger, refusal, session_for
 from safehold.adapters.tables.pydantic_ai import PYDANTIC_AI_TOOLS
 from safehold.adapters.tool_table import ToolTable
-from safehold.policy.approval import ApprovalOutcome, Gate
+from safehold.policy.approval import ApprovalOutcome, Gate, same_runner
 from safehold.policy.decision import Verdict
+from safehold.policy.engine import Runner
 
 __all__ = ["PYDANTIC_AI_TOOLS", "SafeholdToolset", "refusal"]
 
@@ -53,14 +54,20 @@ class SafeholdToolset(WrapperToolset[AgentDepsT]):
     `session_id` is a fixed id or a function of the run context (say, of its deps);
     `workspace`, when given, opens the session on first use (`SessionPolicies.ensure`).
     `table` says what each tool name is (kind, path and command arguments): extend
-    `PYDANTIC_AI_TOOLS` with the application's own tools.
+    `PYDANTIC_AI_TOOLS` with the application's own tools. The wrapped tools run in your
+    process, so calls are judged for the host: `runner="sandbox"` only when the tools run
+    their commands with `run_sandboxed` (the gate must decide for the same runner).
     """
 
     gate: Gate = field(kw_only=True)
     session_id: SessionId = field(kw_only=True)
     table: ToolTable = field(default=PYDANTIC_AI_TOOLS, kw_only=True)
     workspace: str | None = field(default=None, kw_only=True)
+    runner: Runner = field(default="host", kw_only=True)
     _approved: CallLedger = field(default_factory=CallLedger, kw_only=True, repr=False)
+
+    def __post_init__(self) -> None:
+        same_runner(self.gate, self.runner, "SafeholdToolset")
 
     def _session(self, ctx: RunContext[AgentDepsT] | None) -> str:
         return session_for(self.gate, self.session_id, ctx, self.workspace)

@@ -73,7 +73,7 @@ def _warm() -> None:
     }
     hook_call = claude_code.parse(payload, env={})
     config, _ = discover_config(project="/nonexistent")
-    evaluate(config, hook_call.call, workspace=hook_call.workspace)
+    evaluate(config, hook_call.call, workspace=hook_call.workspace, runner="host")
 
 
 def _set_environ(env: dict[str, str]) -> None:

@@ -42,6 +42,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--cwd", metavar="DIR", help="the session workspace (default: the current directory)"
     )
+    p.add_argument(
+        "--runner",
+        choices=("host", "sandbox"),
+        default="host",
+        help="who runs the command: host (default; the agent runs it unconfined) or sandbox "
+        "(safehold's runner, `safehold run` / `safehold acp`)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--bash", metavar="CMD", help="a shell command (an execute tool call)")
@@ -118,11 +125,12 @@ def run(args: argparse.Namespace) -> int:
     if args.mode is not None:
         config = config.with_mode(args.mode)
     call = _build_call(args)
-    decision = evaluate(config, call, workspace=workspace)
+    decision = evaluate(config, call, workspace=workspace, runner=args.runner)
     if args.json:
         out = decision.to_dict()
         out["mode"] = config.mode.value
         out["workspace"] = workspace
+        out["runner"] = args.runner
         out["tool"] = {"name": call.name, "kind": call.kind.value}
         print(json.dumps(out, ensure_ascii=False))
     else:

@@ -90,12 +90,11 @@ def _decide(args: argparse.Namespace) -> dict[str, Any]:
 
     hook_call = flavour.parse(_read_payload())
     config, _ = discover_config(args.config, project=hook_call.workspace)
-    # The agent runs the command itself, outside safehold's sandbox: judge it that way.
-    config = config.without_sandbox()
     if hook_call.read_only:
         config = config.with_mode(Mode.READ_ONLY)
     if config.audit.path is None and config.audit.logger is None:
-        decision = evaluate(config, hook_call.call, workspace=hook_call.workspace)
+        # The agent runs the command itself, outside safehold's sandbox: judge it so.
+        decision = evaluate(config, hook_call.call, workspace=hook_call.workspace, runner="host")
     else:
         decision = _decide_audited(config, hook_call)
     return flavour.render(decision, ask_as_deny=args.ask_as_deny)
@@ -116,7 +115,7 @@ def _decide_audited(config: SafetyConfig, hook_call: HookCall) -> Decision:
     policies = SessionPolicies(config)
     policies.open(session, hook_call.workspace)
     try:
-        return Gate(policies, audit=sink).decide(session, hook_call.call)
+        return Gate(policies, audit=sink, runner="host").decide(session, hook_call.call)
     finally:
         for each in sink.sinks if isinstance(sink, MultiSink) else (sink,):
             if isinstance(each, JsonlFileSink):

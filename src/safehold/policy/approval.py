@@ -35,7 +35,7 @@ from typing import Any, Protocol, runtime_checkable
 from safehold.errors import UnknownSessionError
 from safehold.policy.calls import ToolCall
 from safehold.policy.decision import Decision, Reason, Verdict
-from safehold.policy.engine import evaluate
+from safehold.policy.engine import Runner, evaluate
 from safehold.policy.grants import GrantEffect
 from safehold.policy.pending import PendingAsks, same_call
 from safehold.policy.redact import redact
@@ -189,14 +189,23 @@ class Gate:
     """Runs evaluate → ask → grant → final decision for the sessions of one `SessionPolicies`.
 
     One `Gate` per agent (not per call) so that concurrent identical ASKs share a dialog.
-    `audit`, when given, receives one record per decision.
+    `audit`, when given, receives one record per decision. `runner` says who runs the
+    commands this gate allows: `"host"` (the default: your code runs them, unconfined) or
+    `"sandbox"` (only when every allowed command then runs through `run_sandboxed`).
     """
 
-    def __init__(self, policies: SessionPolicies, *, audit: AuditSink | None = None) -> None:
+    def __init__(
+        self,
+        policies: SessionPolicies,
+        *,
+        audit: AuditSink | None = None,
+        runner: Runner = "host",
+    ) -> None:
         if not isinstance(policies, SessionPolicies):
             raise TypeError(f"policies must be a SessionPolicies, got {type(policies).__name__}")
         self._policies = policies
         self._audit = audit
+        self._runner = check_runner(runner)
         self._lock = threading.Lock()
         self._dialogs: dict[_DialogKey, _Dialog] = {}
         self._pending = PendingAsks()
@@ -205,6 +214,18 @@ class Gate:
     def policies(self) -> SessionPolicies:
         """The session store whose configs and grants this gate reads and writes."""
         return self._policies
+
+    @property
+    def runner(self) -> Runner:
+        """Who runs the commands this gate decides about: `"host"` or `"sandbox"`."""
+        return self._runner
+
+    def with_runner(self, runner: Runner) -> Gate:
+        """This gate if it already decides for `runner`, else a gate for `runner` over the same
+        sessions and audit sink (with its own dialogs and pending answers)."""
+        if check_runner(runner) == self._runner:
+            return self
+        return Gate(self._policies, audit=self._audit, runner=runner)
 
     async def check(
         self,
@@ -340,7 +361,7 @@ class Gate:
             )
             return Decision(Verdict.DENY, (reason,))
         try:
-            return evaluate(config, call, workspace=workspace, grants=grants)
+            return evaluate(config, call, workspace=workspace, grants=grants, runner=self._runner)
         except Exception as exc:  # fail closed: a bug in a decision function never allows
             reason = Reason(
                 "evaluate-error", "engine", f"the policy engine failed: {type(exc).__name__}: {exc}"
@@ -524,7 +545,12 @@ class Gate:
         try:
             config = self._policies.config(session_id)
             entry = _audit_entry(
-                session_id, call, decision, asked, redact_secrets=config.audit.redact
+                session_id,
+                call,
+                decision,
+                asked,
+                redact_secrets=config.audit.redact,
+                runner=self._runner,
             )
             self._audit.record(entry)
         except Exception:
@@ -539,6 +565,7 @@ def _audit_entry(
     asked: _Asked | None,
     *,
     redact_secrets: bool = True,
+    runner: Runner = "host",
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record of one decision (secrets redacted unless told not to)."""
     clean: Callable[[Any], Any] = redact if redact_secrets else _plain
@@ -566,8 +593,31 @@ def _audit_entry(
             else None
         ),
         "shared_dialog": asked.shared if asked is not None else False,
+        "runner": runner,
+        "confined": decision.confined,
         "redacted": redact_secrets,
     }
+
+
+def check_runner(runner: object) -> Runner:
+    """`runner` itself when it is `"host"` or `"sandbox"`; any other value raises ValueError."""
+    if runner == "host" or runner == "sandbox":
+        return runner
+    raise ValueError(f"runner must be 'host' or 'sandbox', got {runner!r}")
+
+
+def same_runner(gate: Gate, runner: Runner, who: str) -> Gate:
+    """`gate`, checked to decide for `runner`: a gate built for the other runner raises.
+
+    An entry point that takes both a `Gate` and a `runner` says the runner twice; when the
+    two disagree the reader cannot tell which holds, so neither is guessed.
+    """
+    if check_runner(runner) != gate.runner:
+        raise ValueError(
+            f"{who}: runner={runner!r} but the gate decides for runner={gate.runner!r}; "
+            f"build the gate with Gate(..., runner={runner!r}) or pass runner={gate.runner!r}"
+        )
+    return gate
 
 
 def _plain(value: Any) -> Any:
@@ -601,8 +651,9 @@ async def gate(
     audit: AuditSink | None = None,
     timeout: float | None = None,  # noqa: ASYNC109 (the contract's name; validated)
     diffs: Iterable[FileDiff] = (),
+    runner: Runner = "host",
 ) -> Decision:
     """One-shot `Gate.check`: decide one call (no dialog sharing across separate calls)."""
-    return await Gate(policies, audit=audit).check(
+    return await Gate(policies, audit=audit, runner=runner).check(
         session_id, call, callback, timeout=timeout, diffs=diffs
     )

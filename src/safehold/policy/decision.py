@@ -52,11 +52,17 @@ _NO_REASON = {
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The verdict for one tool call, the reasons for it, and the key an "always" would record."""
+    """The verdict for one tool call, the reasons for it, and the key an "always" would record.
+
+    `confined` is True only for an ALLOW that holds because safehold's sandbox confines the
+    command (decided with `runner="sandbox"`; the host decision is stricter, and a reason
+    `allowed-in-sandbox` says how). Run such a command only with `run_sandboxed`.
+    """
 
     verdict: Verdict
     reasons: tuple[Reason, ...] = ()
     grant_key: str | None = None
+    confined: bool = False
 
     @property
     def allowed(self) -> bool:
@@ -75,4 +81,5 @@ class Decision:
             "verdict": self.verdict.value,
             "reasons": [r.to_dict() for r in self.reasons],
             "grant_key": self.grant_key,
+            "confined": self.confined,
         }

@@ -37,7 +37,7 @@ from safehold.policy.paths import Access, CompiledPolicy, PathCheck, compile_pol
 from safehold.policy.shell.assess import CommandAssessment, assess_command
 from safehold.policy.urls import check_url
 
-__all__ = ["effective_sides", "evaluate"]
+__all__ = ["Runner", "effective_sides", "evaluate", "host_config"]
 
 
 def _sorted(reasons: Sequence[Reason]) -> tuple[Reason, ...]:
@@ -50,27 +50,45 @@ def _deny(code: str, rule: str, message: str) -> Decision:
     return Decision(Verdict.DENY, (Reason(code, rule, message),))
 
 
+Runner = Literal["host", "sandbox"]
+"""Who runs the command: the caller, unconfined (`"host"`), or safehold's sandboxed runner."""
+
+
 def evaluate(
     config: SafetyConfig,
     call: ToolCall,
     *,
     workspace: str,
     grants: Mapping[str, GrantEffect] | None = None,
-    runner: Runner | None = None,
+    runner: Runner = "host",
 ) -> Decision:
     """Decide one tool call for a session whose working directory is `workspace`.
 
-    `runner` says who runs the command: `"host"` (the caller runs it itself, unconfined) or
-    `"sandbox"` (safehold's runner runs it in bubblewrap as `config.sandbox` says). A decision
-    for the host is never looser than one for the sandbox. (Transition: `None` still takes
-    `config.sandbox.mode` at its word; issue 24 makes `"host"` the default.)
+    `runner` says who runs the command. `"host"` (the default): the caller runs it itself,
+    unconfined, so it is judged as with `sandbox.mode = "none"` whatever the config says.
+    `"sandbox"`: safehold's runner (`run_sandboxed`) runs it, confined as `config.sandbox`
+    says. A decision for the host is never looser than one for the sandbox; an ALLOW that
+    holds only because the sandbox confines the command is `confined` and says so in a
+    reason `allowed-in-sandbox`.
 
     Pure apart from stat calls on the paths involved; never raises for any input.
     """
     try:
         if runner == "host":
-            config = host_config(config)
-        return _evaluate(config, call, workspace, grants)
+            return _evaluate(host_config(config), call, workspace, grants)[0]
+        if runner != "sandbox":
+            return _deny(
+                "runner-invalid",
+                "runner",
+                f"runner must be `host` or `sandbox`, got {runner!r}; denied to be safe",
+            )
+        decision, executes = _evaluate(config, call, workspace, grants)
+        if not executes or decision.verdict is not Verdict.ALLOW:
+            return decision
+        host = host_config(config)
+        if host is config:
+            return decision  # nothing confines it (sandbox.mode = "none"): the same answer
+        return _confined(decision, _evaluate(host, call, workspace, grants)[0])
     except Exception as exc:  # INVARIANT: no error path allows
         return _deny(
             "internal-error",
@@ -79,7 +97,28 @@ def evaluate(
         )
 
 
-Runner = Literal["host", "sandbox"]
+def _confined(decision: Decision, host: Decision) -> Decision:
+    """The sandbox's ALLOW, marked `confined` when the host decision is stricter.
+
+    The only difference between the two configs is `sandbox.mode`, which only the command
+    analysis reads, so only execute calls are compared (one more evaluation for an allowed
+    command, none for anything else).
+    """
+    if host.verdict is Verdict.ALLOW:
+        return decision
+    because = "; ".join(dict.fromkeys(r.message for r in host.reasons)) or "no reason given"
+    would = "be denied" if host.verdict is Verdict.DENY else "need approval"
+    reason = Reason(
+        "allowed-in-sandbox",
+        "sandbox",
+        "allowed only because safehold's sandbox confines the command; run on the host "
+        f"it would {would} ({because})",
+    )
+    return Decision(
+        Verdict.ALLOW, _sorted((*decision.reasons, reason)), decision.grant_key, confined=True
+    )
+
+
 _HOST_CONFIGS: OrderedDict[int, tuple[object, object]] = OrderedDict()
 
 
@@ -106,20 +145,22 @@ class _Steps:
 
 def _evaluate(
     config: object, call: object, workspace: object, grants: Mapping[str, GrantEffect] | None
-) -> Decision:
+) -> tuple[Decision, bool]:
+    """The decision, and whether the call executes a command (where the sandbox can matter)."""
     if not isinstance(call, ToolCall):
-        return _deny("call-invalid", "call", f"expected a ToolCall, got {type(call).__name__}")
+        invalid = f"expected a ToolCall, got {type(call).__name__}"
+        return _deny("call-invalid", "call", invalid), False
     if not isinstance(config, SafetyConfig):
-        return _deny(
-            "config-invalid", "config", f"expected a SafetyConfig, got {type(config).__name__}"
-        )
+        invalid = f"expected a SafetyConfig, got {type(config).__name__}"
+        return _deny("config-invalid", "config", invalid), False
     try:
         policy = compile_policy(config, workspace)  # type: ignore[arg-type]
     except PolicyError as exc:
-        return _deny("workspace-invalid", "workspace", str(exc))
+        return _deny("workspace-invalid", "workspace", str(exc)), False
 
     args = read_arguments(call, policy.names_entry)
     sides = effective_sides(call, args)
+    executes = Side.EXECUTE in sides
     side = next(iter(sides)) if len(sides) == 1 else max(sides, key=_SIDE_RANK.__getitem__)
     steps = _Steps()
     steps.hard_ask.extend(args.limits)
@@ -145,7 +186,7 @@ def _evaluate(
     grant_key = broaden(grant_key, config.grant_scope, call.name)  # opt-in wider grants
 
     if steps.deny:
-        return Decision(Verdict.DENY, _sorted(steps.deny), grant_key)
+        return Decision(Verdict.DENY, _sorted(steps.deny), grant_key), executes
 
     # Step 4: grants recorded by earlier "always" answers in this session.
     effect = grants.get(grant_key) if grants is not None and grant_key is not None else None
@@ -155,22 +196,22 @@ def _evaluate(
             str(grant_key),
             "rejected by an earlier \u201calways reject\u201d answer in this session",
         )
-        return Decision(Verdict.DENY, (reason,), grant_key)
+        return Decision(Verdict.DENY, (reason,), grant_key), executes
     allow_reasons: list[Reason] = []
     for one in sorted(sides, key=_SIDE_RANK.__getitem__) if len(sides) > 1 else sides:
         allow_reasons = _step5_flags(config, call, one, assessment, steps)
     if steps.hard_ask:
-        return Decision(Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key)
+        return Decision(Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key), executes
     if effect == GrantEffect.ALLOW:
         reason = Reason(
             "grant-allow",
             str(grant_key),
             "allowed by an earlier \u201calways allow\u201d answer in this session",
         )
-        return Decision(Verdict.ALLOW, (reason,), grant_key)
+        return Decision(Verdict.ALLOW, (reason,), grant_key), executes
     if steps.soft_ask:
-        return Decision(Verdict.ASK, _sorted(steps.soft_ask), grant_key)
-    return Decision(Verdict.ALLOW, _sorted(allow_reasons), grant_key)
+        return Decision(Verdict.ASK, _sorted(steps.soft_ask), grant_key), executes
+    return Decision(Verdict.ALLOW, _sorted(allow_reasons), grant_key), executes
 
 
 _SIDE_RANK: Final = {Side.READ: 0, Side.NETWORK: 1, Side.UNKNOWN: 1, Side.WRITE: 2, Side.EXECUTE: 3}

@@ -22,9 +22,11 @@ from safehold.policy.approval import (
     AuditSink,
     FileDiff,
     Gate,
+    same_runner,
 )
 from safehold.policy.calls import ToolCall
 from safehold.policy.decision import Decision
+from safehold.policy.engine import Runner
 from safehold.policy.sessions import SessionPolicies
 from safehold.policy.timeouts import validate_timeout
 
@@ -43,16 +45,23 @@ class SyncGate:
     """Blocking `check` / `decide` / `answer` over one `Gate`; safe to share between threads.
 
     Do not call `check` from inside a running event loop (it would block the loop): use
-    the async `Gate` there.
+    the async `Gate` there. `runner` as for `Gate`: `"host"` unless every command it allows
+    runs through `run_sandboxed_sync`; a `Gate` passed in must decide for the same runner.
     """
 
-    def __init__(self, policies: SessionPolicies | Gate, *, audit: AuditSink | None = None) -> None:
+    def __init__(
+        self,
+        policies: SessionPolicies | Gate,
+        *,
+        audit: AuditSink | None = None,
+        runner: Runner = "host",
+    ) -> None:
         if isinstance(policies, Gate):
             if audit is not None:
                 raise TypeError("audit is set on the Gate; pass it to Gate(...) instead")
-            self._gate = policies
+            self._gate = same_runner(policies, runner, "SyncGate")
         else:
-            self._gate = Gate(policies, audit=audit)
+            self._gate = Gate(policies, audit=audit, runner=runner)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -66,6 +75,11 @@ class SyncGate:
     def policies(self) -> SessionPolicies:
         """The session store whose configs and grants the gate reads and writes."""
         return self._gate.policies
+
+    @property
+    def runner(self) -> Runner:
+        """Who runs the commands this gate decides about: `"host"` or `"sandbox"`."""
+        return self._gate.runner
 
     def decide(self, session_id: str, call: ToolCall) -> Decision:
         """`Gate.decide`: decide and audit without asking; an ASK waits for `answer`."""

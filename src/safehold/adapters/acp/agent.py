@@ -96,12 +96,14 @@ class SafeholdAgent:
             observer = state.record if state is not None else None
             policies = SessionPolicies(config, floor=floor, observer=observer)
         self.policies = policies
-        # The config's audit settings decide where every decision is recorded.
+        # The config's audit settings decide where every decision is recorded. Every
+        # command this agent allows runs through `run_sandboxed`: it decides for the sandbox.
         audit = sink_from_config(self.policies.base.audit)
         self.bridge = AcpPolicyBridge(
             self.policies,
-            gate=Gate(self.policies, audit=audit),
+            gate=Gate(self.policies, audit=audit, runner="sandbox"),
             saved_state=state.load if state is not None else None,
+            runner="sandbox",
         )
         self.conn: Any = None
         self._turns: dict[str, _Turn] = {}
@@ -318,7 +320,7 @@ class SafeholdAgent:
             await self._finish(session_id, call_id, "failed", text)
             return
         try:
-            result = await run_sandboxed(line, cwd=cwd, config=config)
+            result = await run_sandboxed(line, cwd=cwd, config=config, decision=decision)
         except (SandboxError, ValueError, TypeError, OSError) as exc:
             # Fail closed: the command did not run, and never runs outside the sandbox.
             outcomes.append("sandbox error")

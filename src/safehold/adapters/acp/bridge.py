@@ -48,10 +48,11 @@ from safehold.adapters.acp.permission import (
     make_acp_approval_callback,
 )
 from safehold.errors import PolicyError
-from safehold.policy.approval import FileDiff, Gate
+from safehold.policy.approval import FileDiff, Gate, same_runner
 from safehold.policy.calls import ToolCall
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
+from safehold.policy.engine import Runner
 from safehold.policy.modes import OPTION_NAMES
 from safehold.policy.sessions import SessionPolicies, SessionSnapshot
 
@@ -119,7 +120,9 @@ class AcpPolicyBridge:
     ids permission requests offer and the aliases they accept. `toggles` names the
     toggles to show (`()` hides all three: the mode still sets them, and a change of a
     hidden toggle is refused as unknown); `agent_options_first` lists the agent's options
-    before safehold's.
+    before safehold's. `runner` says who runs the commands the bridge allows: `"host"`
+    (the default: the agent runs them itself) or `"sandbox"` (only when every allowed
+    command runs through `run_sandboxed`); a `gate` passed in must decide for the same one.
     """
 
     def __init__(
@@ -134,6 +137,7 @@ class AcpPolicyBridge:
         permission_options: PermissionOptions = DEFAULT_OPTIONS,
         toggles: Sequence[str] = OPTION_NAMES,
         agent_options_first: bool = False,
+        runner: Runner = "host",
     ) -> None:
         ids = [o.id for o in options]
         if len(set(ids)) != len(ids):
@@ -142,7 +146,11 @@ class AcpPolicyBridge:
             # Grants would be recorded in one store and read from another.
             raise ValueError("AcpPolicyBridge: the gate must use the same SessionPolicies")
         self._policies = policies
-        self._gate = gate if gate is not None else Gate(policies)
+        self._gate = (
+            same_runner(gate, runner, "AcpPolicyBridge")
+            if gate is not None
+            else Gate(policies, runner=runner)
+        )
         self._options = {o.id: o for o in options}
         self._on_change = on_option_change
         self._boolean = bool(boolean_options)

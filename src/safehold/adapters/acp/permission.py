@@ -48,6 +48,7 @@ from safehold.policy.locations import call_locations
 from safehold.policy.timeouts import validate_timeout
 
 __all__ = [
+    "AGENT_ASKS_CODE",
     "DEFAULT_OPTIONS",
     "OPTION_IDS",
     "PermissionOptions",
@@ -268,9 +269,14 @@ def build_permission_tool_call(
     content: list[ContentToolCallContent | FileEditToolCallContent] = []
     command = _command_text(call)  # shown once, in full, as the title
     why = "; ".join(r.message for r in request.decision.reasons)
-    if why:
-        content.append(text_content(f"safehold asks because: {why}"))
-    content.append(text_content(always_scope(request.decision.grant_key)))
+    if [r.code for r in request.decision.reasons] == [AGENT_ASKS_CODE]:
+        # The agent's own policy asked, not safehold's: it decides what "always" covers.
+        content.append(text_content(f"The agent asks because: {why}"))
+        content.append(text_content(_AGENT_ALWAYS))
+    else:
+        if why:
+            content.append(text_content(f"safehold asks because: {why}"))
+        content.append(text_content(always_scope(request.decision.grant_key)))
     content.extend(diff_content(d.path, d.new_text, d.old_text) for d in request.diffs)
     return tool_call_update(
         call.tool_call_id or f"safehold-{uuid.uuid4().hex}",
@@ -282,6 +288,11 @@ def build_permission_tool_call(
         raw_input=_json_safe(dict(call.arguments)),
         content=content,
     )
+
+
+AGENT_ASKS_CODE: Final = "agent-asks"
+"""The reason code of a request the agent's own policy made, without safehold's decision."""
+_AGENT_ALWAYS: Final = "The agent decides what an \u201calways\u201d answer covers."
 
 
 def always_scope(grant_key: str | None) -> str:

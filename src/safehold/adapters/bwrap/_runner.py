@@ -4,6 +4,10 @@ The policy decides whether a command may run; this decides what it can touch whe
 There is no silent fallback: a missing bwrap, blocked user namespaces or an unknown CPU
 architecture raise `SandboxUnavailable`; only `SandboxConfig(mode="none")` runs commands
 unsandboxed, and then every run logs a warning and reports `sandboxed=False`.
+
+The runner keeps the policy's promise: given the `decision` that allowed the command, it
+refuses (`SandboxError`) to run a `confined` ALLOW (one that holds only because the sandbox
+confines the command) without the sandbox, and refuses any decision that is not an ALLOW.
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ from safehold.adapters.bwrap._plan import (
 from safehold.adapters.bwrap._process import RawOutcome, spawn_and_collect
 from safehold.adapters.bwrap._result import CommandResult
 from safehold.adapters.bwrap._seccomp import build_filter, native_arch
-from safehold.errors import SandboxUnavailable
+from safehold.errors import SandboxError, SandboxUnavailable
 from safehold.policy.config import SafetyConfig
+from safehold.policy.decision import Decision
 from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.timeouts import validate_timeout
 
@@ -248,6 +253,25 @@ def _audit(watch: tuple[Watch, ...], extra: list[str]) -> tuple[str, ...]:
     return tuple(findings)
 
 
+def _keep_promise(decision: object, sandbox: SandboxConfig) -> None:
+    """Refuse to run what `decision` did not allow as it will run; never fall back."""
+    if decision is None:
+        return
+    if not isinstance(decision, Decision):
+        raise TypeError(f"`decision` must be a Decision, not {type(decision).__name__}")
+    if not decision.allowed:
+        raise ValueError(
+            f"the decision is {decision.verdict.value}, not allow: the command is not run "
+            f"({decision.explain()})"
+        )
+    if decision.confined and sandbox.mode == "none":
+        raise SandboxError(
+            "the command was allowed only because safehold's sandbox confines it "
+            "(decided with runner='sandbox'), but sandbox.mode is `none`: it is not run "
+            "unconfined. Decide it again for the host (runner='host'), or enable the sandbox"
+        )
+
+
 def _run(
     command: object,
     *,
@@ -257,9 +281,11 @@ def _run(
     max_output_bytes: int | None,
     env: Mapping[str, str] | None,
     cancel_fd: int | None,
+    decision: Decision | None = None,
 ) -> CommandResult:
     if not isinstance(config, SafetyConfig):
         raise TypeError(f"`config` must be a SafetyConfig, not {type(config).__name__}")
+    _keep_promise(decision, config.sandbox)
     if not isinstance(cwd, str) or not cwd or "\x00" in cwd:
         raise ValueError("`cwd` must be a non-empty path string")
     sandbox = config.sandbox
@@ -347,13 +373,17 @@ def run_sandboxed_sync(
     timeout: float | None = None,
     max_output_bytes: int | None = None,
     env: Mapping[str, str] | None = None,
+    decision: Decision | None = None,
 ) -> CommandResult:
     """Run `command` (a `/bin/bash -c` string, or an argv) in the sandbox and wait for it.
 
     `cwd` is the session's workspace and the working directory. `timeout` (seconds, 0 = none)
     and `max_output_bytes` default to the config's sandbox settings; `env` adds variables to
-    the cleared, allow-listed environment. Raises `SandboxUnavailable` when bwrap cannot run
-    here, `SandboxError` when the sandbox fails to start for this command.
+    the cleared, allow-listed environment. `decision`, the policy's answer for this command
+    (decided with `runner="sandbox"`), is checked first: anything but an ALLOW raises
+    ValueError, and a `confined` ALLOW with `sandbox.mode = "none"` raises `SandboxError`.
+    Raises `SandboxUnavailable` when bwrap cannot run here (never runs the command
+    unconfined instead), `SandboxError` when the sandbox fails to start for this command.
     """
     return _run(
         command,
@@ -363,6 +393,7 @@ def run_sandboxed_sync(
         max_output_bytes=max_output_bytes,
         env=env,
         cancel_fd=None,
+        decision=decision,
     )
 
 
@@ -374,6 +405,7 @@ async def run_sandboxed(
     timeout: float | None = None,  # noqa: ASYNC109 - the contract's signature
     max_output_bytes: int | None = None,
     env: Mapping[str, str] | None = None,
+    decision: Decision | None = None,
 ) -> CommandResult:
     """Async form of `run_sandboxed_sync`; cancelling the task kills the whole sandbox.
 
@@ -404,6 +436,7 @@ async def run_sandboxed(
                 max_output_bytes=max_output_bytes,
                 env=env,
                 cancel_fd=cancel_r,
+                decision=decision,
             )
         except BaseException as exc:
             error = exc

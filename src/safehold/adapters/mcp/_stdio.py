@@ -32,10 +32,10 @@ async def serve_stdio(
     """Start `command`, relay stdin/stdout through the gate, and return the server's exit code."""
     if not command:
         raise SafeholdError("mcp-proxy needs the server command after `--`")
-    # The server runs its tools' commands itself, outside safehold's sandbox.
-    policies = SessionPolicies(config.without_sandbox())
+    policies = SessionPolicies(config)
     policies.open(session_id, cwd)
-    proxy = McpProxy(Gate(policies, audit=audit), session_id, settings=settings)
+    # The server runs its tools' commands itself, outside safehold's sandbox.
+    proxy = McpProxy(Gate(policies, audit=audit, runner="host"), session_id, settings=settings)
     try:
         process = await asyncio.create_subprocess_exec(
             *command,
