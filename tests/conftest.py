@@ -1,11 +1,21 @@
-"""Shared test setup: hypothesis profiles (`dev`, `ci`, `deep`, `fuzz`) registered once.
+"""Shared test setup: hypothesis profiles, and a private home for the whole run.
 
-Pick one with `HYPOTHESIS_PROFILE=deep python -m pytest`; CI sets `ci`.
+Profiles (`dev`, `ci`, `deep`, `fuzz`) are registered once; pick one with
+`HYPOTHESIS_PROFILE=deep python -m pytest` (CI sets `ci`). A test that needs more or fewer
+examples than the profile's scales it with `examples(n)`, never a fixed `max_examples`, so
+a deeper profile raises every test.
+
+Every test process (each xdist worker too) runs with its own empty `HOME`, with
+`XDG_CONFIG_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME` and `XDG_DATA_HOME` unset (so they
+follow `HOME`, also for a test that points `HOME` elsewhere) and `XDG_RUNTIME_DIR` a private
+folder: nothing a test does reaches the person's real files, and nothing outside the run
+leaks in. The folder is removed when the process ends.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 
 from hypothesis import HealthCheck, settings
@@ -20,11 +30,31 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
-# Config discovery must not pick up the developer's own config: no $SAFEHOLD_CONFIG, and an
-# empty user config directory (the tests' subprocesses inherit both).
-os.environ.pop("SAFEHOLD_CONFIG", None)
-os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="safehold-tests-xdg-")
+# -- a private home -------------------------------------------------------------------------
 
-# A hook call would start a per-user hook server that outlives the test; only the hook
-# server tests turn it on, each with its own runtime directory, and stop it themselves.
-os.environ["SAFEHOLD_HOOK_SERVER"] = "0"
+_ISOLATED = tempfile.mkdtemp(prefix="safehold-tests-")
+
+
+def _isolate() -> None:
+    home = os.path.join(_ISOLATED, "home")
+    runtime = os.path.join(_ISOLATED, "runtime")
+    os.mkdir(home, 0o700)
+    os.mkdir(runtime, 0o700)
+    os.environ["HOME"] = home
+    os.environ["XDG_RUNTIME_DIR"] = runtime
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
+        os.environ.pop(name, None)
+    # Config discovery must not pick up the developer's own config (the tests' subprocesses
+    # inherit this too).
+    for name in ("SAFEHOLD_CONFIG", "SAFEHOLD_MANAGED_CONFIG"):
+        os.environ.pop(name, None)
+    # A hook call would start a per-user hook server that outlives the test; only the hook
+    # server tests turn it on, each with its own runtime directory, and stop it themselves.
+    os.environ["SAFEHOLD_HOOK_SERVER"] = "0"
+
+
+_isolate()
+
+
+def pytest_unconfigure() -> None:
+    shutil.rmtree(_ISOLATED, ignore_errors=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from safehold.policy.calls import ToolCall, ToolKind
@@ -24,12 +25,26 @@ __all__ = [
     "PATTERN_POOL",
     "configs",
     "deny_patterns",
+    "examples",
     "likely_configs",
     "likely_tool_calls",
     "names",
     "paths",
     "tool_calls",
 ]
+
+_BASE_EXAMPLES = 60  # what the `dev` and `ci` profiles run (tests/conftest.py)
+
+
+def examples(n: int) -> int:
+    """`n` examples under the default profiles, scaled by the loaded one (never below 1).
+
+    `@settings(max_examples=examples(200))` runs 200 in `dev` and `ci`, about 6,700 in
+    `deep`: a test that needs more (or fewer) examples than the profile says so relative
+    to it, and a deeper profile still raises it.
+    """
+    return max(1, n * settings.default.max_examples // _BASE_EXAMPLES)
+
 
 NAMES: tuple[str, ...] = (
     "a",

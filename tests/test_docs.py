@@ -11,7 +11,9 @@ A block's fence language says what is done with it:
   output (paths normalised, see `_console_tree`). A command line ending in `\\` goes on
   to the next line, as in a shell.
 - `bash`: every line (with the same `\\` continuation) is run by bash in the same tree and
-  must exit 0 (README's are run by `.ci/run` itself: they install the package).
+  must exit 0 (README's are run by `.ci/run` itself: they install the package). A line that
+  installs a package (`pip install`, `pipx install`) is checked, not run: the suite never
+  reaches the network, so it must name this project (with extras it has) or a local path.
 - `toml`: a safehold config (or part of one), validated by `SafetyConfig.load`.
 - `json`: parsed as JSON, or as JSON lines.
 - `sh`, `text`, `jsonc`, `mermaid`: shown, not run. `sh` is for commands that need what the
@@ -28,6 +30,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -258,6 +261,48 @@ def test_console_block_shows_the_real_output(block: Block, tmp_path: Path) -> No
         assert out.strip("\n") == expected, f"{block}: `{command}` printed:\n{out}"
 
 
+_EXTRAS = set(
+    tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+)
+_REQUIREMENT = re.compile(r"safehold(?:\[([a-z0-9,-]+)\])?")
+
+
+def _install_words(line: str) -> list[str] | None:
+    """What a `pip install` / `pipx install` line installs, or None for any other line."""
+    words = shlex.split(line)
+    if words[:3] in (["python", "-m", "pip"], ["python3", "-m", "pip"]):
+        words = ["pip", *words[3:]]
+    if len(words) < 2 or words[0] not in ("pip", "pip3", "pipx") or words[1] != "install":
+        return None
+    return [w for w in words[2:] if not w.startswith("-")]
+
+
+def _check_install(block: Block, line: str, installs: list[str]) -> None:
+    """An install line names safehold (with extras it has) or a local checkout or wheel."""
+    assert installs, f"{block}: `{line}` installs nothing"
+    for what in installs:
+        if what.startswith(("./", "/", "~/")) or what in (".", "..") or what.endswith(".whl"):
+            continue
+        m = _REQUIREMENT.fullmatch(what)
+        assert m is not None, f"{block}: `{line}` installs `{what}`, not safehold"
+        unknown = set((m.group(1) or "").split(",")) - _EXTRAS - {""}
+        assert not unknown, f"{block}: `{line}`: safehold has no extra {sorted(unknown)}"
+
+
+def test_install_lines_are_checked() -> None:
+    # Guards the check above: it reads the lines it should, and refuses what it should.
+    assert _install_words("pip install 'safehold[claude]'") == ["safehold[claude]"]
+    assert _install_words("pipx install ./safehold") == ["./safehold"]
+    assert _install_words("safehold demo") is None
+    here = Block(README, 1, "bash", "")
+    _check_install(here, "", ["safehold[claude,mcp]", "./dist/safehold-0.2.0-py3-none-any.whl"])
+    for bad in (["requests"], ["safehold[nope]"], []):
+        with pytest.raises(AssertionError):
+            _check_install(here, "", bad)
+
+
 @pytest.mark.parametrize("block", _of("bash", readme=False))
 def test_bash_block_runs(block: Block, tmp_path: Path) -> None:
     if shutil.which("bash") is None:  # pragma: no cover - Linux only project
@@ -270,6 +315,10 @@ def test_bash_block_runs(block: Block, tmp_path: Path) -> None:
         if same_page and earlier.lang == "toml" and earlier.source.startswith("# safehold.toml"):
             (ws / "safehold.toml").write_text(earlier.source, encoding="utf-8")
     for line in _lines(block.source):
+        installs = _install_words(line)
+        if installs is not None:  # no network in the suite: check what it installs instead
+            _check_install(block, line, installs)
+            continue
         result = _run(line, ws, tmp_path / "home")
         assert result.returncode == 0, (
             f"{block}: `{line}` exited {result.returncode}:\n{result.stderr}"

@@ -17,6 +17,7 @@ from safehold.policy.grants import GrantEffect
 from safehold.policy.modes import Flags, Mode
 from safehold.policy.sessions import SessionPolicies, SessionSnapshot
 from safehold.session_store import SessionStateDir, _name
+from tests.strategies import examples
 
 READ_ONLY = Flags(True, True, True)
 
@@ -149,7 +150,7 @@ def test_max_age_is_validated(tmp_path: Path, age: object) -> None:
         SessionStateDir(tmp_path, max_age=age)  # type: ignore[arg-type]
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     sid=st.text(min_size=1, max_size=80),
     flags=st.tuples(st.booleans(), st.booleans(), st.booleans()),

@@ -26,6 +26,7 @@ from safehold import (
 )
 from safehold.audit import MemorySink
 from safehold.policy.pending import PendingAsks
+from tests.strategies import examples
 
 SID = "sess-1"
 
@@ -263,7 +264,7 @@ steps = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(steps)
 def test_only_a_first_allow_answer_to_an_open_question_allows(
     tmp_path_factory: pytest.TempPathFactory, program: list[tuple[str, int, int, Any]]

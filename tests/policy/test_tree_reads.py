@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from safehold import SafetyConfig, ToolCall, ToolKind, evaluate
 from safehold.policy import tree_scan
 from safehold.policy.decision import Decision
-from tests.strategies import runner_for
+from tests.strategies import examples, runner_for
 
 AUTO = SafetyConfig().with_mode("auto")
 HOST = AUTO.without_sandbox()
@@ -189,7 +189,9 @@ SECRETS = st.sampled_from([".env", ".env.local", "id_rsa", "server.pem", ".netrc
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     depth=st.lists(NAMES, min_size=0, max_size=5),

@@ -33,6 +33,7 @@ from safehold.policy.shell.programs.awk_sed import _awk_runs
 from safehold.policy.shell.programs.sed_script import read_sed_script
 from safehold.policy.shell.sandboxed import code_paths, code_strings
 from safehold.policy.shell.words import _brace_expands
+from tests.strategies import examples
 
 # Characters the analysis' patterns repeat, and pieces of the constructs they scan.
 UNITS = [
@@ -79,7 +80,7 @@ def assert_linear(fn: Callable[[str], Any], make: Callable[[int], str], n: int) 
     assert w8 - w4 <= 3 * max(w4 - w2, 0) + 50, (w2, w4, w8)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     scanner=st.sampled_from(sorted(SCANNERS)),
     unit=st.lists(st.sampled_from(UNITS), min_size=1, max_size=3).map("".join),
@@ -91,7 +92,7 @@ def test_each_scanner_does_linear_work(scanner: str, unit: str, prefix: str, n: 
     assert_linear(fn, lambda k: prefix + unit * k, n)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     wrap=st.sampled_from(WRAPS),
     unit=st.lists(st.sampled_from(UNITS), min_size=1, max_size=3).map("".join),

@@ -17,6 +17,7 @@ from safehold.policy.shell import MAX_COMMAND_LENGTH
 from safehold.policy.shell import analysis as analysis_module
 from safehold.policy.shell.analysis import _analyze_safely
 from safehold.policy.shell.parse import plain_words
+from tests.strategies import examples
 
 # Programs, builtins and keywords with their own handling, and words of every plain shape.
 FIRST = (
@@ -53,13 +54,13 @@ def _full_parse(text: str) -> object:
         return _analyze_safely(text)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(plain_texts())
 def test_the_shortcut_finds_what_the_full_parse_finds(text: str) -> None:
     assert _analyze_safely(text) == _full_parse(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(plain_texts())
 def test_the_shortcut_wrapped_in_a_shell_string_finds_the_same(text: str) -> None:
     # `bash -c 'git status'` reaches the shortcut one level down, with the outer layers.

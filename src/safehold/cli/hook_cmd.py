@@ -1,5 +1,7 @@
 """`safehold hook claude-code | gemini-cli [--config F] [--ask-as-deny]`: a tool-call hook.
 
+(`safehold hook install | uninstall` live in `safehold.cli.hook_install`.)
+
 Reads the CLI's hook payload on stdin, decides the tool call, prints the CLI's decision JSON
 on stdout and exits 0. Anything else (empty or malformed stdin, an unknown event, a missing
 or invalid config, an internal error) is one `error:` line on stderr and exit 2, which both
@@ -44,7 +46,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Read a hook payload on stdin and print the decision JSON. Exit 0 with a "
         "decision; exit 2 (which blocks the call) on any error.",
     )
-    flavours = p.add_subparsers(dest="flavour", metavar="CLI")
+    flavours = p.add_subparsers(
+        dest="flavour", metavar="{claude-code,gemini-cli,install,uninstall}"
+    )
     flavours.required = True
     for name, what in _FLAVOURS.items():
         f = flavours.add_parser(name, help=what, description=f"Run as {what}.")
@@ -60,6 +64,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             help="answer deny where safehold would ask (no person is there to answer)",
         )
         f.set_defaults(handler=run)
+    from safehold.cli.hook_install import register_actions
+
+    register_actions(flavours)
 
 
 def _read_payload() -> Any:

@@ -19,6 +19,7 @@ from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.locations import call_locations
 from safehold.policy.sessions import SessionPolicies
 from tests.adapters.acp.bridge_harness import BridgeAgent, RecordingClient, connected
+from tests.strategies import examples
 
 pytestmark = pytest.mark.acp
 
@@ -81,7 +82,7 @@ def test_words_that_are_not_paths_are_not_locations() -> None:
     assert call_locations(call, "/nonexistent-ws") == ()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=200))
 def test_locations_are_absolute_and_never_raise(command: str) -> None:
     call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)

@@ -18,14 +18,16 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("claude_agent_sdk")
+from tests.adapters._frameworks import need
 
-from claude_agent_sdk import ClaudeSDKClient, HookMatcher, ResultMessage
-from claude_agent_sdk._internal.transport import Transport
+need("claude_agent_sdk")
 
-from safehold import ApprovalOutcome, ApprovalRequest, SafetyConfig
-from safehold.adapters.claude_agent_sdk import ClaudeAgentPolicy
-from safehold.audit import MemorySink
+from claude_agent_sdk import ClaudeSDKClient, HookMatcher, ResultMessage  # noqa: E402
+from claude_agent_sdk._internal.transport import Transport  # noqa: E402
+
+from safehold import ApprovalOutcome, ApprovalRequest, SafetyConfig  # noqa: E402
+from safehold.adapters.claude_agent_sdk import ClaudeAgentPolicy  # noqa: E402
+from safehold.audit import MemorySink  # noqa: E402
 
 
 @dataclass

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from safehold import Gate, SafetyConfig, SessionPolicies, ToolCall, Verdict, evaluate
 from safehold.adapters.mcp import McpProxy, McpSettings
+from tests.strategies import examples
 
 SID = "mcp"
 
@@ -186,7 +187,9 @@ paths = st.sampled_from([".env", "ok.txt", "../outside.txt", "id_rsa", "sub/x.py
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(25),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.lists(st.tuples(names, paths), min_size=1, max_size=6))
 def test_only_allowed_calls_reach_the_server(tmp_path: Path, calls: list[tuple[str, str]]) -> None:
