@@ -27,6 +27,7 @@ from safehold.policy.shell.programs import (
     packages,
     runners,
     shells,
+    text,
 )
 from safehold.policy.shell.programs.step import StepFn
 from safehold.policy.shell.programs.table import Program
@@ -58,6 +59,7 @@ PROGRAMS: dict[str, Program] = _merge(
         packages.PROGRAMS,
         awk_sed.PROGRAMS,
         interpreters.PROGRAMS,
+        text.PROGRAMS,
         {"git": git.ROLES},
     )
 )

@@ -1,0 +1,182 @@
+"""Complete vocabularies: every option the installed program lists is in its table.
+
+For each program table with a `source` (a complete table, see docs/shell.md "Program
+vocabularies"), the installed program's help is read (one subprocess per program, cached
+for the session; `LC_ALL=C`, `HOME` isolated, a timeout) and every option it lists must be
+in the table; an option the help says takes a value must take one in the table too (read
+as a flag, its value would count as an operand and an option such as `--output FILE`
+would pass unjudged). A program that is not installed, or whose help lists nothing, is
+skipped: the test runs against whatever the machine has.
+
+The tables are also checked without any program: an option whose name says it runs
+something has the `exec` role, and one whose name says it names a file has a file role.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from safehold.policy.shell.programs import PROGRAMS
+from safehold.policy.shell.programs.table import PARSERS, ROLES, Program
+from tests.help_options import HelpStyle, help_options
+
+# How to ask a program for its options, when `NAME --help` is not the way.
+_HELP_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("echo",): ("bash", "-c", "help echo"),
+    ("awk",): ("awk", "-W", "usage"),
+    ("mawk",): ("mawk", "-W", "usage"),
+}
+_STYLES: dict[str, HelpStyle] = {"find": "find", "python": "python", "python3": "python"}
+# Words a help text spells like options that are not options: `cut`'s range `-M`.
+_NOT_OPTIONS: dict[tuple[str, ...], frozenset[str]] = {("cut",): frozenset({"-M"})}
+# Options left out of a table on purpose, so that they ask: the reason is in the table.
+_LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
+    ("file",): frozenset({"-C", "--compile"}),  # writes NAME.mgc into the current directory
+}
+
+
+def _complete_tables() -> Iterator[tuple[tuple[str, ...], Program]]:
+    """(command path, table) for every complete table, subcommands included."""
+
+    def walk(path: tuple[str, ...], program: Program) -> Iterator[tuple[tuple[str, ...], Program]]:
+        if program.source:
+            yield path, program
+        for sub, table in program.subcommands.items():
+            yield from walk((*path, sub), table)
+
+    for name, program in sorted(PROGRAMS.items()):
+        yield from walk((name,), program)
+
+
+_TABLES = list(_complete_tables())
+
+
+def _help_command(path: tuple[str, ...]) -> tuple[str, ...]:
+    if path in _HELP_COMMANDS:
+        return _HELP_COMMANDS[path]
+    if len(path) > 1:
+        return (*path, "-h")  # git's parse-options: `git diff -h`
+    return (path[0], "--help")
+
+
+@cache
+def _help_text(argv: tuple[str, ...], home: str) -> str | None:
+    """The help a program prints (stdout and stderr), or None when it cannot be had."""
+    env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", ""), "HOME": home, "COLUMNS": "80"}
+    env |= {k: home for k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")}
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, env=env, timeout=20, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout + done.stderr
+
+
+@pytest.fixture(scope="session")
+def help_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("help-home")
+
+
+@pytest.mark.parametrize(("path", "program"), _TABLES, ids=[" ".join(p) for p, _ in _TABLES])
+def test_table_lists_every_option_the_help_lists(
+    path: tuple[str, ...], program: Program, help_home: Path
+) -> None:
+    argv = _help_command(path)
+    if shutil.which(argv[0]) is None:
+        pytest.skip(f"{argv[0]} is not installed")
+    text = _help_text(argv, str(help_home))
+    listed = help_options(text or "", _STYLES.get(path[0], "gnu"))
+    ignored = _NOT_OPTIONS.get(path, frozenset()) | _LEFT_OUT.get(path, frozenset())
+    listed = {k: v for k, v in listed.items() if k not in ignored}
+    if not listed:
+        pytest.skip(f"`{' '.join(argv)}` lists no options here")
+    missing = sorted(name for name in listed if name not in program.options)
+    assert not missing, (
+        f"{' '.join(path)} ({program.source}): the installed program lists options the "
+        f"table lacks: {' '.join(missing)}"
+    )
+    if _STYLES.get(path[0], "gnu") != "gnu":
+        return  # only GNU-style help spells every value it takes
+    as_flags = sorted(
+        name
+        for name, arity in listed.items()
+        if arity != "flag" and not program.options[name].takes
+    )
+    assert not as_flags, f"{' '.join(path)}: options that take a value read as flags: {as_flags}"
+
+
+def test_the_help_reader_reads_each_style() -> None:
+    gnu = (
+        "  -A, --after-context=NUM   print NUM lines\n"
+        "      --color[=WHEN]        use markers\n"
+        "  -p NUM  --strip=NUM  Strip NUM leading components.\n"
+        "    --decorate-refs <pattern>\n"
+        "    --name-status show names and status\n"
+        "  -NUM                      same as --context=NUM\n"
+        "Usage: -x is not a line that lists options\n"
+    )
+    assert help_options(gnu) == {
+        "-A": "value",
+        "--after-context": "value",
+        "--color": "optional",
+        "-p": "value",
+        "--strip": "value",
+        "--decorate-refs": "value",
+        "--name-status": "flag",
+    }
+    python = "-c cmd : program passed in as string\n-B     : don't write .pyc files\n"
+    assert help_options(python, "python") == {"-c": "value", "-B": "flag"}
+    find = "      -newer FILE -delete -exec COMMAND ; -print. -and\n"
+    assert help_options(find, "find") == {
+        "-newer": "value",
+        "-delete": "flag",
+        "-exec": "value",
+        "-and": "flag",
+    }
+
+
+_RUNS = ("command", "program", "exec", "-cmd", "rsh", "pager", "editor", "hook", "script")
+# Options whose name says "runs" but whose value runs nothing: a count, a switch.
+_RUNS_NOT = frozenset({"--no-exec", "--exec-path"})
+_FILES = ("file", "output", "-dir", "directory", "path", "from", "cache", "log")
+# Options whose name says "file" but whose value names none (a separator, a format).
+_FILES_NOT = frozenset(
+    {
+        "--output-delimiter",
+        "--output-error",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "--exclude-dir",
+        "--from",
+        "--output",  # df --output=FIELDS
+        "--format",
+        "--starting-file",  # diff -S NAME: a name inside the compared directories
+        "--cached",  # stat --cached=MODE
+    }
+)
+
+
+@pytest.mark.parametrize(("path", "program"), _TABLES, ids=[" ".join(p) for p, _ in _TABLES])
+def test_option_roles_follow_what_the_option_names(path: tuple[str, ...], program: Program) -> None:
+    assert program.parser in PARSERS
+    wrong: list[str] = []
+    for name, opt in program.options.items():
+        assert opt.role is None or opt.role in ROLES
+        if not opt.takes:
+            continue
+        lowered = name.lower()
+        if any(w in lowered for w in _RUNS) and name not in _RUNS_NOT and opt.role != "exec":
+            wrong.append(f"{name} runs its value but has role {opt.role}")
+        elif any(w in lowered for w in _FILES) and name not in _FILES_NOT and opt.role is None:
+            wrong.append(f"{name} names a file but has no role")
+    assert not wrong, f"{' '.join(path)}: {'; '.join(wrong)}"
