@@ -39,6 +39,7 @@ _NOT_OPTIONS: dict[tuple[str, ...], frozenset[str]] = {("cut",): frozenset({"-M"
 # Options left out of a table on purpose, so that they ask: the reason is in the table.
 _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("file",): frozenset({"-C", "--compile"}),  # writes NAME.mgc into the current directory
+    ("patch",): frozenset({"-e", "--ed", "-g", "--get"}),  # run ed (`!cmd`), or RCS/git
 }
 
 
@@ -162,6 +163,8 @@ _FILES_NOT = frozenset(
         "--format",
         "--starting-file",  # diff -S NAME: a name inside the compared directories
         "--cached",  # stat --cached=MODE
+        "--binary-files",  # grep: TYPE
+        "--directories",  # grep: ACTION
     }
 )
 

@@ -21,6 +21,7 @@ from safehold.policy.shell.programs import (
     editors,
     files,
     git,
+    grep,
     hidden,
     interpreters,
     network,
@@ -60,6 +61,7 @@ PROGRAMS: dict[str, Program] = _merge(
         awk_sed.PROGRAMS,
         interpreters.PROGRAMS,
         text.PROGRAMS,
+        grep.PROGRAMS,
         {"git": git.ROLES},
     )
 )

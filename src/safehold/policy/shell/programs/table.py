@@ -206,7 +206,7 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
         if name in program.unskip:
             unskipped = True
         if opt.takes:
-            if value is None and i + 1 < len(words):
+            if value is None and not opt.optional and i + 1 < len(words):
                 holder = words[i + 1]
                 i += 2
             elif value is not None:
