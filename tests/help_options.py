@@ -6,7 +6,9 @@ required value) or `"optional"` (`--color[=WHEN]`). Styles:
 - `gnu`: GNU getopt_long / argp help and git's parse-options `-h` (`  -A, --after-context=NUM`,
   `      --color[=WHEN]`, `    -u, --untracked-files[=<mode>]`, `    --format <fmt>`);
 - `python`: CPython's own help (`-c cmd : program passed in as string`);
-- `find`: findutils' expression list (`-name PATTERN -newer FILE -delete`).
+- `find`: findutils' expression list (`-name PATTERN -newer FILE -delete`);
+- `man`: a man page rendered as text (git's: `       -U<n>, --unified=<n>`,
+  `       --[no-]rename-empty`), its option lines indented by seven spaces.
 
 Every reader walks each line once, character by character: no regular expression, so no
 backtracking on whatever a program prints.
@@ -19,7 +21,7 @@ from typing import Literal
 __all__ = ["Arity", "HelpStyle", "help_options"]
 
 Arity = Literal["flag", "value", "optional"]
-HelpStyle = Literal["gnu", "python", "find"]
+HelpStyle = Literal["gnu", "python", "find", "man"]
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_?@#.+")
 _ARG_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-[]/|:.")
@@ -58,7 +60,18 @@ def _gnu_entry(text: str, out: dict[str, Arity]) -> None:
             i += 1
         name = text[start:i]
         arity: Arity = "flag"
-        if i < n and text[i] == "[":
+        if name == "--" and text.startswith("[no-]", i):  # git: `--[no-]rename-empty`
+            j = i + 5
+            while j < n and text[j] in _NAME_CHARS:
+                j += 1
+            name = "--" + text[i + 5 : j]
+            out.setdefault("--no-" + name[2:], "flag")
+            i = j
+        if i < n and text[i] in "<{":  # `-U<n>`, `--diff-algorithm={…}`
+            while i < n and text[i] not in " ,":
+                i += 1
+            arity = "value"
+        elif i < n and text[i] == "[":
             close = text.find("]", i)
             i = n if close < 0 else close + 1
             arity = "optional"
@@ -78,7 +91,9 @@ def _gnu_entry(text: str, out: dict[str, Arity]) -> None:
                 arity = "value"
         if name.strip("-") and not _placeholder(name):
             out.setdefault(name, arity)
-        if text.startswith(", ", i):
+        if text.startswith(" --", i) and not name.startswith("--"):
+            i += 1  # git's man pages: `-1 --base, -2 --ours`
+        elif text.startswith(", ", i):
             i += 2
         elif text.startswith("  --", i) and not name.startswith("--"):
             i += 2  # GNU patch: `-p NUM  --strip=NUM  Strip …`
@@ -134,7 +149,10 @@ def help_options(text: str, style: HelpStyle = "gnu") -> dict[str, Arity]:
         _find_text(text, out)
         return out
     for line in text.splitlines():
-        if style == "python":
+        if style == "man":
+            if line.startswith("       -") and not line.startswith("        "):
+                _gnu_line(line, out)
+        elif style == "python":
             _python_line(line, out)
         else:
             _gnu_line(line, out)
