@@ -26,6 +26,7 @@ from safehold.policy.shell.programs import (
     interpreters,
     network,
     packages,
+    python_tools,
     runners,
     shells,
     text,
@@ -62,6 +63,7 @@ PROGRAMS: dict[str, Program] = _merge(
         interpreters.PROGRAMS,
         text.PROGRAMS,
         grep.PROGRAMS,
+        python_tools.PROGRAMS,
         {"git": git.ROLES},
     )
 )
