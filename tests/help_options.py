@@ -89,6 +89,8 @@ def _gnu_entry(text: str, out: dict[str, Arity]) -> None:
             if _is_arg(text[i + 1 : end]):
                 i = end
                 arity = "value"
+        if name.endswith("."):
+            return  # prose that mentions an option: `… than --index-url.`
         if name.strip("-") and not _placeholder(name):
             out.setdefault(name, arity)
         if text.startswith(" --", i) and not name.startswith("--"):

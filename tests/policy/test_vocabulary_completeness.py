@@ -48,6 +48,18 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     # Set any ini value (`cache_dir` anywhere); send the results to a web service.
     ("pytest",): frozenset({"-o", "--override-ini", "--pastebin"}),
     ("py.test",): frozenset({"-o", "--override-ini", "--pastebin"}),
+    **{
+        ("pip", sub): frozenset(
+            {"--python", "--keyring-provider", "--trusted-host", "-f", "--find-links"}
+        )
+        for sub in ("install", "list", "show", "freeze")
+    },
+    **{
+        ("pip3", sub): frozenset(
+            {"--python", "--keyring-provider", "--trusted-host", "-f", "--find-links"}
+        )
+        for sub in ("install", "list", "show", "freeze")
+    },
 }
 # The environment a program's help is asked in: pytest without the plugins this machine
 # happens to have (their options depend on the project, so the table lists none).
@@ -80,6 +92,8 @@ def _help_command(path: tuple[str, ...]) -> tuple[tuple[str, ...], HelpStyle]:
     if len(path) > 1:
         if path[0] == "git" and shutil.which("man") is not None:
             return ("man", "-P", "cat", "-".join(path)), "man"
+        if path[0] != "git":
+            return (*path, "--help"), "gnu"  # `pip install --help`
         return (*path, "-h"), "gnu"  # git's parse-options
     return (path[0], "--help"), _STYLES.get(path[0], "gnu")
 
