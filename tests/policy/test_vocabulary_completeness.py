@@ -23,6 +23,11 @@ from pathlib import Path
 
 import pytest
 
+from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.config import SafetyConfig
+from safehold.policy.decision import Verdict
+from safehold.policy.engine import evaluate
+from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.shell.programs import PROGRAMS
 from safehold.policy.shell.programs.table import PARSERS, ROLES, Program
 from tests.help_options import HelpStyle, help_options
@@ -232,3 +237,33 @@ def test_option_roles_follow_what_the_option_names(path: tuple[str, ...], progra
         elif _last_token(name) in _FILES and name not in _FILES_NOT and opt.role is None:
             wrong.append(f"{name} names a file but has no role")
     assert not wrong, f"{' '.join(path)}: {'; '.join(wrong)}"
+
+
+_EVERYDAY = [
+    "head -20 src/main.py",
+    "tail -50 src/main.py",
+    "nl -ba src/main.py | sed -n '1,40p'",
+    "grep -B5 -A10 -n foo src/main.py",
+    "git log -5 --stat --oneline",
+    "git show HEAD --name-only",
+    "ls --color=auto -la src",
+    "sed -i.bak s/a/b/ src/main.py",
+    "python -m pytest -xvs src/main.py",
+    "pip list --format=json",
+    "git stash list",
+]
+
+
+@pytest.mark.parametrize("command", _EVERYDAY)
+def test_everyday_spellings_stay_allowed_on_the_host(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The complete tables read what agents type as they mean it: allowed without a sandbox."""
+    work = tmp_path / "proj"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "main.py").write_text("x = 1\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    config = SafetyConfig(sandbox=SandboxConfig(mode="none")).with_mode("auto")
+    call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+    decision = evaluate(config, call, workspace=str(work), runner="host")
+    assert decision.verdict is Verdict.ALLOW, decision.reasons

@@ -7,6 +7,7 @@ from typing import Any
 from safehold.policy.shell.programs import git_options as go
 from safehold.policy.shell.programs.step import Reasons, Step, StepFn, opaque, unknown_option
 from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.vocab import flags
 from safehold.policy.shell.words import Word
 
 __all__ = ["GIT_CODE_KEYS", "ROLES", "STEPS"]
@@ -198,6 +199,23 @@ _READING: dict[str, Program] = {
     "checkout": _complete("checkout", go.CHECKOUT, operands="write"),
     "restore": _complete("restore", go.RESTORE, operands="write"),
     "switch": _complete("switch", go.SWITCH),
+    "stash": _complete(
+        "stash",
+        go.STASH_PUSH,
+        subcommands={
+            "push": _complete("stash", go.STASH_PUSH, operands="write"),
+            "save": _complete("stash", go.STASH_PUSH),
+            "list": _complete("log", go.LOG),
+            "show": _complete(
+                "diff",
+                {**go.DIFF_OPTIONS, **flags("-u", "--include-untracked", "--only-untracked")},
+            ),
+            "apply": _complete("stash", go.STASH_APPLY, implicit=(("write", "."),)),
+            "pop": _complete("stash", go.STASH_APPLY, implicit=(("write", "."),)),
+            "drop": _complete("stash", flags("-q", "--quiet")),
+            "clear": _complete("stash", {}),
+        },
+    ),
     "reset": _complete(
         "reset",
         {**go.RESET, "--hard": Opt(mode="hard")},

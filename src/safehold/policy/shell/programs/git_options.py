@@ -13,8 +13,27 @@ from safehold.policy.shell.programs.table import Opt
 from safehold.policy.shell.programs.vocab import DIGITS, flags, optional, valued, values
 
 __all__ = [
-    "ADD", "APPLY", "BLAME", "BRANCH", "CHECKOUT", "COMMIT", "DIFF", "DIFF_OPTIONS", "LOG",
-    "LS_FILES", "MV", "RESET", "RESTORE", "REV_PARSE", "RM", "SHOW", "STATUS", "SWITCH", "TAG",
+    "ADD",
+    "APPLY",
+    "BLAME",
+    "BRANCH",
+    "CHECKOUT",
+    "COMMIT",
+    "DIFF",
+    "DIFF_OPTIONS",
+    "LOG",
+    "LS_FILES",
+    "MV",
+    "RESET",
+    "RESTORE",
+    "REV_PARSE",
+    "RM",
+    "SHOW",
+    "STASH_APPLY",
+    "STASH_PUSH",
+    "STATUS",
+    "SWITCH",
+    "TAG",
 ]  # fmt: skip
 
 DIFF_OPTIONS: dict[str, Opt] = {
@@ -229,3 +248,13 @@ MV: dict[str, Opt] = {
     **flags("-f", "--force", "-k", "-n", "--dry-run", "-v"),
     **flags("--verbose", "--sparse"),
 }  # fmt: skip
+
+# `git stash [push]`: its options (`man git-stash`); `apply`/`pop` and `drop` take few.
+STASH_PUSH: dict[str, Opt] = {
+    **flags("-a", "--all", "-u", "--include-untracked", "--no-include-untracked"),
+    **flags("--only-untracked", "--index", "-k", "--keep-index", "--no-keep-index", "-p"),
+    **flags("--patch", "-S", "--staged", "--pathspec-file-nul", "-q", "--quiet"),
+    **values("-m", "--message"),
+    **valued("read", "--pathspec-from-file"),
+}
+STASH_APPLY: dict[str, Opt] = flags("--index", "-q", "--quiet")
