@@ -21,12 +21,15 @@ from safehold.policy.shell.programs import (
     editors,
     files,
     git,
+    grep,
     hidden,
     interpreters,
     network,
     packages,
+    python_tools,
     runners,
     shells,
+    text,
 )
 from safehold.policy.shell.programs.step import StepFn
 from safehold.policy.shell.programs.table import Program
@@ -58,6 +61,9 @@ PROGRAMS: dict[str, Program] = _merge(
         packages.PROGRAMS,
         awk_sed.PROGRAMS,
         interpreters.PROGRAMS,
+        text.PROGRAMS,
+        grep.PROGRAMS,
+        python_tools.PROGRAMS,
         {"git": git.ROLES},
     )
 )

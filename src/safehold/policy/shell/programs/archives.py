@@ -9,6 +9,7 @@ here (a computed write). `gzip FILE` replaces FILE by FILE.gz (a delete and a wr
 from __future__ import annotations
 
 from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.vocab import HELP, flags, optional, valued, values
 
 __all__ = ["PROGRAMS"]
 
@@ -73,17 +74,31 @@ _UNZIP = Program(
     implicit=(("write", "."),),
     modes={"list": Program(first="read")},
 )  # fmt: skip
+# Every option of GNU patch 2.7.6 but three left out, so that they ask: `-e`/`--ed` feeds
+# the patch to `ed`, whose `!` runs commands; `-g`/`--get` runs RCS, SCCS or git to get files.
 _PATCH = Program(
     options={
-        "-i": _READ, "--input": _READ, "-o": _WRITE, "--output": _WRITE, "-r": _WRITE,
-        "--reject-file": _WRITE, "-d": _CWD, "--directory": _CWD, "-p": _V, "--strip": _V,
-        "-B": _V, "--prefix": _V, "-z": _V, "--suffix": _V, "-F": _V, "--fuzz": _V,
-        "-D": _V, "--ifdef": _V, "-V": _V, "--version-control": _V,
+        **HELP,
+        **valued("read", "-i", "--input"),
+        **valued("write", "-o", "--output", "-r", "--reject-file"),
+        # Backup files land at PREFIX + name: a directory the backups are written into.
+        **valued("write", "-B", "--prefix", "-Y", "--basename-prefix"),
+        **valued("cwd", "-d", "--directory"),
+        **values("-p", "--strip", "-F", "--fuzz", "-D", "--ifdef", "-V", "--version-control"),
+        **values("-z", "--suffix", "--quoting-style", "--reject-format", "--read-only"),
+        **optional("--merge"),
+        **flags("-l", "--ignore-whitespace", "-c", "--context", "-n", "--normal", "-u"),
+        **flags("--unified", "-N", "--forward", "-R", "--reverse", "-E"),
+        **flags("--remove-empty-files", "-Z", "--set-utc", "-T", "--set-time", "-b"),
+        **flags("--backup", "--backup-if-mismatch", "--no-backup-if-mismatch", "-t"),
+        **flags("--batch", "-f", "--force", "-s", "--quiet", "--silent", "--verbose"),
+        **flags("--dry-run", "--posix", "--binary", "-v"),
     },
     first="write",
     last="read",
     implicit=(("write", None),),
-)  # fmt: skip
+    source="GNU patch 2.7.6 --help",
+)
 _COMPRESS = Program(
     options={"-S": _V, "--suffix": _V, "-c": Opt(mode="keep"), "--stdout": Opt(mode="keep"),
              "-k": Opt(mode="keep"), "--keep": Opt(mode="keep"), "-t": Opt(mode="keep"),

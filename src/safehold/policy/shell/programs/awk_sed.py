@@ -5,6 +5,7 @@ from __future__ import annotations
 from safehold.policy.shell.programs.sed_script import read_sed_script
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
 from safehold.policy.shell.programs.table import Opt, Program, Role
+from safehold.policy.shell.programs.vocab import flags
 from safehold.policy.shell.words import Word
 
 __all__ = ["PROGRAMS", "STEPS"]
@@ -245,20 +246,24 @@ def awk_files(program: str) -> list[tuple[Role, str | None]]:
     return out
 
 
-_INPLACE = Opt(mode="inplace")
-# `sed SCRIPT FILE…` reads its files; `sed -i` rewrites them.
+# `-i[SUFFIX]`: the suffix, if any, is glued on (`-i.bak`); a separate word is the script.
+_INPLACE = Opt(takes=True, optional=True, mode="inplace")
+_READ = Opt(takes=True, role="read")
+# `sed SCRIPT FILE…` reads its files; `sed -i` rewrites them. Every option of GNU sed 4.9.
 SED_ROLES = Program(
     options={
-        "-e": _SCRIPT, "--expression": _SCRIPT, "-f": Opt(takes=True, role="read"),
-        "--file": Opt(takes=True, role="read"), "-l": _V, "--line-length": _V,
-        "-i": _INPLACE, "--in-place": _INPLACE, "-s": Opt(), "-n": Opt(), "-E": Opt(),
-        "-r": Opt(), "-z": Opt(), "-u": Opt(),
+        "-e": _SCRIPT, "--expression": _SCRIPT, "-f": _READ, "--file": _READ, "-l": _V,
+        "--line-length": _V, "-i": _INPLACE, "--in-place": _INPLACE,
+        **flags("-n", "--quiet", "--silent", "--debug", "--follow-symlinks", "--posix"),
+        **flags("-E", "-r", "--regexp-extended", "-s", "--separate", "--sandbox", "-u"),
+        **flags("--unbuffered", "-z", "--null-data", "--help", "--version"),
     },
     operands="read",
     skip=1,
     unskip=frozenset({"-e", "--expression", "-f", "--file"}),
     modes={"inplace": Program(operands="write", skip=1)},
     script_files=sed_files,
+    source="GNU sed 4.9 --help",
 )  # fmt: skip
 AWK_ROLES = Program(
     options={

@@ -8,7 +8,9 @@ that errs towards checking a word as a file rather than skipping one.
 
 from __future__ import annotations
 
+from safehold.policy.shell.programs.find import FIND
 from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.vocab import HELP, flags, optional, valued, values
 
 __all__ = ["PROGRAMS"]
 
@@ -16,30 +18,40 @@ _V = Opt(takes=True)  # an option with a value that names no file
 _READ = Opt(takes=True, role="read")
 _WRITE = Opt(takes=True, role="write")
 
+_CU = "GNU coreutils 9.1 --help"
+_TO_DIR = Opt(takes=True, role="write", mode="to-dir")
 _COPY_OPTIONS = {
-    "-t": Opt(takes=True, role="write", mode="to-dir"),
-    "--target-directory": Opt(takes=True, role="write", mode="to-dir"),
-    "-S": _V,
-    "--suffix": _V,
-    "--backup": Opt(),
-    "--reflink": Opt(),
-    "--sparse": Opt(),
-    "--preserve": Opt(),
-    "--no-preserve": Opt(),
-    "--context": Opt(),
+    "-t": _TO_DIR,
+    "--target-directory": _TO_DIR,
+    **values("-S", "--suffix"),
+    **optional("--backup", "--context"),
+    **flags("-b", "-f", "--force", "-i", "--interactive", "-n", "--no-clobber", "-u"),
+    **flags("--update", "-v", "--verbose", "-T", "--no-target-directory", "-Z"),
+    **flags("--strip-trailing-slashes"),
 }
 # A mode for `-t DIR`: every operand is a source.
 _CP = Program(
-    options=_COPY_OPTIONS,
+    options={
+        **HELP,
+        **_COPY_OPTIONS,
+        **optional("--preserve", "--reflink"),
+        **values("--no-preserve", "--sparse"),
+        **flags("-a", "--archive", "--attributes-only", "--copy-contents", "-d", "-H", "-l"),
+        **flags("--link", "-L", "--dereference", "-P", "--no-dereference", "-p", "--parents"),
+        **flags("-R", "-r", "--recursive", "--remove-destination", "-s", "--symbolic-link"),
+        **flags("-x", "--one-file-system"),
+    },
     operands="read",
     last="write",
     modes={"to-dir": Program(operands="read")},
+    source=f"cp ({_CU})",
 )
 _MV = Program(
-    options=_COPY_OPTIONS,
+    options={**HELP, **_COPY_OPTIONS, **flags("--context")},
     operands="delete",
     last="write",
     modes={"to-dir": Program(operands="delete")},
+    source=f"mv ({_CU})",
 )
 _INSTALL = Program(
     options={
@@ -68,17 +80,31 @@ _DELETE = Program(
     options={"-r": _RECURSIVE, "-R": _RECURSIVE, "--recursive": _RECURSIVE, "--dir": Opt()},
     operands="delete",
 )
-_WRITE_ALL = Program(operands="write")
+_RM = Program(
+    options={
+        **HELP,
+        **dict.fromkeys(("-r", "-R", "--recursive"), _RECURSIVE),
+        **flags("-f", "--force", "-i", "-I", "--one-file-system", "--no-preserve-root"),
+        **flags("-d", "--dir", "-v", "--verbose"),
+        **optional("--interactive", "--preserve-root"),
+    },
+    operands="delete",
+    source=f"rm ({_CU})",
+)
 # `chmod -x f` spells a mode like an option: then there is no MODE operand to skip.
 _MODE_WORD = Opt(mode="mode-given")
 _CHMOD = Program(
     options={
+        **HELP,
         "--reference": Opt(takes=True, role="read", mode="mode-given"),
         **{f"-{c}": _MODE_WORD for c in "rwxXst"},
+        **flags("-c", "--changes", "-f", "--silent", "--quiet", "-v", "--verbose"),
+        **flags("--no-preserve-root", "--preserve-root", "-R", "--recursive"),
     },
     operands="perm",
     skip=1,
     modes={"mode-given": Program(operands="perm")},
+    source=f"chmod ({_CU})",
 )
 _CHOWN = Program(
     options={"--reference": Opt(takes=True, role="read", mode="mode-given"), "--from": _V},
@@ -86,81 +112,39 @@ _CHOWN = Program(
     skip=1,
     modes={"mode-given": Program(operands="perm")},
 )
-_FIND = Program(
-    options={
-        "-D": _V,
-        "-delete": Opt(mode="delete"),
-        "-fprint": _WRITE,
-        "-fprint0": _WRITE,
-        "-fprintf": _WRITE,
-        "-fls": _WRITE,
-        "-newer": _READ,
-        "-anewer": _READ,
-        "-cnewer": _READ,
-        "-samefile": _READ,
-        "-files0-from": _READ,
-        **dict.fromkeys(
-            (
-                "-name",
-                "-iname",
-                "-path",
-                "-ipath",
-                "-wholename",
-                "-iwholename",
-                "-regex",
-                "-iregex",
-                "-lname",
-                "-ilname",
-                "-type",
-                "-xtype",
-                "-perm",
-                "-user",
-                "-group",
-                "-uid",
-                "-gid",
-                "-size",
-                "-mtime",
-                "-atime",
-                "-ctime",
-                "-mmin",
-                "-amin",
-                "-cmin",
-                "-maxdepth",
-                "-mindepth",
-                "-printf",
-                "-inum",
-                "-links",
-                "-fstype",
-                "-used",
-                "-context",
-                "-regextype",
-            ),
-            _V,
-        ),
-    },
-    operands="read",
-    leading_operands=True,
-    modes={"delete": Program(operands="delete")},
-)
-
 PROGRAMS: dict[str, Program] = {
     "cp": _CP,
     "mv": _MV,
     "install": _INSTALL,
     "ln": _LN,
     "link": Program(operands="read", last="write"),
-    "rm": _DELETE,
+    "rm": _RM,
     "rmdir": _DELETE,
     "unlink": _DELETE,
     "shred": Program(options={"-n": _V, "-s": _V, "--random-source": _READ}, operands="delete"),
     "touch": Program(
-        options={"-r": _READ, "--reference": _READ, "-d": _V, "--date": _V, "-t": _V},
+        options={
+            **HELP,
+            **valued("read", "-r", "--reference"),
+            **values("-d", "--date", "-t", "--time"),
+            **flags("-a", "-c", "--no-create", "-f", "-h", "--no-dereference", "-m"),
+        },
         operands="write",
+        source=f"touch ({_CU})",
     ),
     "truncate": Program(
         options={"-s": _V, "--size": _V, "-r": _READ, "--reference": _READ}, operands="write"
     ),
-    "mkdir": Program(options={"-m": _V, "--mode": _V, "--context": _V}, operands="write"),
+    "mkdir": Program(
+        options={
+            **HELP,
+            **values("-m", "--mode"),
+            **flags("-p", "--parents", "-v", "--verbose", "-Z"),
+            **optional("--context"),
+        },
+        operands="write",
+        source=f"mkdir ({_CU})",
+    ),
     "mkfifo": Program(options={"-m": _V, "--mode": _V}, operands="write"),
     "mknod": Program(options={"-m": _V, "--mode": _V}, first="write"),
     "chmod": _CHMOD,
@@ -172,7 +156,15 @@ PROGRAMS: dict[str, Program] = {
         operands="perm",
     ),
     "dd": Program(keyvalue={"if": "read", "of": "write"}),
-    "tee": _WRITE_ALL,
+    "tee": Program(
+        options={
+            **HELP,
+            **flags("-a", "--append", "-i", "--ignore-interrupts", "-p"),
+            **optional("--output-error"),
+        },
+        operands="write",
+        source=f"tee ({_CU})",
+    ),
     "split": Program(
         options={
             "-b": _V,
@@ -197,25 +189,36 @@ PROGRAMS: dict[str, Program] = {
         options={"-f": _WRITE, "--prefix": _WRITE, "-b": _V, "-n": _V},
         first="read",
     ),
-    "find": _FIND,
+    "find": FIND,
     "sort": Program(
         options={
-            "-o": _WRITE,
-            "--output": _WRITE,
-            "-T": _WRITE,
-            "--temporary-directory": _WRITE,
-            "-k": _V,
-            "-t": _V,
-            "-S": _V,
-            "--files0-from": _READ,
-            "--key": _V,
-            "--field-separator": _V,
-            "--buffer-size": _V,
-            "--parallel": _V,
-            "--batch-size": _V,
+            **HELP,
+            **valued("write", "-o", "--output", "-T", "--temporary-directory"),
+            **valued("read", "--files0-from", "--random-source"),
+            **values("-k", "--key", "-t", "--field-separator", "-S", "--buffer-size"),
+            **values("--parallel", "--batch-size", "--sort"),
+            **optional("--check"),
             "--compress-program": Opt(takes=True, role="exec"),
+            **flags("-b", "--ignore-leading-blanks", "-d", "--dictionary-order", "-f"),
+            **flags("--ignore-case", "-g", "--general-numeric-sort", "-i", "-M"),
+            **flags("--ignore-nonprinting", "--month-sort", "-h", "--human-numeric-sort"),
+            **flags("-n", "--numeric-sort", "-R", "--random-sort", "-r", "--reverse", "-V"),
+            **flags("--version-sort", "-c", "-C", "--debug", "-m", "--merge", "-s"),
+            **flags("--stable", "-u", "--unique", "-z", "--zero-terminated"),
         },
         operands="read",
+        source=f"sort ({_CU})",
     ),
-    "uniq": Program(operands="read", last="write"),
+    "uniq": Program(
+        options={
+            **HELP,
+            **flags("-c", "--count", "-d", "--repeated", "-D", "-i", "--ignore-case", "-u"),
+            **flags("--unique", "-z", "--zero-terminated"),
+            **optional("--all-repeated", "--group"),
+            **values("-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"),
+        },
+        operands="read",
+        last="write",
+        source=f"uniq ({_CU})",
+    ),
 }

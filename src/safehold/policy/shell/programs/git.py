@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from safehold.policy.shell.programs import git_options as go
 from safehold.policy.shell.programs.step import Reasons, Step, StepFn, opaque, unknown_option
 from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.vocab import flags
 from safehold.policy.shell.words import Word
 
 __all__ = ["GIT_CODE_KEYS", "ROLES", "STEPS"]
@@ -170,6 +174,55 @@ STEPS: dict[str, StepFn] = {"git": _git}
 _V = Opt(takes=True)
 _WRITE = Opt(takes=True, role="write")
 _READ = Opt(takes=True, role="read")
+
+
+def _complete(sub: str, options: dict[str, Opt], **roles: Any) -> Program:
+    """A subcommand's complete table: every option of `man git-SUB` (git 2.39.5)."""
+    return Program(options=options, parser="git", source=f"git 2.39.5 man git-{sub}", **roles)
+
+
+# Subcommands whose operands are revisions and pathspecs inside the repository (none), or
+# files they read (`diff --no-index A B`, `blame F`, `add F`), or work-tree files they
+# rewrite (`checkout -- F`, `restore F`, `reset --hard`).
+_READING: dict[str, Program] = {
+    "diff": _complete("diff", go.DIFF, operands="read"),
+    "log": _complete("log", go.LOG),
+    "show": _complete("show", go.SHOW),
+    "status": _complete("status", go.STATUS),
+    "blame": _complete("blame", go.BLAME, operands="read"),
+    "rev-parse": _complete("rev-parse", go.REV_PARSE),
+    "ls-files": _complete("ls-files", go.LS_FILES),
+    "tag": _complete("tag", go.TAG),
+    "branch": _complete("branch", go.BRANCH),
+    "add": _complete("add", go.ADD, operands="read"),
+    "commit": _complete("commit", go.COMMIT),
+    "checkout": _complete("checkout", go.CHECKOUT, operands="write"),
+    "restore": _complete("restore", go.RESTORE, operands="write"),
+    "switch": _complete("switch", go.SWITCH),
+    "stash": _complete(
+        "stash",
+        go.STASH_PUSH,
+        subcommands={
+            "push": _complete("stash", go.STASH_PUSH, operands="write"),
+            "save": _complete("stash", go.STASH_PUSH),
+            "list": _complete("log", go.LOG),
+            "show": _complete(
+                "diff",
+                {**go.DIFF_OPTIONS, **flags("-u", "--include-untracked", "--only-untracked")},
+            ),
+            "apply": _complete("stash", go.STASH_APPLY, implicit=(("write", "."),)),
+            "pop": _complete("stash", go.STASH_APPLY, implicit=(("write", "."),)),
+            "drop": _complete("stash", flags("-q", "--quiet")),
+            "clear": _complete("stash", {}),
+        },
+    ),
+    "reset": _complete(
+        "reset",
+        {**go.RESET, "--hard": Opt(mode="hard")},
+        operands="write",
+        modes={"hard": Program(parser="git", operands="write", implicit=(("write", "."),))},
+    ),
+}
 # What git subcommands do with their operands, for `assess`. The work tree itself is the
 # current directory (`.`, moved by `git -C`): commands that rewrite or clean it write or
 # delete there.
@@ -193,12 +246,13 @@ ROLES = Program(
             options={"-o": _V, "--push-option": _V, "--repo": Opt(takes=True, role="send")},
             first="send",
         ),
-        "rm": Program(
-            options={"--pathspec-from-file": _READ, "--cached": Opt(mode="cached")},
+        "rm": _complete(
+            "rm",
+            {**go.RM, "--cached": Opt(mode="cached")},
             operands="delete",
-            modes={"cached": Program()},
+            modes={"cached": Program(parser="git")},
         ),
-        "mv": Program(options={"-k": Opt()}, operands="delete", last="write"),
+        "mv": _complete("mv", go.MV, operands="delete", last="write"),
         "clean": Program(options={"-e": _V, "--exclude": _V}, implicit=(("delete", "."),)),
         "init": Program(options={"--separate-git-dir": _WRITE, "-b": _V}, first="write"),
         "archive": Program(options={"-o": _WRITE, "--output": _WRITE, "--prefix": _V,
@@ -206,8 +260,7 @@ ROLES = Program(
                                                                     role="network")}),
         "bundle": Program(subcommands={"create": Program(first="write")}),
         "format-patch": Program(options={"-o": _WRITE, "--output-directory": _WRITE}),
-        "apply": Program(options={"--directory": _V, "-p": _V}, operands="read",
-                         implicit=(("write", None),)),
+        "apply": _complete("apply", go.APPLY, operands="read", implicit=(("write", None),)),
         "am": Program(operands="read", implicit=(("write", None),)),
         "worktree": Program(subcommands={"add": Program(first="write"),
                                          "remove": Program(first="delete")}),
@@ -218,5 +271,6 @@ ROLES = Program(
             modes={"global": Program(implicit=(("write", "~/.gitconfig"),)),
                    "system": Program(implicit=(("write", "/etc/gitconfig"),))},
         ),
+        **_READING,
     }
 )  # fmt: skip

@@ -7,6 +7,7 @@ where project-level installs read requirement files and write their targets.
 from __future__ import annotations
 
 from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.vocab import flags, valued, values
 
 __all__ = ["PROGRAMS"]
 
@@ -14,16 +15,82 @@ _V = Opt(takes=True)
 _READ = Opt(takes=True, role="read")
 _WRITE = Opt(takes=True, role="write")
 
+# pip 23.2 (`pip SUB --help`): the general options every subcommand takes. Left out, so
+# that they ask: `--python` (runs pip under another interpreter), `--keyring-provider`
+# (`subprocess` runs the keyring program), `--trusted-host` (turns off TLS checks for a
+# host), `-f`/`--find-links` (a URL or a local directory: no one role fits).
+_PIP_GENERAL = {
+    **flags("-h", "--help", "--debug", "--isolated", "--require-virtualenv", "-v"),
+    **flags("--verbose", "-V", "--version", "-q", "--quiet", "--no-input", "--no-cache-dir"),
+    **flags("--disable-pip-version-check", "--no-color", "--no-python-version-warning"),
+    **values("--retries", "--timeout", "--exists-action", "--use-feature"),
+    **values("--use-deprecated"),
+    **valued("write", "--log", "--cache-dir"),
+    **valued("read", "--cert", "--client-cert"),
+    **valued("network", "--proxy"),
+}
+_PIP_INDEX = {
+    **valued("network", "-i", "--index-url", "--extra-index-url"),
+    **flags("--no-index"),
+}
+_PIP_SOURCE = "pip 23.2.1 --help"
 _PIP_INSTALL = Program(
-    options={"-r": _READ, "--requirement": _READ, "-c": _READ, "--constraint": _READ,
-             "-t": _WRITE, "--target": _WRITE, "--prefix": _WRITE, "--root": _WRITE,
-             "--src": _WRITE, "--log": _WRITE, "-e": _V, "--editable": _V, "-i": _V,
-             "--index-url": _V, "--extra-index-url": _V, "-f": _V, "--find-links": _V},
-)  # fmt: skip
+    options={
+        **_PIP_GENERAL,
+        **_PIP_INDEX,
+        **valued("read", "-r", "--requirement", "-c", "--constraint"),
+        **valued("write", "-t", "--target", "--prefix", "--root", "--src", "--report"),
+        # A local project directory or a VCS URL: kept as it was (no role) until a role
+        # for "a path or a URL" exists.
+        **values("-e", "--editable"),
+        **values("--platform", "--python-version", "--implementation", "--abi"),
+        **values("--upgrade-strategy", "-C", "--config-settings", "--global-option"),
+        **values("--no-binary", "--only-binary", "--progress-bar", "--root-user-action"),
+        **flags("--no-deps", "--pre", "--dry-run", "--ignore-installed", "--user", "-U"),
+        **flags("--upgrade", "--force-reinstall", "-I", "--ignore-requires-python"),
+        **flags("--no-build-isolation", "--use-pep517", "--check-build-dependencies"),
+        **flags("--break-system-packages", "--compile", "--no-compile"),
+        **flags("--no-warn-script-location", "--no-warn-conflicts", "--prefer-binary"),
+        **flags("--require-hashes", "--no-clean"),
+    },
+    parser="argparse",
+    source=f"pip install ({_PIP_SOURCE})",
+)
+_PIP_LIST = Program(
+    options={
+        **_PIP_GENERAL,
+        **_PIP_INDEX,
+        **flags("-o", "--outdated", "-u", "--uptodate", "-e", "--editable", "-l"),
+        **flags("--local", "--user", "--pre", "--not-required", "--exclude-editable"),
+        **flags("--include-editable"),
+        **values("--format", "--exclude"),
+        **valued("read", "--path"),
+    },
+    parser="argparse",
+    source=f"pip list ({_PIP_SOURCE})",
+)
+_PIP_SHOW = Program(
+    options={**_PIP_GENERAL, **flags("-f", "--files")},
+    parser="argparse",
+    source=f"pip show ({_PIP_SOURCE}); operands are package names",
+)
+_PIP_FREEZE = Program(
+    options={
+        **_PIP_GENERAL,
+        **valued("read", "-r", "--requirement", "--path"),
+        **flags("-l", "--local", "--user", "--all", "--exclude-editable"),
+        **values("--exclude"),
+    },
+    parser="argparse",
+    source=f"pip freeze ({_PIP_SOURCE})",
+)
 _PIP = Program(
     options={"--log": _WRITE, "--cache-dir": _WRITE, "--python": _V},
     subcommands={
         "install": _PIP_INSTALL,
+        "list": _PIP_LIST,
+        "show": _PIP_SHOW,
+        "freeze": _PIP_FREEZE,
         "download": Program(options={"-d": _WRITE, "--dest": _WRITE, "-r": _READ}),
         "wheel": Program(options={"-w": _WRITE, "--wheel-dir": _WRITE, "-r": _READ}),
     },

@@ -69,6 +69,9 @@ class Opt:
     role: Role | None = None
     mode: str | None = None
     script: bool = False  # the value is the program's script (`sed -e S`, `awk --source S`)
+    # The words after the value are the arguments of what it names, not the program's own
+    # (`python -m MOD ARGS…`, `python -c CODE ARGS…`): reading stops there.
+    ends: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +209,7 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
         if name in program.unskip:
             unskipped = True
         if opt.takes:
-            if value is None and i + 1 < len(words):
+            if value is None and not opt.optional and i + 1 < len(words):
                 holder = words[i + 1]
                 i += 2
             elif value is not None:
@@ -219,6 +222,8 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
                 uses.append(RoleUse(opt.role, holder, name))
             if opt.script:
                 scripts.append(holder)
+            if opt.ends:
+                break
             continue
         i += 1
     spec = program
