@@ -38,6 +38,7 @@ from safehold.policy.grants import command_grant_key
 from safehold.policy.paths import PathCheck, list_directory
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
+from safehold.policy.shell.flows import follow
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.parse import is_plain_text
@@ -161,6 +162,7 @@ def _assess(
     _check_paths(analysis, policy, found, config, base)
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
+    _check_flows(analysis, policy, config, found, base)
     if not sandboxed:
         _check_trees(analysis, policy, found, base)
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
@@ -1036,6 +1038,28 @@ def _check_roles(
                 if not (w.static or w.home):
                     _add(found, _computed(program, RoleUse("read", w)))
                     break
+
+
+def _check_flows(
+    analysis: ShellAnalysis,
+    policy: CompiledPolicy,
+    config: SafetyConfig,
+    found: _Findings,
+    base: str,
+) -> None:
+    """Files written then run, paths through new links, within one line (`flows`)."""
+    flow = follow(analysis, lambda c: _place(c, base, policy, found)[:2], base, policy.home)
+    for reason in flow.asks:
+        _add(found, Finding(Verdict.ASK, reason, False))
+    for t in flow.through:
+        if t.role in _CHANGES:
+            for finding in judge_change(
+                t.path, t.role, program=t.program, modes=frozenset(), policy=policy,
+                config=config, spelled=t.spelled,
+            ):  # fmt: skip
+                _add(found, finding)
+        else:
+            _check_argument(t.path, [base], policy, found)
 
 
 def _computed(program: str, use: RoleUse) -> Finding:
