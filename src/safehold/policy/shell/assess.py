@@ -46,6 +46,7 @@ from safehold.policy.shell.programs import program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
 from safehold.policy.shell.programs.interpreters import program_family
+from safehold.policy.shell.programs.network import URL_VARIABLES
 from safehold.policy.shell.programs.search import (
     pattern_words,
     script_words,
@@ -1019,7 +1020,7 @@ def _check_roles(
                 _add(found, Finding(verdict, reason, verdict is not Verdict.DENY))
         dirs, uses, modes = _place(cmd, base, policy, found)
         program = cmd.program
-        for use in uses:
+        for use in [*uses, *_variable_destinations(cmd)]:
             if use.role in _CHANGES:
                 _judge_change_use(use, program, modes, dirs, policy, config, found, unconfined)
             elif use.role == "read":
@@ -1060,6 +1061,20 @@ def _check_flows(
                 _add(found, finding)
         else:
             _check_argument(t.path, [base], policy, found)
+
+
+def _variable_destinations(cmd: SimpleCommand) -> list[RoleUse]:
+    """`http_proxy=URL curl …`, `export ALL_PROXY=URL`: the proxy or index is a destination."""
+    settings = list(cmd.assignments)
+    if cmd.program in ("export", "env", "declare", "typeset", "local", "readonly"):
+        settings += [w.text for w in cmd.words[1:] if w.static]
+    out = []
+    for setting in settings:
+        name, eq, value = setting.partition("=")
+        if eq and name in URL_VARIABLES and value:
+            static = not any(c in value for c in "$`")
+            out.append(RoleUse("network", Word(value, static), name))
+    return out
 
 
 def _computed(program: str, use: RoleUse) -> Finding:
