@@ -450,10 +450,12 @@ def _looks_like_path(text: str) -> bool:
 
 
 # Headers naming the files a patch changes: Codex's `apply_patch` format and unified diffs.
+# Linear: each alternative is anchored at a line start and takes the rest of the line whole
+# (`[^\n]*`, trimmed in Python); a lazy `(.+?)\s*$` was quadratic in a run of blanks.
 _PATCH_HEADER: Final = re.compile(
     r"^(?:\*\*\* (?:Add|Update|Delete) File: |\*\*\* Move to: |--- |\+\+\+ "
-    r"|rename (?:from|to) |copy (?:from|to) )(.+?)\s*$"
-    r"|^diff --git (\S+) (\S+)\s*$",
+    r"|rename (?:from|to) |copy (?:from|to) )([^\n]*)"
+    r"|^diff --git (\S+) (\S+)[^\S\n]*$",
     re.MULTILINE,
 )
 _PATCH_NAMES: Final = frozenset({"patch", "diff", "input", "patchtext", "unifieddiff", "changes"})
@@ -463,7 +465,8 @@ def _patch_paths(text: str) -> list[str]:
     """The files a patch text names (`*** Update File: x`, `+++ b/x`, `diff --git a/x b/y`)."""
     out: list[str] = []
     for m in _PATCH_HEADER.finditer(text):
-        for name in (m.group(1), m.group(2), m.group(3)):
+        for group in (m.group(1), m.group(2), m.group(3)):
+            name = group.rstrip() if group else ""
             if not name:
                 continue
             name = name.split("\t", 1)[0]  # `--- a/x<TAB>timestamp`

@@ -188,12 +188,18 @@ def _address_list(text: str) -> list[str]:
 def _expand_glob(text: str) -> list[str] | None:
     """curl's URL globbing (curl(1) "URL"): sets `{a,b}` and ranges `[1-9]`, `[a-z:2]`."""
     parts: list[list[str]] = []
+    # The next `}` and `]` after each position, found in one pass from the end: a search
+    # per opening bracket would be quadratic in a run of them.
+    after: dict[str, list[int]] = {"}": [-1] * (len(text) + 1), "]": [-1] * (len(text) + 1)}
+    for close, table in after.items():
+        for k in range(len(text) - 1, -1, -1):
+            table[k] = k if text[k] == close else table[k + 1]
     i = 0
     literal = ""
     while i < len(text):
         ch = text[i]
         close = {"{": "}", "[": "]"}.get(ch)
-        end = text.find(close, i + 1) if close else -1
+        end = after[close][i + 1] if close else -1
         if close is None or end < 0:
             literal += ch
             i += 1
