@@ -191,9 +191,9 @@ def _expand_glob(text: str) -> list[str] | None:
     # The next `}` and `]` after each position, found in one pass from the end: a search
     # per opening bracket would be quadratic in a run of them.
     after: dict[str, list[int]] = {"}": [-1] * (len(text) + 1), "]": [-1] * (len(text) + 1)}
-    for close, table in after.items():
+    for bracket, table in after.items():
         for k in range(len(text) - 1, -1, -1):
-            table[k] = k if text[k] == close else table[k + 1]
+            table[k] = k if text[k] == bracket else table[k + 1]
     i = 0
     literal = ""
     while i < len(text):
