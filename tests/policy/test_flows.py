@@ -81,6 +81,7 @@ NOT_A_FLOW = [
     "mkdir -p build && touch build/x && ls build",
     "curl -o page.html https://example.com/ && python3 src/main.py page.html",
     "cp src/main.py /tmp/m.py && bash scripts/run.sh",
+    "sed -i 's/1/2/' src/main.py && python3 src/main.py",
 ]
 
 

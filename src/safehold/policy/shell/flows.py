@@ -37,8 +37,9 @@ from safehold.policy.shell.programs.table import Role, RoleUse
 
 __all__ = ["Flows", "Through", "follow"]
 
-# Writers whose output holds no content of its own: an empty file or directory.
-_NO_CONTENT = frozenset({"mkdir", "touch", "mktemp", "install"})
+# Writers whose output holds no content of its own (an empty file or directory), or only
+# text the command spells out: sed's in-place edit applies its visible script to the file.
+_NO_CONTENT = frozenset({"mkdir", "touch", "mktemp", "install", "sed", "gsed"})
 # Link makers: their written operand is a link to their read operand.
 _LINKERS = frozenset({"ln", "link"})
 # Options that make a program save into its current directory under a name the server or
