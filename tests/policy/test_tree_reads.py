@@ -241,3 +241,89 @@ def test_the_walks_prefilter_never_drops_a_match(parts: list[str]) -> None:
             directory, _, name = path.rpartition("/")
             held = policy.denied.may_hold(directory.split("/"))
             assert held or policy.denied.may_hold((name,)) or policy.denied.may_match_rest(path)
+
+
+def test_a_linked_directory_is_walked_when_the_program_follows_links(
+    ws: Path, tmp_path: Path
+) -> None:
+    # Only the directory is a link; the key inside it is a plain file.
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "id_rsa").write_text("key\n")
+    (ws / "src" / "deep" / "er" / ".env").unlink()
+    os.symlink(outside, ws / "src" / "linked")
+    followed = _decide(HOST, "grep -R TOKEN .", ws)
+    assert "tree-holds-denied" in _codes(followed), followed
+    assert any("linked" in r.message or "id_rsa" in r.message for r in followed.reasons)
+    assert "tree-holds-denied" not in _codes(_decide(HOST, "grep -r TOKEN .", ws))
+
+
+def test_names_fold_under_case_insensitive_paths(ws: Path) -> None:
+    (ws / "src" / "deep" / "er" / ".env").rename(ws / "src" / "deep" / "er" / "ID_RSA")
+    folding = HOST.replace(case_insensitive_paths=True)
+    decision = _decide(folding, "grep -r TOKEN .", ws)
+    assert "tree-holds-denied" in _codes(decision), decision
+    exact = HOST.replace(case_insensitive_paths=False)
+    assert "tree-holds-denied" not in _codes(_decide(exact, "grep -r TOKEN .", ws))
+
+
+def _keys(ws: Path) -> None:
+    (ws / "src" / "deep" / "er" / ".env").unlink()
+    (ws / "keys").mkdir()
+    (ws / "keys" / "id_rsa").write_text("key\n")
+
+
+def test_a_linked_gitignore_is_not_followed(ws: Path, tmp_path: Path) -> None:
+    _keys(ws)
+    _repository(ws, "")
+    (ws / ".gitignore").unlink()
+    planted = tmp_path / "planted-ignore"
+    planted.write_text("keys/\n")
+    os.symlink(planted, ws / ".gitignore")
+    assert "tree-holds-denied" in _codes(_decide(HOST, "git add -A", ws))
+
+
+def test_a_fifo_gitignore_with_a_writer_is_not_read(ws: Path) -> None:
+    _keys(ws)
+    (ws / ".git").mkdir()
+    os.mkfifo(ws / ".gitignore")
+    # Held open by a writer that has already written: a read would not block, and would
+    # return `keys/`, which ignores the key.
+    fd = os.open(ws / ".gitignore", os.O_RDWR | os.O_NONBLOCK)
+    try:
+        os.write(fd, b"keys/\n")
+        assert "tree-holds-denied" in _codes(_decide(HOST, "git add -A", ws))
+    finally:
+        os.close(fd)
+
+
+def test_a_negation_brings_back_a_file_git_stages(ws: Path) -> None:
+    _keys(ws)
+    _repository(ws, "keys/*\n!keys/id_rsa\n")
+    decision = _decide(HOST, "git add -A", ws)
+    assert any("keys/id_rsa" in r.message for r in decision.reasons), decision
+    (ws / ".gitignore").write_text("keys/*\n")
+    assert _decide(HOST, "git add -A", ws).verdict.value == "allow"
+
+
+def test_a_gitignore_too_long_to_read_whole_is_not_honoured(ws: Path) -> None:
+    _keys(ws)
+    _repository(ws, "keys/\n" + "#" * (64 * 1024) + "\n")
+    assert "tree-holds-denied" in _codes(_decide(HOST, "git add -A", ws))
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["diff -r src ../other", "diff --recursive src ../other", "git grep --no-index TOKEN",
+     "git grep --untracked TOKEN", "git grep --no-index -n TOKEN src"],
+)  # fmt: skip
+def test_diff_r_and_git_grep_outside_the_index_read_the_tree(ws: Path, command: str) -> None:
+    _repository(ws, "")
+    host = _decide(HOST, command, ws)
+    assert "tree-holds-denied" in _codes(host), host
+    assert "tree-holds-denied" not in _codes(_decide(AUTO, command, ws))
+
+
+def test_git_grep_of_the_index_reads_no_tree(ws: Path) -> None:
+    _repository(ws, "")
+    assert "tree-holds-denied" not in _codes(_decide(HOST, "git grep TOKEN", ws))

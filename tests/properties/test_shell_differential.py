@@ -27,6 +27,11 @@ from pathlib import Path
 import pytest
 
 from safehold.policy.shell import MAX_COMMAND_LENGTH, ShellAnalysis, Word, analyze
+from safehold.policy.shell.analysis import SimpleCommand
+from safehold.policy.shell.assess import _roles
+from safehold.policy.shell.flows import follow
+from safehold.policy.shell.locations import resolve_dir
+from safehold.policy.shell.programs.table import RoleUse
 
 pytestmark = pytest.mark.sandbox
 
@@ -293,13 +298,23 @@ def _observe(oracle: Oracle, commands: list[str], work: Path) -> list[list[list[
     return results
 
 
+def _runs_written_file(analysis: ShellAnalysis) -> bool:
+    """A step runs a file an earlier step wrote: code the assessment asks about (`flows`),
+    which the analysis does not claim to see into, as it does not for opaque commands."""
+
+    def place(cmd: SimpleCommand) -> tuple[list[str | None], list[RoleUse]]:
+        return [resolve_dir(d, "/w", "/h") for d in cmd.dirs], _roles(cmd)[0]
+
+    return bool(follow(analysis, place, "/w", "/h").asks)
+
+
 def _unsound(commands: list[str], observed: list[list[list[str]] | None]) -> tuple[list[str], int]:
     failures: list[str] = []
     unobserved: list[str] = []
     accepted = 0
     for command, executed in zip(commands, observed, strict=True):
         analysis = analyze(command)
-        if analysis.opaque:
+        if analysis.opaque or _runs_written_file(analysis):
             continue
         accepted += 1
         if executed is None:  # it killed the sandbox (`kill -9 -1`): nothing observed

@@ -36,6 +36,8 @@ class ToolSpec:
     ``path_args`` are checked as paths on top of the engine's common names. ``url_args``
     (URLs, and free text holding URLs: Gemini CLI's `web_fetch` prompt) go to the URL
     policy, ``glob_args`` (glob/include filters of search tools) to the denied paths.
+    ``writes`` are files the tool changes though no argument names them (Gemini CLI's
+    `save_memory` appends to `~/.gemini/GEMINI.md`): each is judged as a path argument.
     """
 
     kind: ToolKind
@@ -44,10 +46,11 @@ class ToolSpec:
     cwd_arg: str | None = None
     url_args: tuple[str, ...] = ()
     glob_args: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ToolKind(self.kind))
-        for name in ("path_args", "url_args", "glob_args"):
+        for name in ("path_args", "url_args", "glob_args", "writes"):
             value = getattr(self, name)
             if isinstance(value, str):
                 raise TypeError(
@@ -156,12 +159,17 @@ class ToolTable:
         for key, canonical in ((spec.command_arg, "command"), (spec.cwd_arg, "cwd")):
             if key is not None and key != canonical and key in arguments:
                 args[canonical] = arguments[key]
+        path_args = spec.path_args
+        for i, path in enumerate(spec.writes, start=1):
+            key = f"(writes {i})"  # no tool's own key: `(` is not in any argument name
+            args[key] = path
+            path_args = (*path_args, key)
         return ToolCall(
             name=name,
             arguments=args,
             kind=spec.kind,
             tool_call_id=tool_call_id,
-            path_args=spec.path_args,
+            path_args=path_args,
             glob_args=spec.glob_args,
             url_args=spec.url_args,
         )

@@ -237,7 +237,9 @@ class Arguments:
 
 # Splits free text into words at characters no path contains in practice (one character
 # class: linear). `file:` prefixes fall away with the colon-free rest kept whole.
-_NOT_PATH_WORD = re.compile(r"[\s'\"`(),;{}<>|&=\[\]]+")
+_PATH_WORD = re.compile(r"[^\s'\"`(),;{}<>|&=\[\]]+")
+_MAX_URLS: Final = 100
+"""URLs read out of one text value; past them the call asks (`arguments-too-large`)."""
 _URL_TEXT = re.compile(r"(?i)\b(?:https?|ftps?|wss?)://[^\s<>\"'`]+")
 _WHOLE_URL = re.compile(r"(?i)^\s*[a-z][a-z0-9+.-]*://\S+$")
 
@@ -342,8 +344,10 @@ class _Finder:
 
     def mention(self, text: str, where: str) -> None:
         """Absolute and home paths inside free text: a tool may act on what its text names."""
-        for word in _NOT_PATH_WORD.split(text[: 16 * _MAX_VALUE_CHARS]):
+        for m in _PATH_WORD.finditer(text):
+            word = m.group()
             if len(self.mentions) >= _MAX_PATHS:
+                self.limit(where, f"names more than {_MAX_PATHS} paths in its text")
                 return
             if word[:5].lower() == "file:":
                 rest = word[5:]
@@ -374,6 +378,10 @@ class _Finder:
         if self.over(where, depth) or value is None:
             return
         if isinstance(value, str | bytes):
+            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+            if _WHOLE_URL.match(text) and not text.strip().lower().startswith("file:"):
+                # A URL under any name is a URL: `{"source": "http://169.254.169.254/"}`.
+                self.urls.append(PathArgument(where, text.strip()))
             self.add_path(where, value, write)
         elif isinstance(value, Mapping):
             # Everything under a path name is a path: `{"path": {"value": ".env"}}`.
@@ -408,10 +416,11 @@ class _Finder:
             if _local(value):
                 self.add_path(where, value, False)
             elif text or not _WHOLE_URL.match(value):
-                for i, m in enumerate(_URL_TEXT.finditer(value[: 16 * _MAX_VALUE_CHARS])):
-                    self.urls.append(PathArgument(f"{where} (URL {i + 1})", m.group()))
-                    if i >= 100:
+                for i, m in enumerate(_URL_TEXT.finditer(value)):
+                    if i >= _MAX_URLS:
+                        self.limit(where, f"holds more than {_MAX_URLS} URLs")
                         break
+                    self.urls.append(PathArgument(f"{where} (URL {i + 1})", m.group()))
                 if not text and not _URL_TEXT.search(value) and value.strip():
                     self.urls.append(PathArgument(where, value.strip()))  # `host/path`
             else:
@@ -441,10 +450,12 @@ def _looks_like_path(text: str) -> bool:
 
 
 # Headers naming the files a patch changes: Codex's `apply_patch` format and unified diffs.
+# Linear: each alternative is anchored at a line start and takes the rest of the line whole
+# (`[^\n]*`, trimmed in Python); a lazy `(.+?)\s*$` was quadratic in a run of blanks.
 _PATCH_HEADER: Final = re.compile(
     r"^(?:\*\*\* (?:Add|Update|Delete) File: |\*\*\* Move to: |--- |\+\+\+ "
-    r"|rename (?:from|to) |copy (?:from|to) )(.+?)\s*$"
-    r"|^diff --git (\S+) (\S+)\s*$",
+    r"|rename (?:from|to) |copy (?:from|to) )([^\n]*)"
+    r"|^diff --git (\S+) (\S+)[^\S\n]*$",
     re.MULTILINE,
 )
 _PATCH_NAMES: Final = frozenset({"patch", "diff", "input", "patchtext", "unifieddiff", "changes"})
@@ -454,7 +465,8 @@ def _patch_paths(text: str) -> list[str]:
     """The files a patch text names (`*** Update File: x`, `+++ b/x`, `diff --git a/x b/y`)."""
     out: list[str] = []
     for m in _PATCH_HEADER.finditer(text):
-        for name in (m.group(1), m.group(2), m.group(3)):
+        for group in (m.group(1), m.group(2), m.group(3)):
+            name = group.rstrip() if group else ""
             if not name:
                 continue
             name = name.split("\t", 1)[0]  # `--- a/x<TAB>timestamp`

@@ -176,6 +176,23 @@ DEFAULT_PROTECTED_PATHS: Final[tuple[str, ...]] = (
     "safehold.json",
     ".safehold.toml",
     ".safehold.json",
+    # Instructions every later agent session reads as its own: a prompt-injection foothold.
+    "AGENTS.md",
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    "GEMINI.md",
+    ".github/copilot-instructions.md",
+    ".github/instructions/",
+    ".cursorrules",
+    ".windsurfrules",
+    # CI configuration: code run with the repository's secrets on the next push.
+    ".circleci/",
+    "bitbucket-pipelines.yml",
+    "Jenkinsfile",
+    ".gitlab/",
+    "azure-pipelines.yml",
+    ".travis.yml",
+    ".buildkite/",
 )
 
 # Read without asking, written only with approval: what agents read to understand the code

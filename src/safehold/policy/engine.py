@@ -291,7 +291,10 @@ def _step2_paths(
     access: Access = "read" if side is Side.READ else "run" if side is Side.EXECUTE else "write"
     canonicals: list[str] | None = [] if not args.invalid else None
     for arg in args.paths:
-        one: Access = "write" if arg.write else "read" if arg.by_value else access
+        # A path found by value takes the tool's side when the tool writes or deletes
+        # (`delete {"name": ".git"}`); elsewhere it may be data the tool only reads.
+        by_value_read = arg.by_value and side is not Side.WRITE
+        one: Access = "write" if arg.write else "read" if by_value_read else access
         check = policy.check_path(arg.raw, one)
         _collect(check, f"argument `{arg.where}`", steps)
         if check.canonical is None:

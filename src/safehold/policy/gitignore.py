@@ -1,6 +1,7 @@
 """What a repository's `.gitignore` leaves out, for programs that honour it (`git add`, `rg`).
 
-Only the top-level `.gitignore` and `.git/info/exclude` are read (each up to 64 KiB), never
+Only the top-level `.gitignore` and `.git/info/exclude` are read (each whole, up to 64 KiB;
+a longer one is not honoured at all), never
 nested `.gitignore` files or the user's global excludes: a file those would ignore is still
 counted as read, which can only make a walk ask more, never less. `.git` itself is always
 left out, as git and rg leave it out.
@@ -72,9 +73,13 @@ def _read_lines(path: str) -> list[str]:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return []
-        data = os.read(fd, _MAX_BYTES)
+        data = os.read(fd, _MAX_BYTES + 1)
     except OSError:
         return []
     finally:
         os.close(fd)
+    if len(data) > _MAX_BYTES:
+        # Part of the file could drop a `!negation` below the cut and hide a file git
+        # stages: a file too long to read whole is honoured not at all (the walk asks more).
+        return []
     return data.decode("utf-8", "replace").splitlines()

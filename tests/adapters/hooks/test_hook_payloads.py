@@ -63,7 +63,7 @@ GEMINI_CLI = {
     "list_directory_home_ssh": "deny",
     "web_fetch": "ask",
     "google_web_search": "ask",
-    "save_memory": "ask",
+    "save_memory": "deny",  # writes ~/.gemini/GEMINI.md, outside the allowed paths
     "write_todos": "allow",
     "mcp_tool": "ask",
     "unknown_tool": "ask",

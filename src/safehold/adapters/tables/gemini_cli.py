@@ -42,7 +42,7 @@ GEMINI_CLI_TOOLS: Final = ToolTable(
         "web_fetch": ToolSpec(_K.FETCH, url_args=("prompt",)),
         "google_web_search": ToolSpec(_K.FETCH),
         # Appends a `fact` to ~/.gemini/GEMINI.md, which later sessions load as instructions.
-        "save_memory": ToolSpec(_K.EDIT),
+        "save_memory": ToolSpec(_K.EDIT, writes=("~/.gemini/GEMINI.md",)),
         "get_internal_docs": ToolSpec(_K.READ),
         "write_todos": ToolSpec(_K.THINK),
         "ask_user": ToolSpec(_K.THINK),

@@ -105,6 +105,11 @@ class Redirect:
     op: str = ">"
     dirs: tuple[str | None, ...] = (".",)
     """Where a relative target lands (see `SimpleCommand.dirs`)."""
+    writer: str = field(default="", compare=False)
+    """The program whose output the redirection takes (empty: a compound's redirection)."""
+    literal: bool = field(default=False, compare=False)
+    """The output is text the command spells out: `cat` of a static heredoc body, so a
+    script written this way is as visible as a heredoc script (see `flows`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,13 +429,35 @@ def _check_assignments(assigns: Sequence[tuple[str, Word]], acc: _Acc) -> None:
 
 
 def _collect_redirects(walk: Walk, acc: _Acc) -> None:
+    # A redirection's dirs may be rewritten after its command was recorded (`cd` in a
+    # compound): the target word itself is the one shared object.
+    owners = {id(r.target): raw for raw in walk.commands for r in raw.redirects if r.target}
     for r in walk.redirects:
-        redirect = _redirect(r, acc)
-        if redirect is not None and redirect not in acc.redirects:
+        redirect = _redirect(r, acc, owners.get(id(r.target)))
+        if redirect is None:
+            continue
+        if redirect not in acc.redirects:
             acc.redirects.append(redirect)
+        elif not redirect.literal:
+            # The same target written twice: it is spelled out only if every write is.
+            at = acc.redirects.index(redirect)
+            acc.redirects[at] = redirect
 
 
-def _redirect(r: RawRedirect, acc: _Acc) -> Redirect | None:
+def _literal_output(raw: RawCommand | None, acc: _Acc) -> tuple[str, bool]:
+    """The program a redirection belongs to, and whether its output is spelled out.
+
+    Only `cat` with no operand reading a static heredoc body counts as spelled out: `echo`
+    and `printf` may turn escapes into other text (`printf '\x72\x6d'`).
+    """
+    if raw is None or not raw.words:
+        return "", False
+    name = program_name(raw.words[0])
+    literal = name == "cat" and len(raw.words) == 1 and raw.words[0].static
+    return name, literal and _stdin_body(raw, acc) is not None
+
+
+def _redirect(r: RawRedirect, acc: _Acc, owner: RawCommand | None = None) -> Redirect | None:
     if r.target is None:
         return None  # heredoc / herestring: data, no file
     op = r.op
@@ -460,7 +487,8 @@ def _redirect(r: RawRedirect, acc: _Acc) -> Redirect | None:
         return None
     if text in _HARMLESS_TARGETS:
         return None
-    return Redirect(text, access, op, _sorted_dirs(r.dirs))
+    writer, literal = _literal_output(owner, acc) if access == "write" else ("", False)
+    return Redirect(text, access, op, _sorted_dirs(r.dirs), writer, literal)
 
 
 def _emit(

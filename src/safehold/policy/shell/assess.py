@@ -38,6 +38,7 @@ from safehold.policy.grants import command_grant_key
 from safehold.policy.paths import PathCheck, list_directory
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
+from safehold.policy.shell.flows import follow
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.parse import is_plain_text
@@ -45,6 +46,7 @@ from safehold.policy.shell.programs import program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
 from safehold.policy.shell.programs.interpreters import program_family
+from safehold.policy.shell.programs.network import URL_VARIABLES
 from safehold.policy.shell.programs.search import (
     pattern_words,
     script_words,
@@ -161,6 +163,7 @@ def _assess(
     _check_paths(analysis, policy, found, config, base)
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
+    _check_flows(analysis, policy, config, found, base)
     if not sandboxed:
         _check_trees(analysis, policy, found, base)
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
@@ -1019,7 +1022,7 @@ def _check_roles(
                 _add(found, Finding(verdict, reason, verdict is not Verdict.DENY))
         dirs, uses, modes = _place(cmd, base, policy, found)
         program = cmd.program
-        for use in uses:
+        for use in [*uses, *_variable_destinations(cmd)]:
             if use.role in _CHANGES:
                 _judge_change_use(use, program, modes, dirs, policy, config, found, unconfined)
             elif use.role == "read":
@@ -1038,6 +1041,42 @@ def _check_roles(
                 if not (w.static or w.home):
                     _add(found, _computed(program, RoleUse("read", w)))
                     break
+
+
+def _check_flows(
+    analysis: ShellAnalysis,
+    policy: CompiledPolicy,
+    config: SafetyConfig,
+    found: _Findings,
+    base: str,
+) -> None:
+    """Files written then run, paths through new links, within one line (`flows`)."""
+    flow = follow(analysis, lambda c: _place(c, base, policy, found)[:2], base, policy.home)
+    for reason in flow.asks:
+        _add(found, Finding(Verdict.ASK, reason, False))
+    for t in flow.through:
+        if t.role in _CHANGES:
+            for finding in judge_change(
+                t.path, t.role, program=t.program, modes=frozenset(), policy=policy,
+                config=config, spelled=t.spelled,
+            ):  # fmt: skip
+                _add(found, finding)
+        else:
+            _check_argument(t.path, [base], policy, found)
+
+
+def _variable_destinations(cmd: SimpleCommand) -> list[RoleUse]:
+    """`http_proxy=URL curl …`, `export ALL_PROXY=URL`: the proxy or index is a destination."""
+    settings = list(cmd.assignments)
+    if cmd.program in ("export", "env", "declare", "typeset", "local", "readonly"):
+        settings += [w.text for w in cmd.words[1:] if w.static]
+    out = []
+    for setting in settings:
+        name, eq, value = setting.partition("=")
+        if eq and name in URL_VARIABLES and value:
+            static = not any(c in value for c in "$`")
+            out.append(RoleUse("network", Word(value, static), name))
+    return out
 
 
 def _computed(program: str, use: RoleUse) -> Finding:

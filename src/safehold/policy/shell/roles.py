@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from safehold.policy.decision import Reason, Verdict
+from safehold.policy.shell.programs.network import MAX_GLOB_URLS, destinations
 from safehold.policy.shell.programs.table import Role, RoleUse
 from safehold.policy.shell.sandboxed import private_scratch
 from safehold.policy.urls import check_url
@@ -175,10 +176,28 @@ def _network(use: RoleUse, program: str, config: SafetyConfig) -> list[Finding]:
         ]
     if not text or text == "-" or text.isdigit() or text.startswith("-"):
         return []
-    check = check_url(text, config.network)
-    if check.verdict is Verdict.ALLOW:
-        return []
-    return [Finding(check.verdict, r, check.verdict is not Verdict.DENY) for r in check.reasons]
+    targets = destinations(program, use.option, text, True)
+    if targets is None:
+        return [
+            Finding(
+                Verdict.ASK,
+                Reason(
+                    "url-glob-too-large",
+                    f"{program} {text[:40]}",
+                    f"`{program}` expands `{text}` to more than {MAX_GLOB_URLS} URLs, "
+                    "more than are checked",
+                ),
+                False,
+            )
+        ]
+    out: list[Finding] = []
+    for target in targets:
+        check = check_url(target, config.network)
+        if check.verdict is not Verdict.ALLOW:
+            out += [
+                Finding(check.verdict, r, check.verdict is not Verdict.DENY) for r in check.reasons
+            ]
+    return out
 
 
 def judge_use(use: RoleUse, program: str, stdin_fed: bool, config: SafetyConfig) -> list[Finding]:

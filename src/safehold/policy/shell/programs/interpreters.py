@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 
-from safehold.policy.shell.programs.shells import SHELLS, stdin_program
+from safehold.policy.shell.programs.shells import SHELL_ARG_OPTS, SHELLS, stdin_program
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
 from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.words import Word
 
-__all__ = ["INTERPRETERS", "PROGRAMS", "STEPS", "program_family"]
+__all__ = ["INTERPRETERS", "PROGRAMS", "STEPS", "program_family", "script_operand"]
 
 # Interpreters that read a program from stdin when given no script.
 INTERPRETERS = SHELLS | frozenset(
@@ -177,3 +177,31 @@ _INPLACE_EDITOR = Program(
     modes={"inplace": Program(operands="write", skip=1)},
 )  # fmt: skip
 PROGRAMS: dict[str, Program] = {"perl": _INPLACE_EDITOR, "ruby": _INPLACE_EDITOR}
+
+
+def script_operand(name: str, words: tuple[Word, ...]) -> int | None:
+    """The index of the script file an interpreter or shell runs: `python -u x.py` is 2.
+
+    None when it runs inline code, a module (`python -m`), standard input, or nothing. Read
+    with the same option data as `_interpreter` (and `SHELL_ARG_OPTS` for shells).
+    """
+    family = program_family(name)
+    if family not in INTERPRETERS:
+        return None
+    code_flags = _INLINE_CODE.get(family, ())
+    arg_options = _INTERPRETER_ARG_OPTIONS.get(family, ())
+    if family in SHELLS:
+        code_flags, arg_options = ("-c",), tuple(SHELL_ARG_OPTS)
+    i = 1
+    while i < len(words):
+        t = words[i].text
+        if t in code_flags or (family == "python" and t == "-m") or t in ("-", "--version"):
+            return None
+        if t == "--":
+            return i + 1 if i + 1 < len(words) else None
+        if not t.startswith(("-", "+")) or not words[i].static:
+            return i
+        if family in SHELLS and not t.startswith("--") and "c" in t[1:]:
+            return None  # `sh -ec CODE`
+        i += 2 if t in arg_options else 1
+    return None

@@ -14,6 +14,7 @@ __all__ = ["PROGRAMS"]
 _V = Opt(takes=True)
 _READ = Opt(takes=True, role="read")
 _WRITE = Opt(takes=True, role="write")
+_NET = Opt(takes=True, role="network")  # an index or registry URL (pip(1), npm-config(7))
 
 # pip 23.2 (`pip SUB --help`): the general options every subcommand takes. Left out, so
 # that they ask: `--python` (runs pip under another interpreter), `--keyring-provider`
@@ -85,7 +86,9 @@ _PIP_FREEZE = Program(
     source=f"pip freeze ({_PIP_SOURCE})",
 )
 _PIP = Program(
-    options={"--log": _WRITE, "--cache-dir": _WRITE, "--python": _V},
+    options={"--log": _WRITE, "--cache-dir": _WRITE, "--python": _V, "--proxy": _NET,
+             "-i": _NET, "--index-url": _NET, "--extra-index-url": _NET, "-f": _NET,
+             "--find-links": _NET},
     subcommands={
         "install": _PIP_INSTALL,
         "list": _PIP_LIST,
@@ -97,7 +100,8 @@ _PIP = Program(
 )  # fmt: skip
 _NPM = Program(
     options={"--prefix": _WRITE, "-C": _WRITE, "--cache": _WRITE, "--userconfig": _READ,
-             "--globalconfig": _READ},
+             "--globalconfig": _READ, "--registry": _NET, "--proxy": _NET,
+             "--https-proxy": _NET},
 )  # fmt: skip
 _CARGO = Program(
     options={"--root": _WRITE, "--target-dir": _WRITE, "--manifest-path": _READ,

@@ -128,6 +128,18 @@ TREE_WALKS: dict[str, TreeWalk] = {
         operands="roles",
     ),
     "scp": TreeWalk(letters="r", follows=True, operands="roles"),
+    # GNU diff(1): `-r` compares (and prints) every file below both directories; links
+    # are followed unless `--no-dereference`.
+    "diff": TreeWalk(options=_f("--recursive"), letters="r", follows=True, operands="plain"),
+    # git-grep(1): `--no-index` searches the directory as plain files (ignored ones too
+    # unless `--exclude-standard`), `--untracked` adds untracked files (not ignored ones
+    # unless `--no-exclude-standard`); tracked files alone are git's index, not the tree.
+    "git grep": TreeWalk(
+        options=_f("--no-index", "--untracked"),
+        cwd_default=True,
+        gitignore=True,
+        no_ignore_options=_f("--no-index", "--no-exclude-standard"),
+    ),
 }
 
 

@@ -1,0 +1,256 @@
+"""What one step of a command line hands to a later step: files it writes, links it makes.
+
+`a && b`, `a; b` and `a | b` run in one shell, so a step sees what an earlier step left:
+
+- **Written, then run.** `curl -o i.sh URL && bash i.sh`, `wget -O x.py URL; python3 x.py`,
+  `git clone URL d && d/install.sh`, `base64 -d > x.sh && sh x.sh`: the program that runs
+  is text computed at run time (downloaded, decoded, copied, extracted), which no analysis
+  reads. It is asked in every mode (`runs-written-file`, security-model rule 3), like a
+  pipe into a shell. Only a script written from a static heredoc by `cat` is spelled out in
+  the command (`cat > t.py <<'EOF' … EOF`; `python3 t.py`): that is the agent's own visible
+  code, judged as any script file in the workspace.
+- **Linked, then used.** `ln -s .git/hooks hk && cp hook.sh hk/pre-commit` writes
+  `.git/hooks/pre-commit`: a later step's path that goes through a link made earlier is
+  also judged where the link points (`Through`).
+
+A step "runs" a file when the file is its program (`./x`, `d/install.sh`), the script
+operand of an interpreter or shell (`python3 -u x.py`, `sh x.sh`), or `source`/`.`'s
+operand. A `chmod +x` in between changes nothing: the file still runs. The order of the
+steps is not relied on (a loop runs its body again), so a file written anywhere in the line
+and run anywhere in it counts.
+
+Pure: a function of the analysis and where each command runs; no file is looked at (a link
+name that is a directory is covered by both readings, `L` and `L/<target's name>`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from safehold.policy.decision import Reason
+from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
+from safehold.policy.shell.locations import resolve_dir
+from safehold.policy.shell.programs.interpreters import script_operand
+from safehold.policy.shell.programs.table import Role, RoleUse
+
+__all__ = ["Flows", "Through", "follow"]
+
+# Writers whose output holds no content of its own (an empty file or directory), or only
+# text the command spells out: sed's in-place edit applies its visible script to the file.
+_NO_CONTENT = frozenset({"mkdir", "touch", "mktemp", "install", "sed", "gsed"})
+# Link makers: their written operand is a link to their read operand.
+_LINKERS = frozenset({"ln", "link"})
+# Options that make a program save into its current directory under a name the server or
+# the URL picks (curl's `-O`, `-J`, `--remote-name`, `--remote-name-all`; documented in
+# curl(1)); `git clone URL` with no directory makes one named after the URL.
+_REMOTE_NAME = {"curl": frozenset({"-O", "--remote-name", "--remote-name-all", "-J"})}
+_REMOTE_LETTERS = {"curl": frozenset("OJ")}
+_SOURCE = frozenset({"source", "."})
+MAX_FLOW_PAIRS = 4096
+"""Writes × runs compared per command line; past it every run of a local file asks."""
+
+Place = Callable[[SimpleCommand], tuple[Sequence[str | None], Sequence[RoleUse]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Through:
+    """A later step's path that goes through a link an earlier step made."""
+
+    role: Role
+    path: str
+    """Where the path lands through the link: absolute, normalised."""
+    spelled: str
+    program: str
+
+
+@dataclass(frozen=True, slots=True)
+class Flows:
+    """The flows of one command line: reasons to ask, and paths reached through new links."""
+
+    asks: tuple[Reason, ...] = ()
+    through: tuple[Through, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    path: str | None  # None: computed, could be any file
+    writer: str
+
+
+def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows:
+    """The flows of `analysis`; `place(cmd)` gives a command's absolute dirs and roles."""
+    placed = [(cmd, *place(cmd)) for cmd in analysis.commands]
+    written = _written(analysis, placed, base, home)
+    asks: list[Reason] = []
+    if written:
+        pairs = 0
+        for cmd, dirs, _uses in placed:
+            for spelled, full in _runs(cmd, dirs, home):
+                pairs += len(written)
+                hit = next(
+                    (w for w in written if pairs > MAX_FLOW_PAIRS or _under(full, w.path)),
+                    None,
+                )
+                if hit is not None:
+                    reason = _runs_written(cmd.program, spelled, hit.writer)
+                    if reason not in asks:
+                        asks.append(reason)
+    return Flows(tuple(asks), tuple(_through(analysis, placed, base, home)))
+
+
+def _under(path: str, written: str | None) -> bool:
+    if written is None:
+        return True
+    return path == written or path.startswith(written.rstrip("/") + "/")
+
+
+def _runs_written(program: str, spelled: str, writer: str) -> Reason:
+    return Reason(
+        "runs-written-file",
+        f"{program} {spelled[:40]}",
+        f"`{program}` runs `{spelled}`, which `{writer}` writes in the same command: code "
+        "computed at run time (downloaded, decoded or copied) that nobody has read",
+    )
+
+
+def _absolute(text: str, dirs: Sequence[str | None], home: str) -> list[str]:
+    out = []
+    for d in dirs:
+        if d is None:
+            continue
+        full = resolve_dir(text, d, home)
+        if full is not None and full not in out:
+            out.append(full)
+    return out
+
+
+def _written(
+    analysis: ShellAnalysis,
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]],
+    base: str,
+    home: str,
+) -> list[_Written]:
+    out: list[_Written] = []
+    for r in analysis.redirects:
+        if r.access != "write" or r.literal:
+            continue
+        spots = [resolve_dir(d, base, home) for d in r.dirs]
+        out += [_Written(p, r.writer or "a redirection") for p in _absolute(r.target, spots, home)]
+    for cmd, dirs, uses in placed:
+        program = cmd.program
+        if program in _NO_CONTENT:
+            continue
+        for use in uses:
+            if use.role != "write":
+                continue
+            if not (use.word.static or use.word.home):
+                out.append(_Written(None, program))
+            else:
+                out += [_Written(p, program) for p in _absolute(use.word.text, dirs, home)]
+        if _remote_named(cmd):
+            out += [_Written(d, program) for d in dirs if d is not None]
+    return out
+
+
+def _remote_named(cmd: SimpleCommand) -> bool:
+    """`curl -O URL`, `git clone URL`: a file or directory named by the remote side."""
+    words = [w.text for w in cmd.words]
+    if cmd.program == "git":
+        operands = [t for t in words[1:] if not t.startswith("-")]
+        return operands[:1] == ["clone"] and len(operands) == 2
+    names = _REMOTE_NAME.get(cmd.program)
+    if names is None:
+        return False
+    letters = _REMOTE_LETTERS[cmd.program]
+    return any(
+        t in names or (t[:1] == "-" and t[1:2] != "-" and any(c in letters for c in t[1:]))
+        for t in words[1:]
+    )
+
+
+def _runs(cmd: SimpleCommand, dirs: Sequence[str | None], home: str) -> list[tuple[str, str]]:
+    """The local files `cmd` runs as code: (as spelled, absolute)."""
+    words = cmd.words
+    if not words:
+        return []
+    at: int | None = None
+    if words[0].static and "/" in words[0].text:
+        at = 0
+    elif words[0].text in _SOURCE and words[0].static:
+        at = 1 if len(words) > 1 else None
+    else:
+        at = script_operand(cmd.program, words)
+    if at is None or at >= len(words) or not (words[at].static or words[at].home):
+        return []
+    text = words[at].text
+    return [(text, full) for full in _absolute(text, dirs, home)] if text else []
+
+
+def _through(
+    analysis: ShellAnalysis,
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]],
+    base: str,
+    home: str,
+) -> list[Through]:
+    links = _links(placed, home)
+    if not links:
+        return []
+    out: list[Through] = []
+    for cmd, dirs, uses in placed:
+        if cmd.program in _LINKERS:
+            continue
+        for use in uses:
+            if use.role in ("write", "delete", "perm", "read") and use.word.static:
+                for full in _absolute(use.word.text, dirs, home):
+                    out += _via(links, full, use.role, use.word.text, cmd.program)
+    for r in analysis.redirects:
+        spots = [resolve_dir(d, base, home) for d in r.dirs]
+        for full in _absolute(r.target, spots, home):
+            out += _via(links, full, r.access, r.target, r.writer or "a redirection")
+    return out
+
+
+def _via(
+    links: list[tuple[str, str]], full: str, role: Role, spelled: str, program: str
+) -> list[Through]:
+    out = []
+    for link, target in links:
+        if full == link or full.startswith(link + "/"):
+            landed = posixpath.normpath(target + full[len(link) :])
+            out.append(Through(role, landed, spelled, program))
+    return out
+
+
+def _links(
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]], home: str
+) -> list[tuple[str, str]]:
+    """(link, where it points) for every link a step makes, both readings of a dir name."""
+    out: list[tuple[str, str]] = []
+    for cmd, dirs, uses in placed:
+        if cmd.program not in _LINKERS and not _copies_as_links(cmd):
+            continue
+        targets = [u.word for u in uses if u.role == "read" and u.word.static]
+        names = [u.word for u in uses if u.role == "write" and u.word.static]
+        for name in names:
+            for link in _absolute(name.text, dirs, home):
+                for target in targets:
+                    # A symbolic link's relative target is read from the link's directory, a
+                    # hard link's from the current one: both, without asking which it is.
+                    points = _absolute(target.text, [posixpath.dirname(link), *dirs], home)
+                    for full in points:
+                        out.append((link, full))
+                        inside = posixpath.join(link, posixpath.basename(full))
+                        out.append((inside, full))
+    return out
+
+
+def _copies_as_links(cmd: SimpleCommand) -> bool:
+    if cmd.program != "cp":
+        return False
+    return any(
+        w.text in ("--symbolic-link", "--link")
+        or (w.text[:1] == "-" and w.text[1:2] != "-" and ("s" in w.text or "l" in w.text))
+        for w in cmd.words[1:]
+    )

@@ -1,0 +1,103 @@
+"""The scanners over untrusted tool-call text are linear, regular expressions included.
+
+`test_bounded_work` counts Python steps; a regular expression runs in C, where no step is
+counted, so here each scanner is timed on doubling pathological inputs and only the ratio
+is compared (a linear scanner takes about 16× as long for 16× the input, a quadratic one
+256×): no absolute duration is asserted. A static check finds the shape CI's ReDoS scan
+misses: a lazy quantifier before `\\s*$` (`(.+?)\\s*$` is quadratic in a run of blanks).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from safehold.policy._arguments import _patch_paths, read_arguments
+from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.shell.programs.network import destinations
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+_RE_CALLS = frozenset({"compile", "match", "search", "fullmatch", "finditer", "findall", "sub"})
+# A lazy quantifier, any closing groups, then optional blanks up to the end of the line.
+_LAZY_BEFORE_END = re.compile(r"(?:[*+}]|\?)\?\)*\\s[*+]\$")
+
+
+def _regex_literals() -> list[tuple[str, str]]:
+    out = []
+    for path in sorted(SRC.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _RE_CALLS
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "re"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                out.append((f"{path.relative_to(SRC)}:{node.lineno}", node.args[0].value))
+    return out
+
+
+def test_the_source_has_regexes_to_check() -> None:
+    assert len(_regex_literals()) >= 20
+
+
+def test_no_lazy_quantifier_before_trailing_blanks() -> None:
+    bad = [(where, p) for where, p in _regex_literals() if _LAZY_BEFORE_END.search(p)]
+    assert bad == []
+
+
+def test_the_lazy_check_sees_the_quadratic_shape() -> None:
+    assert _LAZY_BEFORE_END.search(r"^--- (.+?)\s*$")
+    assert _LAZY_BEFORE_END.search(r"x*?\s*$")
+    assert not _LAZY_BEFORE_END.search(r"^--- ([^\n]*)")
+
+
+def _seconds(fn: Callable[[str], Any], text: str) -> float:
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        fn(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _arguments(key: str) -> Callable[[str], Any]:
+    def read(text: str) -> Any:
+        return read_arguments(ToolCall("tool", {key: text}, ToolKind.EDIT))
+
+    return read
+
+
+SCANNERS: dict[str, tuple[Callable[[str], Any], Callable[[int], str]]] = {
+    "patch-blanks": (_patch_paths, lambda n: "--- " + " " * n + "x"),
+    "patch-tabs": (_patch_paths, lambda n: "+++ a" + "\t " * (n // 2) + "b"),
+    "patch-headers": (_patch_paths, lambda n: "--- a\n" * (n // 6)),
+    "diff-git": (_patch_paths, lambda n: "diff --git a b" + " " * n + "c"),
+    "arguments-patch": (_arguments("patch"), lambda n: "--- " + " " * n + "x"),
+    "arguments-content": (_arguments("content"), lambda n: "--- " + " " * n + "x"),
+    "arguments-blanks": (_arguments("notes"), lambda n: " " * n + "x"),
+    "arguments-urls": (_arguments("url"), lambda n: "http://a" * (n // 8)),
+    "arguments-paths": (_arguments("notes"), lambda n: "/a" * (n // 2)),
+    "curl-glob": (lambda t: destinations("curl", "", t, True), lambda n: "{" * n + "x"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCANNERS))
+def test_each_scanner_grows_linearly(name: str) -> None:
+    fn, make = SCANNERS[name]
+    n = 32_768
+    fn(make(n))  # warm caches and imports
+    small, large = _seconds(fn, make(n)), _seconds(fn, make(16 * n))
+    # 16× the input: about 16× the time when linear, 256× when quadratic. A generous bound
+    # (and a floor for inputs too fast to time) keeps a busy machine from failing it.
+    assert large <= 64 * max(small, 1e-3), (small, large)
