@@ -55,7 +55,7 @@ from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import RoleUse, is_remote, roles_of
 from safehold.policy.shell.programs.trees import Walking, walking
-from safehold.policy.shell.python_code import read_python
+from safehold.policy.shell.python_code import invocation_problem, read_python
 from safehold.policy.shell.roles import Finding, judge_change, judge_use
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import (
@@ -207,9 +207,10 @@ def _read_python(analysis: ShellAnalysis, policy: CompiledPolicy, base: str) -> 
     where = tuple(sorted(dirs, key=lambda d: (d is None, d or ""))) or (".",)
     rest = tuple(r for r in analysis.opaque if r not in mine)
     redirects: list[Redirect] = []
+    invocation = [invocation_problem(c.argv, c.assignments) for c in runs]
     for code in analysis.code:
         reading = read_python(code)
-        why = reading.why
+        why = next((p for p in invocation if p is not None), reading.why)
         for name in reading.imports if reading.understood else ():
             if not _workspace_module(name, dirs, reading.search, policy, base):
                 why = f"the code imports `{name}`, which is neither listed nor in the workspace"

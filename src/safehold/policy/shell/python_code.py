@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from safehold.policy.shell.programs.python_modules import (
     ALLOWED_BUILTINS,
+    ALLOWED_ENV,
+    ALLOWED_OPTIONS,
     FILE_FUNCTIONS,
     MODULES,
     PATH_BUILDERS,
@@ -37,7 +39,7 @@ from safehold.policy.shell.programs.python_modules import (
     SAFE_DUNDERS,
 )
 
-__all__ = ["MAX_CODE_LENGTH", "MAX_DEPTH", "PythonReading", "read_python"]
+__all__ = ["MAX_CODE_LENGTH", "MAX_DEPTH", "PythonReading", "invocation_problem", "read_python"]
 
 MAX_CODE_LENGTH = 65_536
 """Longest code read (64 KiB); longer code is not understood."""
@@ -80,6 +82,11 @@ def read_python(code: str) -> PythonReading:
     """Read `code`; never raises (a failure is a reading that is not understood)."""
     if len(code) > MAX_CODE_LENGTH:
         return PythonReading(False, f"the code is longer than {MAX_CODE_LENGTH} characters")
+    for line in code.split("\n", 2)[:2]:
+        if line.lstrip().startswith("#") and "coding" in line:
+            # Read from stdin, the source is decoded by its declared encoding (`utf-7`
+            # hides code in what looks like a string); from `-c`, it is not.
+            return PythonReading(False, "the code declares a source encoding")
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -90,6 +97,55 @@ def read_python(code: str) -> PythonReading:
         return PythonReading(False, str(exc))
     except RecursionError:
         return PythonReading(False, "the code nests too deeply to read")
+
+
+def invocation_problem(argv: tuple[str, ...], assignments: tuple[str, ...]) -> str | None:
+    """Why the interpreter's options or `PYTHON*` variables change what it runs, or None.
+
+    Options are read up to the code flag, `-` or the first operand: `python -i -c CODE`
+    reads a program from stdin after CODE; `-W ignore::pkg.Warning` imports `pkg`.
+    """
+    for assignment in assignments:
+        name = assignment.split("=", 1)[0]
+        if name.startswith("PYTHON") and name not in ALLOWED_ENV:
+            return f"`{name}` changes what the interpreter runs"
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "-" or not word.startswith("-"):
+            return None
+        if word.startswith("-W"):
+            value = word[2:] or (argv[i + 1] if i + 1 < len(argv) else "")
+            if "." in value:
+                return f"`-W {value}` may import a module to find a warning category"
+            i += 1 if word[2:] else 2
+            continue
+        letters = word[1:]
+        flags = letters[:-1] if letters.endswith("c") else letters
+        if not letters or any(ch not in ALLOWED_OPTIONS for ch in flags):
+            return f"the interpreter option `{word}` is not in the list"
+        if letters.endswith("c"):
+            return None
+        i += 1
+    return None
+
+
+# Methods that return text, never a `Path`: `.replace` on their result is `str.replace`.
+_TEXT_METHODS = frozenset(
+    {"read_text", "read", "decode", "strip", "lstrip", "rstrip", "lower", "upper", "replace",
+     "format", "join", "getvalue", "dumps"}
+)  # fmt: skip
+
+
+def _text(node: ast.expr) -> bool:
+    """True when `node` is certainly text (a string, an f-string, a text method's result)."""
+    if isinstance(node, (ast.Constant, ast.JoinedStr)):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _TEXT_METHODS
+    )
 
 
 def _fail(why: str) -> _NotUnderstood:
@@ -134,6 +190,11 @@ class _Reader:
                 stack.append((child, depth + 1))
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                 self.stores[node.id] = self.stores.get(node.id, 0) + 1
+            elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+                if node.name is not None:
+                    self.stores[node.name] = self.stores.get(node.name, 0) + 1
+            elif isinstance(node, ast.MatchMapping) and node.rest is not None:
+                self.stores[node.rest] = self.stores.get(node.rest, 0) + 1
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.stores[node.name] = self.stores.get(node.name, 0) + 1
             elif isinstance(node, ast.arg):
@@ -316,7 +377,7 @@ class _Reader:
         if not isinstance(func, ast.Attribute) or qualified is not None:
             return
         side = PATH_METHODS.get(func.attr, "")
-        if func.attr == "replace" and self.pathlib:
+        if func.attr == "replace" and self.pathlib and not _text(func.value):
             receiver = self._literal(func.value)
             if receiver is None or receiver[1]:
                 raise _fail("the code calls `replace`, which may rename a file")

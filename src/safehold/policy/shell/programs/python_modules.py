@@ -18,6 +18,8 @@ from types import MappingProxyType
 
 __all__ = [
     "ALLOWED_BUILTINS",
+    "ALLOWED_ENV",
+    "ALLOWED_OPTIONS",
     "FILE_FUNCTIONS",
     "MODULES",
     "PATH_BUILDERS",
@@ -41,12 +43,20 @@ _PURE = "pure computation on values in memory; no files, processes, network or i
 MODULES = MappingProxyType(
     {
         "json": Module("JSON text to and from values; `load`/`dump` take an open file object"),
+        "json.decoder": Module("the JSON decoder classes of `json`"),
+        "json.encoder": Module("the JSON encoder classes of `json`"),
+        "json.scanner": Module("the JSON tokenizer of `json`"),
         "re": Module("regular expressions over strings (compiled by the `_sre` engine)"),
         "math": Module(_PURE),
         "cmath": Module(_PURE),
         "itertools": Module("iterator building blocks; call only what the code hands them"),
         "functools": Module(
-            "wrappers of callables the code already holds (`partial`, `reduce`, caches)"
+            "wrappers of callables the code already holds; `singledispatch` is left out (its "
+            "`register` evaluates string annotations)",
+            frozenset(
+                {"reduce", "partial", "partialmethod", "lru_cache", "cache", "wraps",
+                 "cmp_to_key", "total_ordering", "cached_property", "update_wrapper"}
+            ),
         ),
         "collections": Module("container types (`Counter`, `defaultdict`, `deque`, …)"),
         "collections.abc": Module("abstract container classes for `isinstance` checks"),
@@ -73,7 +83,11 @@ MODULES = MappingProxyType(
         "struct": Module("packs and unpacks bytes by a format string"),
         "unicodedata": Module("the Unicode character database, read only"),
         "pprint": Module("formats values as text for printing"),
-        "enum": Module("enumeration classes"),
+        "enum": Module(
+            "enumeration classes, built from the names the code gives; only the classes and "
+            "decorators (the module also holds `builtins` as `enum.bltns`)",
+            frozenset({"Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "auto", "unique"}),
+        ),
         "keyword": Module("the list of Python keywords"),
         "shlex": Module("splits and quotes shell words as strings; runs nothing"),
         "sys": Module(
@@ -121,6 +135,20 @@ MODULES = MappingProxyType(
     }
 )  # fmt: skip
 """Importable modules by dotted name; a submodule is listed on its own (`os.path`)."""
+
+# Interpreter options (before `-c` or `-`) that change neither the code nor where imports
+# come from (https://docs.python.org/3/using/cmdline.html). Left out: `-i` (reads a program
+# from stdin after the code), `-X`, `-m`; `-W` is read apart (a dotted category imports
+# that module).
+ALLOWED_OPTIONS = frozenset("uBEsSIqObPR")
+
+# `PYTHON*` variables that change neither the code nor where imports come from
+# (https://docs.python.org/3/using/cmdline.html#environment-variables). Left out:
+# `PYTHONPATH`, `PYTHONHOME`, `PYTHONINSPECT`, `PYTHONSTARTUP`, `PYTHONWARNINGS` and the rest.
+ALLOWED_ENV = frozenset(
+    {"PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONHASHSEED",
+     "PYTHONUTF8", "PYTHONNOUSERSITE", "PYTHONSAFEPATH"}
+)  # fmt: skip
 
 # Builtins that compute on values or print. Left out: `exec`, `eval`, `compile`,
 # `__import__`, `globals`, `locals`, `vars`, `breakpoint`, `help` (starts a pager),
