@@ -199,7 +199,7 @@ def _read_python(analysis: ShellAnalysis, policy: CompiledPolicy, base: str) -> 
     understood only when the directory Python runs in, inside the workspace, holds that
     module: the workspace's own code, as `python script.py` runs it (docs/shell.md).
     """
-    mine = [r for r in analysis.opaque if r.code in SANDBOXED_CODE]
+    mine = [r for r in analysis.opaque if r.code in ("inline-code", "heredoc-script")]
     if not mine or not all(r.rule.split(" ", 1)[0] == "python" for r in mine):
         return analysis
     runs = [c for c in analysis.commands if program_family(c.program) == "python"]

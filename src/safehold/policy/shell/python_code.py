@@ -160,6 +160,7 @@ class _Reader:
         self.names: dict[str, str] = {}  # name bound by `from m import x` -> `m.x`
         self.stores: dict[str, int] = {}
         self.values: dict[str, ast.expr] = {}
+        self.texts: dict[str, int] = {}  # bindings of a name to certain text
         self.accesses: list[tuple[str, str]] = []
         self.imports: list[str] = []
         self.search: list[str] = []
@@ -206,6 +207,8 @@ class _Reader:
                 target = node.targets[0]
                 if isinstance(target, ast.Name):
                     self.values[target.id] = node.value
+                    if _text(node.value):
+                        self.texts[target.id] = self.texts.get(target.id, 0) + 1
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._bind_import(node)
         return out
@@ -377,7 +380,7 @@ class _Reader:
         if not isinstance(func, ast.Attribute) or qualified is not None:
             return
         side = PATH_METHODS.get(func.attr, "")
-        if func.attr == "replace" and self.pathlib and not _text(func.value):
+        if func.attr == "replace" and self.pathlib and not self._is_text(func.value):
             receiver = self._literal(func.value)
             if receiver is None or receiver[1]:
                 raise _fail("the code calls `replace`, which may rename a file")
@@ -395,6 +398,13 @@ class _Reader:
             if pattern is None or pattern[0].startswith("/") or ".." in pattern[0]:
                 raise _fail(f"the code calls `{func.attr}` with a pattern it computes")
         self.accesses.append((receiver[0], side))
+
+    def _is_text(self, node: ast.expr) -> bool:
+        """Certainly text: `_text`, or a name every binding of which is certainly text."""
+        if isinstance(node, ast.Name):
+            count = self.stores.get(node.id, 0)
+            return count > 0 and self.texts.get(node.id) == count
+        return _text(node)
 
     def _open(
         self, path_args: list[ast.expr], mode_args: list[ast.expr], keywords: list[ast.keyword]
