@@ -165,6 +165,9 @@ class _Reader:
         self.imports: list[str] = []
         self.search: list[str] = []
         self.pathlib = False
+        # Packages bound by importing a listed submodule (`urllib`): only listed
+        # submodules may be reached through them.
+        self.packages: set[str] = set()
 
     def read(self) -> PythonReading:
         nodes = self._collect()
@@ -249,6 +252,8 @@ class _Reader:
             else:
                 top = alias.name.split(".", 1)[0]
                 self._bind(top, top)
+                if alias.name in MODULES and top not in MODULES:
+                    self.packages.add(top)  # `import urllib.parse` binds `urllib`
 
     def _allow_module(self, dotted: str) -> None:
         top = dotted.split(".", 1)[0]
@@ -328,7 +333,9 @@ class _Reader:
         if module is not None:
             if not isinstance(node.ctx, ast.Load):
                 raise _fail(f"the code changes the module `{module}`")
-            if module in MODULES and module not in self.imports:
+            if module in self.packages and f"{module}.{attr}" not in MODULES:
+                raise _fail(f"the code uses `{module}.{attr}`, which is not in the list")
+            if module in MODULES:
                 self._allow_attribute(module, attr)
             if f"{module}.{attr}" == "sys.path":
                 self._check_sys_path(node)

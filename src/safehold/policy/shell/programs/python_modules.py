@@ -83,6 +83,25 @@ MODULES = MappingProxyType(
         "struct": Module("packs and unpacks bytes by a format string"),
         "unicodedata": Module("the Unicode character database, read only"),
         "pprint": Module("formats values as text for printing"),
+        "array": Module("typed arrays of numbers in memory; `fromfile`/`tofile` take file objects"),
+        "urllib.parse": Module("splits, joins and quotes URL strings; opens no connection"),
+        "traceback": Module(
+            "prints or formats the exception being handled and the current stack; the "
+            "functions that take frame lists built by hand (`StackSummary`, which reads any "
+            "named file's lines) are left out",
+            frozenset(
+                {"print_exc", "format_exc", "print_exception", "format_exception",
+                 "format_exception_only", "print_tb", "format_tb", "print_stack",
+                 "format_stack"}
+            ),
+        ),
+        "warnings": Module(
+            "issues and filters warnings of the running code; the option parser that imports "
+            "a category by its dotted name is left out",
+            frozenset(
+                {"warn", "simplefilter", "filterwarnings", "catch_warnings", "resetwarnings"}
+            ),
+        ),
         "enum": Module(
             "enumeration classes, built from the names the code gives; only the classes and "
             "decorators (the module also holds `builtins` as `enum.bltns`)",
@@ -156,7 +175,7 @@ ALLOWED_ENV = frozenset(
 # apart (a literal path; a literal attribute name).
 ALLOWED_BUILTINS = frozenset(
     {
-        "print", "len", "range", "enumerate", "zip", "map", "filter", "sorted", "reversed",
+        "print", "memoryview", "len", "range", "enumerate", "zip", "map", "filter", "sorted", "reversed",
         "list", "dict", "set", "frozenset", "tuple", "str", "int", "float", "complex",
         "bool", "bytes", "bytearray", "repr", "ascii", "type", "isinstance", "issubclass",
         "min", "max", "sum", "abs", "round", "any", "all", "divmod", "pow", "hex", "oct",
