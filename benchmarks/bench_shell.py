@@ -38,6 +38,7 @@ from safehold.policy.shell.analysis import _analyze_text, analyze
 from safehold.policy.shell.assess import _DIRS, _home_spelled_memo
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.programs.classes import _class_reasons_memo, _spellings_memo
+from safehold.policy.shell.python_code import read_python
 from safehold.policy.shell.rules import compile_rules
 
 N = 5_000
@@ -52,6 +53,21 @@ SCRIPT = (
     "grep -rn TODO src | wc -l; ls -la build/out; du -sh build; "
     "test -f package.json && npm test -- --coverage 2>&1 | tail -n 20"
 )
+
+# A typical agent snippet (under 500 characters), judged on the host, where the Python
+# reader decides it (docs/shell.md, "Inline Python").
+INLINE_PYTHON = """python3 - <<'PY'
+import json, re
+from pathlib import Path
+text = Path('src/app.py').read_text()
+names = sorted(set(re.findall(r'def (\\w+)', text)))
+with open('package.json') as f:
+    pkg = json.load(f)
+print(json.dumps({'functions': names, 'name': pkg.get('name')}, indent=2))
+for i, line in enumerate(text.splitlines()[:40], 1):
+    if 'TODO' in line:
+        print(f'{i}: {line.strip()}')
+PY"""
 
 
 def _calibration() -> None:
@@ -103,6 +119,7 @@ def _cold() -> None:
     # Forget earlier analyses of the same text: the first time a command is seen.
     _analyze_text.cache_clear()
     disagreement.cache_clear()
+    read_python.cache_clear()
 
 
 def _first_sight(config: SafetyConfig, workspace: str) -> Callable[[], None]:
@@ -127,10 +144,11 @@ def _first_sight(config: SafetyConfig, workspace: str) -> Callable[[], None]:
 def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
     """(workload, mode, median µs, p99 µs, verdict) for every workload and mode."""
     workloads = {
-        "git status": "git status",
-        "npm test": "npm test",
-        "5-part pipeline": PIPELINE,
-        f"{len(SCRIPT)}-char script": SCRIPT,
+        "git status": ("git status", None),
+        "npm test": ("npm test", None),
+        "5-part pipeline": (PIPELINE, None),
+        f"{len(SCRIPT)}-char script": (SCRIPT, None),
+        f"{len(INLINE_PYTHON)}-char python, host": (INLINE_PYTHON, "host"),
     }
     review = SafetyConfig()
     auto = review.with_mode("auto")
@@ -140,7 +158,7 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
     ]
     with tempfile.TemporaryDirectory() as root:
         ws = _workspace(root)
-        for name, command in workloads.items():
+        for name, (command, runner) in workloads.items():
             call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
             labels.append((name, "analyze", ""))
             rows.append((lambda c=command: analyze(c), _analyze_text.cache_clear, n))
@@ -152,10 +170,16 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
                 ("review, warm", review, None),
                 ("auto, warm", auto, None),
             ):
-                verdict = evaluate(config, call, workspace=ws).verdict.value
+                verdict = evaluate(config, call, workspace=ws, runner=runner).verdict.value
                 labels.append((name, mode, verdict))
                 k = n if before is None else max(n // 5, 1)
-                rows.append((lambda c=config, k=call: evaluate(c, k, workspace=ws), before, k))
+                rows.append(
+                    (
+                        lambda c=config, k=call, r=runner: evaluate(c, k, workspace=ws, runner=r),
+                        before,
+                        k,
+                    )
+                )
         timed = _interleaved(rows)
     return [(a, b, med, p99, v) for (a, b, v), (med, p99) in zip(labels, timed, strict=True)]
 

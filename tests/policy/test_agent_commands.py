@@ -48,12 +48,13 @@ def codes(d: Decision) -> set[str]:
     return {r.code for r in d.reasons}
 
 
+# Python the reader understands runs on the host too (tests/policy/test_inline_python.py).
 VISIBLE_CODE = [
-    "python -c 'import sys; print(sys.version)'",
-    "python3 -c \"\nimport ast\nwith open('src/app.py') as f:\n    print(ast.dump(ast.parse(f.read())))\n\"",
-    "python - <<'PY'\nfrom pathlib import Path\np = Path('src/app.py')\nprint(p.read_text())\nPY",
-    "python3 <<EOF\nprint(1)\nEOF",
-    "cd src && python3 - <<'PY'\nimport re\nprint(re.sub(r'\\s+$', '', 'x  '))\nPY",
+    "python -c 'import subprocess; print(subprocess.run([\"date\"]))'",
+    'python3 -c "\nimport ast\nwith open(input()) as f:\n    print(ast.dump(ast.parse(f.read())))\n"',
+    "python - <<'PY'\nfrom pathlib import Path\np = Path.cwd() / 'src/app.py'\nprint(p.read_text())\nPY",
+    "python3 <<EOF\nimport socket\nEOF",
+    "cd src && python3 - <<'PY'\nimport glob\nprint(glob.glob('*'))\nPY",
     "perl -0777 -i -pe 's/x = 1/x = 2/' src/app.py",
     "ruby -i -pe 'gsub(/x/, \"y\")' src/app.py",
     "node -e 'console.log(process.version)'",
@@ -67,7 +68,7 @@ def test_visible_code_runs_in_the_sandbox_and_asks_without_it(command: str, ws: 
     assert sandboxed.verdict is Verdict.ALLOW, sandboxed.reasons
     unsandboxed = decide(UNSANDBOXED, command, ws)
     assert unsandboxed.verdict is Verdict.ASK
-    assert codes(unsandboxed) & {"inline-code", "heredoc-script"}
+    assert codes(unsandboxed) & {"inline-code", "heredoc-script", "not-understood"}
 
 
 @pytest.mark.parametrize(

@@ -70,3 +70,16 @@ def test_plain_strings_in_code_do_not_ask(tmp_path: Path) -> None:
     code = "print('hello world'); print('a b c')"
     call = ToolCall("bash", {"command": f'python3 -c "{code}"'}, ToolKind.EXECUTE)
     assert evaluate(AUTO, call, workspace=str(tmp_path), runner="sandbox").verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash", "/bin/dash"])
+def test_a_command_line_that_starts_with_a_shell_is_read(tmp_path: Path, shell: str) -> None:
+    # Nothing but the leading shell makes the string a candidate: no pipe, and no rule
+    # names the shell, so a check that skips shells lets the `rm -rf ~` inside it through.
+    command = f"python3 - <<'PY'\nimport os\nos.system('{shell} -c \"rm -rf ~\"')\nPY"
+    call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+    decision = evaluate(AUTO, call, workspace=str(tmp_path), runner="sandbox")
+    assert decision.verdict is Verdict.ASK, (command, decision.reasons)
+    assert any(r.code == "code-runs-command" and "rm -rf" in r.message for r in decision.reasons), (
+        decision.reasons
+    )

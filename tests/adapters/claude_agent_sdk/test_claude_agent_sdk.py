@@ -295,11 +295,11 @@ async def test_commands_are_judged_as_claude_code_runs_them_unsandboxed(project:
     auto = SafetyConfig().with_mode("auto")
     assert auto.sandbox.mode == "bwrap"
     policy = ClaudeAgentPolicy(auto, cwd=project, approval=person)
-    inline = {"command": "python3 -c 'import os; print(os.listdir(\"/srv\"))'"}
+    inline = {"command": 'python3 -c \'import subprocess; subprocess.run(["ls", "/srv"])\''}
     tests = {"command": "npm test"}
     cli = FakeClaudeCLI(project, [Step("Bash", inline), Step("Bash", tests)])
     await _run(policy, cli)
     assert [r.split(" ")[0] for r in cli.ran] == ["Bash"]  # npm test only
     assert len(person.asked) == 1
     codes = {r.code for r in person.asked[0].decision.reasons}
-    assert "inline-code" in codes, codes
+    assert "not-understood" in codes, codes

@@ -182,7 +182,7 @@ def test_config_is_discovered_in_the_project(project: Project) -> None:
         ("claude-code", "python3 -c 'import glob; print(glob.glob(\"/srv/*\"))'", "ask"),
         ("claude-code", 'node -e \'require("fs").readdirSync("/")\'', "ask"),
         ("claude-code", "echo done > /tmp/status.txt", "deny"),  # the host's /tmp
-        ("gemini-cli", "python3 -c 'print(1)'", "ask"),
+        ("gemini-cli", "python3 -c 'import socket'", "ask"),
     ],
 )
 def test_hooks_judge_commands_as_unsandboxed(

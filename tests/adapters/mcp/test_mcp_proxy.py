@@ -177,7 +177,7 @@ async def test_a_servers_commands_are_judged_unsandboxed(tmp_path: Path, ws: Pat
     )
     person = Person("decline")
     async with Client(proxied(log, ws, config), elicitation_callback=person) as client:
-        inline = await client.call_tool("shell", {"command": "python3 -c 'print(1)'"})
+        inline = await client.call_tool("shell", {"command": "python3 -c 'import socket'"})
         tests = await client.call_tool("shell", {"command": "npm test"})
     assert inline.is_error and len(person.messages) == 1
     assert not tests.is_error

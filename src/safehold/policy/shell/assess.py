@@ -18,6 +18,7 @@ failure is a DENY naming the error.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import posixpath
@@ -26,7 +27,7 @@ import shlex
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from safehold.policy import tree_scan
 from safehold.policy._globs import expand_braces, expand_globs, has_expansion
@@ -36,7 +37,7 @@ from safehold.policy.decision import Reason, Verdict
 from safehold.policy.gitignore import ignore_filter, repository_root
 from safehold.policy.grants import command_grant_key
 from safehold.policy.paths import PathCheck, list_directory
-from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
+from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.flows import follow
 from safehold.policy.shell.hazards import hazards
@@ -56,6 +57,7 @@ from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import RoleUse, is_remote, roles_of
 from safehold.policy.shell.programs.trees import Walking, walking
+from safehold.policy.shell.python_code import invocation_problem, read_python
 from safehold.policy.shell.roles import Finding, judge_change, judge_use
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import (
@@ -150,6 +152,8 @@ def _assess(
     found = _Findings([], [])
     sandboxed = runs_sandboxed(config)
     base = _base(cwd, policy, found)
+    if not sandboxed:
+        analysis = _read_python(analysis, policy, base)
     for reason in analysis.opaque:
         if sandboxed and reason.code in SANDBOXED_CODE:
             continue  # the agent's own code, run in the sandbox: like `python script.py`
@@ -186,6 +190,63 @@ def _assess(
                 )
                 return CommandAssessment(Verdict.ASK, (reason,), None, False)
     return CommandAssessment(Verdict.ALLOW, _sorted(allow_reasons or []), key, skip)
+
+
+def _read_python(analysis: ShellAnalysis, policy: CompiledPolicy, base: str) -> ShellAnalysis:
+    """The analysis with inline Python that `read_python` understands read, not feared.
+
+    Only when every piece of visible code is Python: its `inline-code`/`heredoc-script`
+    reasons go, and each file it opens becomes a redirection of that side, judged by the
+    path policy like `< FILE` or `> FILE`. Code that is not understood keeps one
+    `not-understood` reason saying why. An import from outside the standard library is
+    understood only when the directory Python runs in, inside the workspace, holds that
+    module: the workspace's own code, as `python script.py` runs it (docs/shell.md).
+    """
+    mine = [r for r in analysis.opaque if r.code in ("inline-code", "heredoc-script")]
+    if not mine or not all(r.rule.split(" ", 1)[0] == "python" for r in mine):
+        return analysis
+    runs = [c for c in analysis.commands if program_family(c.program) == "python"]
+    dirs = {d for c in runs for d in c.dirs}
+    where = tuple(sorted(dirs, key=lambda d: (d is None, d or ""))) or (".",)
+    rest = tuple(r for r in analysis.opaque if r not in mine)
+    redirects: list[Redirect] = []
+    invocation = [invocation_problem(c.argv, c.assignments) for c in runs]
+    for code in analysis.code:
+        reading = read_python(code)
+        why = next((p for p in invocation if p is not None), reading.why)
+        for name in reading.imports if reading.understood else ():
+            if not _workspace_module(name, dirs, reading.search, policy, base):
+                why = f"the code imports `{name}`, which is neither listed nor in the workspace"
+        if why:
+            reason = Reason("not-understood", mine[0].rule, f"inline Python: {why}")
+            return dataclasses.replace(analysis, opaque=(*rest, reason))
+        for path, side in reading.accesses:
+            access: Literal["read", "write"] = "write" if side == "write" else "read"
+            redirects.append(Redirect(path, access, "python open", where))
+    return dataclasses.replace(analysis, opaque=rest, redirects=(*analysis.redirects, *redirects))
+
+
+def _workspace_module(
+    name: str, dirs: set[str | None], search: tuple[str, ...], policy: CompiledPolicy, base: str
+) -> bool:
+    """True when `name` is a module or package in a workspace directory Python runs in."""
+    if not dirs:
+        return False
+    for d in dirs:
+        where = resolve_dir(d, base, policy.home)
+        inside = where is not None and (
+            where == policy.workspace or where.startswith(policy.workspace.rstrip("/") + "/")
+        )
+        if where is None or not inside:
+            return False
+        found = False
+        for extra in ("", *search):
+            folder = posixpath.normpath(posixpath.join(where, extra, name))
+            if os.path.isfile(folder + ".py") or os.path.isdir(folder):
+                found = True
+        if not found:
+            return False
+    return True
 
 
 def _plain_words(script: str, analysis: ShellAnalysis) -> bool:

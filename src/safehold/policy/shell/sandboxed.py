@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SANDBOXED_CODE", "code_paths", "code_strings", "private_scratch", "runs_sandboxed"]
 
-SANDBOXED_CODE = frozenset({"inline-code", "heredoc-script"})
+SANDBOXED_CODE = frozenset({"inline-code", "heredoc-script", "not-understood"})
 """Opaque reasons that mean "visible code no analysis reads", allowed when sandboxed."""
 
 # Splits code into words at characters no path contains in practice: blanks, quotes,
