@@ -72,7 +72,7 @@ def bare_bwrap(config: SafetyConfig, workspace: str) -> Callable[[], object]:
     """A callable running the runner's own argv for `true` directly with subprocess.run."""
     bwrap = read_version(find_bwrap(config.sandbox.bwrap_path, cwd=workspace))
     plan = plan_mounts(config, workspace)
-    program = build_filter(native_arch(), block_unix_sockets=True)
+    program = build_filter(native_arch())
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
     sandbox = config.sandbox
     command = [*limit_prefix("/bin/bash", sandbox.max_processes, sandbox.max_memory_mb), "true"]

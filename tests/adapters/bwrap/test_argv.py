@@ -62,7 +62,11 @@ def test_mounts_come_in_the_safe_order(ws: Path) -> None:
         assert argv.index(flag) < root
     assert argv[argv.index("--cap-drop") + 1] == "ALL"
     assert "--share-net" not in argv
-    assert argv[argv.index("--size") + 2 : argv.index("--size") + 4] == ["--tmpfs", "/tmp"]
+    # Every writable tmpfs has a size: /dev/shm, /tmp and HOME; /dev itself is read-only.
+    sized = [argv[i + 3] for i, a in enumerate(argv) if a == "--size"]
+    assert sized == ["/dev/shm", "/tmp", str(ws.parent)]
+    shm = _index(argv, "--tmpfs", "/dev/shm")
+    assert dev < shm < _index(argv, "--remount-ro", "/dev") < proc
 
 
 def test_old_bwrap_drops_optional_flags_only(ws: Path) -> None:

@@ -133,6 +133,7 @@ class _Collector:
         cwd: str,
         roots: tuple[str, ...],
         store: str | None = None,
+        shown: tuple[str, ...] = (),
     ):
         policy = compile_policy(config, cwd)
         self.denied = Matcher.of(policy.denied, policy.casefold)
@@ -140,7 +141,12 @@ class _Collector:
         limit = config.sandbox.scan_max_entries
         self.scanner = Scanner(self.denied, self.protected, limit, store)
         self.roots = roots
+        self.link_targets = (cwd, *roots, *shown)
+        """Where a denied symlink's target is masked: never a system directory (a planted
+        `x.pem -> /usr/bin/bash` must not hide bash from every later run)."""
         self.masked: set[str] = set()
+        self.unreadable: set[str] = set()
+        """Directories the scan could not list: masked whole (their content is unknown)."""
         self.protect: set[str] = set()
         self.seen: set[str] = set()
         self.watch: dict[str, Watch] = {}
@@ -151,17 +157,19 @@ class _Collector:
 
     def check(self, path: str, is_link: bool, *, protect: bool) -> bool:
         """Record masks/protection for one entry; return False when it must not be descended."""
-        real = os.path.realpath(path) if is_link else path
+        real = _resolve(path) if is_link else path
         # Like the policy, match the literal path and the resolved one (a symlink named
         # `notes.txt` that points at `~/.aws/credentials` is denied).
         if self.denied(path) or (is_link and self.denied(real)):
-            if os.path.exists(real):
+            if os.path.exists(real) and (
+                not is_link or any(_inside(real, r) for r in self.link_targets)
+            ):
                 self.masked.add(real)
             return False
         if protect and self.protected(path):
             self.seen.add(path)
             if is_link:
-                self.watch[path] = Watch(path, os.readlink(path))
+                self.watch[path] = Watch(path, _readlink(path))
             if self.in_root(real) and os.path.exists(real):
                 self.protect.add(real)
         return True
@@ -171,8 +179,15 @@ class _Collector:
         if not self.check(top, os.path.islink(top), protect=protect):
             return
         found = self.scanner.hits(top, depth)
+        if top in found.unreadable:
+            raise SandboxError(
+                f"cannot list `{top}` (permission denied): the sandbox cannot tell which "
+                "denied or protected paths it holds; make it readable or run elsewhere"
+            )
         self.dirs.extend(found.dirs)
         self.masked.update(found.denied)
+        self.masked.update(found.unreadable)
+        self.unreadable.update(found.unreadable)
         if protect:
             self.seen.update(found.protected)
             self.protect.update(found.protected)
@@ -194,8 +209,30 @@ class _Collector:
         if path != "/" and os.path.isdir(path):
             found = self.scanner.hits(path, depth)
             self.masked.update(found.denied)
+            self.masked.update(found.unreadable)
+            self.unreadable.update(found.unreadable)
             for link in found.links:
                 self.check(link, True, protect=False)
+
+
+def _readlink(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
+def _resolve(path: str) -> str:
+    """The symlink's realpath; when the host cannot resolve it (`-> /proc/1/root/x` as a
+    user: EACCES), its target read lexically. Inside, it resolves in the sandbox's own view,
+    where the masks sit at the same paths."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        target = _readlink(path)
+        if target is None:
+            return path
+        return os.path.normpath(os.path.join(os.path.dirname(path), target))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -335,7 +372,7 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
     # The scan cache on disk: created before any command could create it, and masked in
     # every run that would show it (a forged record could hide a secret; see `_store`).
     store_root, store = _store.prepare(home)
-    col = _Collector(config, real_cwd, roots, store)
+    col = _Collector(config, real_cwd, roots, store, read_roots)
     if os.path.isdir(store_root):
         col.masked.add(store_root)
     for top in dict.fromkeys((real_cwd, *roots)):
@@ -409,7 +446,8 @@ def _finish(
     for path in masked:
         if any(_inside(path, d) for d in mask_dirs):
             continue  # already hidden by a masked parent directory
-        (mask_dirs if os.path.isdir(path) else mask_files).append(path)
+        is_dir = path in col.unreadable or os.path.isdir(path)
+        (mask_dirs if is_dir else mask_files).append(path)
     for path in (*roots, cwd, *read_roots):
         hit = next((d for d in mask_dirs if _inside(path, d)), None)
         if hit is not None:
@@ -455,21 +493,29 @@ def _finish(
 
 def scan_protected(
     config: SafetyConfig, plan: MountPlan
-) -> tuple[tuple[str, ...], Callable[[str], bool]]:
+) -> tuple[tuple[str, ...], tuple[str, ...], Callable[[str], bool]]:
     """Protected paths in the writable roots now that were not there when `plan` was made.
 
     Called after the run: only the directories the command changed are read again. Also
-    returns the protected-pattern test, for naming what is moved aside.
+    returns the directories that cannot be listed now and were not masked during the run
+    (the command made them so: what they hide is unknown), and the protected-pattern test,
+    for naming what is moved aside.
     """
     if not plan.writable:
-        return (), lambda _path: False
+        return (), (), lambda _path: False
     col = _Collector(config, plan.cwd, plan.writable)
     for top in plan.writable:
         col.tree(top, protect=True)
     new = sorted(p for p in col.seen if p not in plan.protected_seen and os.path.lexists(p))
+    masked = plan.masked_dirs
+    closed = sorted(p for p in col.unreadable if not any(_inside(p, m) for m in masked))
     # Report the outermost new path only (`.husky`, not also `.husky/_`).
     out: list[str] = []
     for path in new:
         if not any(_inside(path, p) for p in out):
             out.append(path)
-    return tuple(out), col.protected
+    shut: list[str] = []
+    for path in closed:
+        if not any(_inside(path, p) for p in (*shut, *out)):
+            shut.append(path)
+    return tuple(out), tuple(shut), col.protected
