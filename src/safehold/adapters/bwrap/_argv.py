@@ -112,6 +112,12 @@ def build_argv(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> list[str]:
         argv += ["--seccomp", str(spec.seccomp_fd)]
     argv += ["--json-status-fd", str(spec.status_fd), "--chdir", plan.cwd, "--"]
     if len(argv) + len(spec.command) > MAX_ARGS:
+        if len(spec.command) > MAX_ARGS // 2 or len(argv) <= MAX_ARGS // 2:
+            raise SandboxError(
+                f"the command has {len(spec.command)} arguments, more than fit in a sandboxed "
+                f"run ({MAX_ARGS - len(argv)} here: bwrap takes at most {MAX_ARGS} with its "
+                "own); split it into several commands (`xargs` inside the sandbox)"
+            )
         raise SandboxError(
             f"too many denied and protected paths to mount ({len(argv)} bwrap arguments, "
             f"limit {MAX_ARGS}); narrow `denied_paths`/`protected_paths` or the working directory"

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from safehold._runtime_dir import hook_folder
 from safehold.adapters.bwrap import _store
 from safehold.adapters.bwrap._scan import DirRecord, Matcher, Scanner
 from safehold.errors import SandboxError
@@ -375,6 +376,10 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
     col = _Collector(config, real_cwd, roots, store, read_roots)
     if os.path.isdir(store_root):
         col.masked.add(store_root)
+    hooks = hook_folder()
+    if os.path.isdir(hooks):
+        # The warm hook server decides outside any sandbox: its socket is never in view.
+        col.masked.add(os.path.realpath(hooks))
     for top in dict.fromkeys((real_cwd, *roots)):
         col.tree(top, protect=top in roots)
     for top in read_roots:
