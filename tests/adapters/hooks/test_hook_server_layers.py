@@ -169,3 +169,17 @@ def test_the_server_refuses_a_sandboxed_peer(served: tuple[Path, str], tmp_path:
     )
     assert result.stdout.decode().strip() == "reply -", result.stderr
     assert _ask(sock, request) == "reply OK"  # the same request from the host is answered
+
+
+def test_the_socket_folder_is_masked_in_every_sandbox_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A runtime directory inside the workspace (or a read root): the folder is masked.
+    from safehold.adapters.bwrap._plan import plan_mounts
+
+    ws = tmp_path / "ws"
+    (ws / "run" / "safehold").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(ws / "run"))
+    plan = plan_mounts(SafetyConfig(), str(ws))
+    assert str(ws / "run" / "safehold") in plan.masked_dirs
