@@ -152,9 +152,23 @@ def sockets():
     return found
 
 
+def unlistable_read_root():
+    w = ws("readroot")
+    cache = os.path.join(os.environ["HOME"], ".cache")
+    os.makedirs(os.path.join(cache, "tool"))
+    with open(os.path.join(cache, "tool", "token"), "w") as fh:
+        fh.write("CACHE-SECRET\n")
+    os.chmod(cache, 0o300)
+    try:
+        return run("echo ok; cat ~/.cache/tool/token; chmod 755 ~/.cache; ls ~/.cache", w)
+    finally:
+        os.chmod(cache, 0o755)
+
+
 for name, fn in (("unlistable", unlistable), ("closed", closed_after),
                  ("unresolvable", unresolvable), ("planted", planted),
-                 ("memory", memory), ("sockets", sockets)):
+                 ("memory", memory), ("sockets", sockets),
+                 ("read_root", unlistable_read_root)):
     probe(name, fn)
 print(json.dumps(out))
 '''
@@ -190,6 +204,14 @@ def test_directories_the_scan_cannot_list_are_masked_not_taken_for_empty(found: 
     result = _ran(found["unlistable"])
     assert "SECRET" not in result["out"], result
     assert result["out"].endswith("END\n")  # the command ran; the secrets stayed hidden
+
+
+def test_a_read_root_the_user_cannot_list_is_not_shown_and_refuses_nothing(
+    found: Any,
+) -> None:
+    result = _ran(found["read_root"])
+    assert result["out"].startswith("ok\n"), result
+    assert "CACHE-SECRET" not in result["out"]
 
 
 def test_a_directory_left_unlistable_is_moved_aside_after_the_run(found: Any) -> None:

@@ -368,6 +368,10 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
         if "/" in roots:
             raise SandboxError("`/` can never be a writable root (the workspace or an extra root)")
     read_roots, links = _read_roots(config, real_cwd, home)
+    # A read root this user cannot list is not shown: its content is unknown to the scan.
+    read_roots = tuple(
+        r for r in read_roots if not os.path.isdir(r) or os.access(r, os.R_OK | os.X_OK)
+    )
     system = system_view()
     read_roots = (*read_roots, *_system_extras(system))
     # The scan cache on disk: created before any command could create it, and masked in
