@@ -205,3 +205,17 @@ def test_the_cached_scan_equals_a_fresh_scan_after_any_edits(
             assert cached.pins == fresh.pins
     finally:
         _scan._watcher[:] = saved
+
+
+_PATHS = st.lists(st.sampled_from(["a", "b", "ab", "a.b"]), max_size=4).map(
+    lambda parts: "/" + "/".join(parts)
+)
+
+
+@given(path=_PATHS, tops=st.sets(_PATHS, max_size=6))
+def test_the_ancestor_lookup_agrees_with_the_prefix_test(path: str, tops: set[str]) -> None:
+    # `_under` replaced one prefix test per mask by one set lookup per ancestor: same answer
+    # (`/ab` is not inside `/a`; everything is inside `/`).
+    from safehold.adapters.bwrap._plan import _inside, _under
+
+    assert _under(path, tops) == any(_inside(path, t) for t in tops)

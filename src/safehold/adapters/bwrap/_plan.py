@@ -101,6 +101,18 @@ def _strictly_inside(path: str, root: str) -> bool:
     return path != root and _inside(path, root)
 
 
+def _under(path: str, tops: set[str] | frozenset[str]) -> bool:
+    """`_inside(path, t)` for some canonical `t` in `tops`: one set lookup per ancestor of
+    `path` instead of one prefix test per top (plans hold hundreds of masks)."""
+    while True:
+        if path in tops:
+            return True
+        cut = path.rfind("/")
+        if cut <= 0:
+            return "/" in tops
+        path = path[:cut]
+
+
 def home_dir() -> str:
     """The home directory the policy expands `~` with, canonical."""
     return os.path.realpath(os.environ.get("HOME") or os.path.expanduser("~"))
@@ -425,10 +437,11 @@ def _collapse(
     holding `_COLLAPSE_AT` or more denied files is hidden as a whole: more hidden, not less.
     """
     by_dir: dict[str, int] = {}
+    reads, writes = set(read_roots), set(writable)
     for path in masked:
         parent = os.path.dirname(path)
-        in_read = any(_strictly_inside(parent, r) for r in read_roots)
-        if in_read and not any(_inside(parent, w) for w in writable):
+        in_read = parent != "/" and _under(os.path.dirname(parent), reads)
+        if in_read and not _under(parent, writes):
             by_dir[parent] = by_dir.get(parent, 0) + 1
     crowded = {d for d, n in by_dir.items() if n >= _COLLAPSE_AT}
     out = {os.path.dirname(p) if os.path.dirname(p) in crowded else p for p in masked}
@@ -445,30 +458,37 @@ def _finish(
     read_roots: tuple[str, ...],
     links: tuple[tuple[str, str], ...],
 ) -> MountPlan:
+    views = set(visible)
+
     def shown(path: str) -> bool:
         # Only what is mounted needs a mask: the rest does not exist inside.
-        return any(_inside(path, v) for v in visible)
+        return _under(path, views)
 
     masked = _collapse({m for m in col.masked if shown(m)}, read_roots, (*roots, cwd))
     mask_dirs: list[str] = []
     mask_files: list[str] = []
+    dir_set: set[str] = set()
     for path in masked:
-        if any(_inside(path, d) for d in mask_dirs):
+        if _under(path, dir_set):
             continue  # already hidden by a masked parent directory
         is_dir = path in col.unreadable or os.path.isdir(path)
         (mask_dirs if is_dir else mask_files).append(path)
+        if is_dir:
+            dir_set.add(path)
     for path in (*roots, cwd, *read_roots):
         hit = next((d for d in mask_dirs if _inside(path, d)), None)
         if hit is not None:
             raise SandboxError(f"`{path}` is inside the denied path `{hit}`; it cannot be used")
 
     def hidden(path: str) -> bool:
-        return any(_inside(path, d) for d in mask_dirs)
+        return _under(path, dir_set)
 
     protected: list[str] = []
+    protected_set: set[str] = set()
     for path in sorted(col.protect, key=lambda p: (p.count("/"), p)):
-        if shown(path) and not hidden(path) and not any(_inside(path, p) for p in protected):
+        if shown(path) and not hidden(path) and not _under(path, protected_set):
             protected.append(path)
+            protected_set.add(path)
     # Pin every directory between a writable root and a protected or masked path: a mount
     # point cannot be renamed (EBUSY), so `mv .git x && mkdir .git/hooks` style swaps of an
     # ancestor fail instead of carrying the read-only mount away.
