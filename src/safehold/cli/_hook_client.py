@@ -20,7 +20,7 @@ header is NUL-separated fields: protocol, key, cwd, stdout encoding, stdout erro
 encoding, stderr errors, argument count, arguments, then `NAME=value` environment entries.
 reply = status (2 bytes): `OK` then exit code (1 byte), 4-byte stdout length, stdout,
 stderr (the rest); `KY` (a server for another key), `ST` (the server's code changed on
-disk; it has stopped) or `ER` (it could not run the hook).
+disk; it has stopped), `ER` (it could not run the hook) or `NO` (not a hook request: refused).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ __all__ = [
     "MAX_PAYLOAD",
     "PROTOCOL",
     "SERVER_VAR",
+    "plain_hook",
     "run",
     "server_key",
     "socket_path",
@@ -69,9 +70,10 @@ def socket_path(key: str) -> str | None:
     """The server's socket for `key`, in a directory only this user can enter, or None."""
     import zlib
 
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    from safehold._runtime_dir import hook_folder
+
     uid = os.getuid()
-    folder = os.path.join(runtime, "safehold") if os.path.isabs(runtime) else f"/tmp/safehold-{uid}"
+    folder = hook_folder()
     try:
         os.mkdir(folder, 0o700)
     except FileExistsError:
@@ -94,7 +96,7 @@ def _enabled() -> bool:
     return value not in ("0", "off", "no", "false") and hasattr(os, "getuid")
 
 
-def _plain_hook(words: list[str]) -> bool:
+def plain_hook(words: list[str]) -> bool:
     """`hook <cli> [--config F | --config=F] [--ask-as-deny]`: what the server path handles."""
     if len(words) < 2 or words[0] != "hook" or words[1] not in _FLAVOURS:
         return False
@@ -189,7 +191,7 @@ def _write(stream: object, data: bytes) -> None:
 
 def run(words: list[str]) -> int | None:
     """Answer the hook through the server; None means "decide in-process" (stdin is kept)."""
-    if not _enabled() or not _plain_hook(words):
+    if not _enabled() or not plain_hook(words):
         return None
     payload = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
     # Whatever happens below, an in-process decision must still see the whole payload.

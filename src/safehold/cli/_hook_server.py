@@ -11,6 +11,10 @@ It stops after `IDLE_SECONDS` without a request, when its socket file is removed
 replaced, and when a safehold module it loaded changed on disk (that request is answered
 `ST`, so the caller decides in-process and starts a fresh server). Only one server runs
 per socket: it holds an exclusive lock on `PATH.lock` for its lifetime.
+
+It serves only `hook <cli> ...` requests (anything else is answered `NO`), and only peers of
+the same user in its own mount, user and pid namespaces: never a sandboxed command, even
+one that can see the socket.
 """
 
 from __future__ import annotations
@@ -19,13 +23,14 @@ import contextlib
 import fcntl
 import io
 import os
+import signal
 import socket
 import sys
 import time
 from collections.abc import Iterator
 from typing import Final
 
-from safehold.cli._hook_client import MAX_PAYLOAD, PROTOCOL, server_key
+from safehold.cli._hook_client import MAX_PAYLOAD, PROTOCOL, plain_hook, server_key
 
 __all__ = ["IDLE_SECONDS", "serve"]
 
@@ -147,6 +152,8 @@ def _answer(data: bytes, key: str, stamps: dict[str, tuple[int, int]]) -> tuple[
     streams = (dec(fields[3]), dec(fields[4]), dec(fields[5]), dec(fields[6]))
     argc = int(fields[7])
     words = [dec(w) for w in fields[8 : 8 + argc]]
+    if not plain_hook(words):
+        return b"NO", False  # only `hook <cli> ...`: never `run`, `acp`, `config`...
     env = dict(dec(entry).partition("=")[::2] for entry in fields[8 + argc :] if b"=" in entry)
     try:
         reply = _run(words, cwd, env, payload, streams)
@@ -157,11 +164,52 @@ def _answer(data: bytes, key: str, stamps: dict[str, tuple[int, int]]) -> tuple[
     return reply, False
 
 
+_SO_PEERPIDFD: Final = 77
+"""linux/socket.h (Linux 6.5): a pidfd of the peer, which cannot name a reused pid."""
+_NAMESPACES: Final = ("mnt", "user", "pid")
+
+
+def _namespaces(pid: int | str) -> tuple[tuple[int, int], ...]:
+    return tuple(
+        (st.st_dev, st.st_ino) for st in (os.stat(f"/proc/{pid}/ns/{ns}") for ns in _NAMESPACES)
+    )
+
+
+def _pidfd_pid(pidfd: int) -> int | None:
+    with open(f"/proc/self/fdinfo/{pidfd}", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("Pid:"):
+                return int(line.split()[1])
+    return None
+
+
 def _peer_is_me(conn: socket.socket) -> bool:
+    """The peer runs as this user, in this server's mount, user and pid namespaces.
+
+    A process inside a sandbox (its own namespaces) is refused even when the socket is in
+    its view: the server decides outside any sandbox. Anything unreadable refuses.
+    """
     if not hasattr(socket, "SO_PEERCRED"):
         return True  # the socket's folder is private (mode 0700) on every platform
-    cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-    return int.from_bytes(cred[4:8], sys.byteorder) == os.getuid()
+    try:
+        cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+        if int.from_bytes(cred[4:8], sys.byteorder) != os.getuid():
+            return False
+        pidfd: int | None = None
+        with contextlib.suppress(OSError):
+            pidfd = conn.getsockopt(socket.SOL_SOCKET, _SO_PEERPIDFD)
+        try:
+            pid = int.from_bytes(cred[0:4], sys.byteorder) if pidfd is None else _pidfd_pid(pidfd)
+            if pid is None or pid <= 0 or _namespaces(pid) != _namespaces("self"):
+                return False
+            if pidfd is not None:
+                signal.pidfd_send_signal(pidfd, 0)  # still that process: its pid not reused
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _receive(conn: socket.socket) -> bytes | None:

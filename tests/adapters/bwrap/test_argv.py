@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+
+import pytest
 
 from safehold.adapters.bwrap._argv import SandboxSpec, build_argv
 from safehold.adapters.bwrap._locate import Bwrap
+from safehold.errors import SandboxError
 from safehold.policy.config import SafetyConfig
 from tests.adapters.bwrap.conftest import make_config, plan_with_home
 
@@ -62,7 +66,11 @@ def test_mounts_come_in_the_safe_order(ws: Path) -> None:
         assert argv.index(flag) < root
     assert argv[argv.index("--cap-drop") + 1] == "ALL"
     assert "--share-net" not in argv
-    assert argv[argv.index("--size") + 2 : argv.index("--size") + 4] == ["--tmpfs", "/tmp"]
+    # Every writable tmpfs has a size: /dev/shm, /tmp and HOME; /dev itself is read-only.
+    sized = [argv[i + 3] for i, a in enumerate(argv) if a == "--size"]
+    assert sized == ["/dev/shm", "/tmp", str(ws.parent)]
+    shm = _index(argv, "--tmpfs", "/dev/shm")
+    assert dev < shm < _index(argv, "--remount-ro", "/dev") < proc
 
 
 def test_old_bwrap_drops_optional_flags_only(ws: Path) -> None:
@@ -140,3 +148,19 @@ def test_deep_home_secrets_named_by_multi_component_patterns_are_masked(
     (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: x")
     plan = plan_with_home(SafetyConfig(sandbox={"read_roots": ("~/.config",)}), ws, home)
     assert str(home / ".config" / "gh" / "hosts.yml") in plan.masked_files
+
+
+def test_too_many_arguments_are_blamed_on_the_command(ws: Path) -> None:
+    # 9,000 arguments of a command are the command's, not the masks': the message says so.
+    plan = plan_with_home(make_config(), ws, ws.parent)
+    big = dataclasses.replace(SPEC, command=["/usr/bin/printf", *["x"] * 9000])
+    with pytest.raises(SandboxError, match=r"the command has 9001 arguments") as caught:
+        build_argv(Bwrap("/b", (0, 11, 0)), plan, big)
+    assert "denied" not in str(caught.value)
+
+
+def test_too_many_masks_are_blamed_on_the_masks(ws: Path) -> None:
+    plan = plan_with_home(make_config(), ws, ws.parent)
+    plan = dataclasses.replace(plan, masked_files=tuple(f"{ws}/k{i}.pem" for i in range(3000)))
+    with pytest.raises(SandboxError, match=r"too many denied and protected paths"):
+        build_argv(Bwrap("/b", (0, 11, 0)), plan, SPEC)

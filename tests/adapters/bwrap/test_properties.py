@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -12,7 +13,8 @@ from hypothesis import strategies as st
 
 from safehold import SafetyConfig
 from safehold.adapters.bwrap import run_sandboxed_sync
-from safehold.policy.paths import compile_policy
+from safehold.adapters.bwrap._scan import Matcher, Scanner
+from safehold.policy.paths import CompiledPolicy, compile_policy
 from tests.adapters.bwrap.conftest import make_config, plan_with_home
 
 _ARG = st.text(
@@ -88,6 +90,59 @@ def test_every_denied_path_in_the_workspace_is_masked(tree: list[list[str]]) -> 
         shutil.rmtree(ws)
 
 
+_DEEP = st.tuples(
+    st.lists(st.sampled_from(["a", "b", "src", "lib"]), min_size=1, max_size=64),
+    st.sampled_from([".env", "id_rsa", "server.pem", "notes.txt"]),
+)
+
+
+def _masked(plan_masks: tuple[str, ...], path: str) -> bool:
+    return any(path == m or path.startswith(m + "/") for m in plan_masks)
+
+
+@functools.lru_cache(maxsize=4)
+def _walker(ws: str) -> tuple[Scanner, CompiledPolicy]:
+    policy = compile_policy(SafetyConfig(), ws)
+    denied = Matcher.of(policy.denied, policy.casefold)
+    return Scanner(denied, Matcher.of(policy.protected, policy.casefold), 100_000), policy
+
+
+@given(chain=_DEEP, also=_TREES)
+def test_a_denied_file_at_any_depth_is_masked(
+    chain: tuple[list[str], str], also: list[list[str]]
+) -> None:
+    # Random trees stop at 4 levels; a walk that gives up at some fixed level below 64 is
+    # caught here, where a directory chain up to 64 deep ends in a (maybe) denied name.
+    # The plan's own walk (`Scanner.hits`, what `plan_mounts` masks from) on a tmpfs, one
+    # workspace path for every example: fast enough for many trees.
+    dirs, leaf = chain
+    ws = Path(f"/dev/shm/safehold-depth-{os.getpid()}")
+    scanner, policy = _walker(str(ws))
+    shutil.rmtree(ws, ignore_errors=True)
+    ws.mkdir()
+    try:
+        _build(ws, also)
+        deep = ws.joinpath(*dirs)
+        try:
+            deep.mkdir(parents=True, exist_ok=True)
+            (deep / leaf).write_text("secret?")
+        except (FileExistsError, NotADirectoryError):
+            return  # the random tree put a file where the chain wanted a directory
+        path = str(deep / leaf)
+        masked = scanner.hits(str(ws)).denied
+        assert _masked(masked, path) == bool(policy.check_denied(path)), path
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
+
+
+def test_a_denied_file_a_hundred_levels_down_is_masked(ws: Path) -> None:
+    deep = ws.joinpath(*(["d"] * 100))
+    deep.mkdir(parents=True)
+    (deep / ".env").write_text("SECRET")
+    plan = plan_with_home(SafetyConfig(), ws, ws.parent / "nohome")
+    assert str(deep / ".env") in plan.masked_files
+
+
 _EDITS = st.lists(
     st.tuples(
         st.sampled_from(["add", "remove", "rename", "mkdir"]),
@@ -150,3 +205,17 @@ def test_the_cached_scan_equals_a_fresh_scan_after_any_edits(
             assert cached.pins == fresh.pins
     finally:
         _scan._watcher[:] = saved
+
+
+_PATHS = st.lists(st.sampled_from(["a", "b", "ab", "a.b"]), max_size=4).map(
+    lambda parts: "/" + "/".join(parts)
+)
+
+
+@given(path=_PATHS, tops=st.sets(_PATHS, max_size=6))
+def test_the_ancestor_lookup_agrees_with_the_prefix_test(path: str, tops: set[str]) -> None:
+    # `_under` replaced one prefix test per mask by one set lookup per ancestor: same answer
+    # (`/ab` is not inside `/a`; everything is inside `/`).
+    from safehold.adapters.bwrap._plan import _inside, _under
+
+    assert _under(path, tops) == any(_inside(path, t) for t in tops)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from safehold.adapters.bwrap import run_sandboxed, run_sandboxed_sync
+from safehold.policy.sandbox_config import DEFAULT_ENV_ALLOWLIST
 from tests.adapters.bwrap.conftest import Runner, make_config, pids_with_marker
 
 
@@ -101,6 +102,40 @@ def test_parent_secret_is_absent_and_allowlist_present(
     assert "LANG=C.UTF-8" in lines
     assert "EXTRA_VAR=given" in lines
     assert "TMPDIR=/tmp" in lines
+
+
+_HOST_SECRETS = {
+    "SSH_AUTH_SOCK": "/run/user/1000/ssh-agent.sock",
+    "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
+    "AWS_SECRET_ACCESS_KEY": "aws-secret-value",
+    "AWS_SESSION_TOKEN": "aws-session-value",
+    "GITHUB_TOKEN": "ghp_example",
+    "LD_PRELOAD": "/tmp/evil.so",
+    "PYTHONPATH": "/tmp/evil",
+}
+
+
+def test_the_environment_is_exactly_the_allow_list_plus_the_documented_defaults(
+    run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not "one named secret is absent": every name inside is accounted for, so passing
+    # SSH_AUTH_SOCK, every AWS_* or the whole environment through is caught.
+    for name, value in _HOST_SECRETS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("TERM", "xterm-test")
+    monkeypatch.delenv("TZ", raising=False)
+    result = run(["/usr/bin/env", "-0"], env={"EXTRA_VAR": "given"})
+    inside = dict(e.partition("=")[::2] for e in result.stdout.decode().split("\0") if e)
+    allowed = {n for n in DEFAULT_ENV_ALLOWLIST if n in os.environ}
+    # docs/sandbox.md: PATH and LANG get defaults, TMPDIR is the private /tmp, `env=` adds;
+    # the limits shell (`bash -c ... exec "$@"`) exports PWD and SHLVL as any bash does.
+    documented = {"PATH", "LANG", "TMPDIR", "EXTRA_VAR"}
+    shell = {"PWD", "SHLVL"}
+    assert set(inside) == allowed | documented | shell
+    assert inside["TERM"] == "xterm-test" and inside["TMPDIR"] == "/tmp"
+    assert inside["EXTRA_VAR"] == "given"
+    for value in _HOST_SECRETS.values():
+        assert value not in result.stdout.decode()
 
 
 def test_bad_arguments_raise_value_errors(ws: Path) -> None:

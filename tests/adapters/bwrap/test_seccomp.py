@@ -80,7 +80,7 @@ def test_filter_semantics_per_architecture(arch: Arch) -> None:
     assert execute(prog, arch.ioctl, a, (0, 0x5401)) == ALLOW  # TCGETS
     assert execute(prog, arch.socket, a, (AF_UNIX, 1)) == EPERM
     assert execute(prog, arch.socket, a, (AF_UNIX | 1 << 32, 1)) == EPERM
-    assert execute(prog, arch.socket, a, (2, 1)) == ALLOW  # AF_INET
+    assert execute(prog, arch.socket, a, (2, 1)) == EPERM  # AF_INET: only with the network
     for nr in arch.blocked:
         assert execute(prog, nr, a) == EPERM
     assert execute(prog, 0, a) == ALLOW
@@ -118,7 +118,7 @@ def test_x32_abi_is_denied_on_x86_64() -> None:
 
 def test_unix_sockets_can_be_allowed() -> None:
     arch = SUPPORTED_ARCHES["x86_64"]
-    prog = build_filter(arch, block_unix_sockets=False)
+    prog = build_filter(arch, allow_unix_sockets=True)
     assert execute(prog, arch.socket, arch.audit_arch, (AF_UNIX,)) == ALLOW
     assert execute(prog, arch.ioctl, arch.audit_arch, (0, TIOCSTI)) == EPERM
 
@@ -128,3 +128,59 @@ def test_unknown_architecture_is_a_clear_unavailable_error() -> None:
         native_arch("riscv64")
     assert native_arch("amd64").name == "x86_64"
     assert native_arch("arm64").name == "aarch64"
+
+
+# From unistd_64.h / asm-generic/unistd.h, pinned here: socket, socketpair, mmap,
+# memfd_create, memfd_secret, shmget.
+SHARED = {
+    "x86_64": {"socket": 41, "socketpair": 53, "mmap": 9, "memfd": (319, 447), "shmget": 29},
+    "aarch64": {"socket": 198, "socketpair": 199, "mmap": 222, "memfd": (279, 447), "shmget": 194},
+}
+AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_VSOCK = 2, 10, 16, 17, 40
+SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_CLOEXEC = 1, 2, 5, 0o2000000
+MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_ANONYMOUS = 0x01, 0x02, 0x03, 0x20
+
+
+@pytest.mark.parametrize("arch", SUPPORTED_ARCHES.values(), ids=lambda a: a.name)
+@pytest.mark.parametrize(("unix", "network"), [(False, False), (True, False), (False, True)])
+def test_socket_families_are_an_allow_list(arch: Arch, unix: bool, network: bool) -> None:
+    prog = build_filter(arch, allow_unix_sockets=unix, network=network)
+    nr = SHARED[arch.name]
+
+    def sock(family: int, kind: int = SOCK_STREAM, proto: int = 0) -> int:
+        return execute(prog, nr["socket"], arch.audit_arch, (family, kind, proto))
+
+    assert sock(AF_UNIX) == (ALLOW if unix else EPERM)
+    assert sock(AF_INET) == sock(AF_INET6) == (ALLOW if network else EPERM)
+    assert sock(AF_INET | 1 << 32) == (ALLOW if network else EPERM)  # `int`: low bits decide
+    assert sock(AF_NETLINK, 3, 0) == ALLOW  # NETLINK_ROUTE
+    for proto in (9, 4, 12, 15):  # AUDIT, SOCK_DIAG, NETFILTER, KOBJECT_UEVENT
+        assert sock(AF_NETLINK, 3, proto) == EPERM
+    for family in (AF_VSOCK, AF_PACKET, 38, 41, 44, 3, 4, 5, 0, 46):  # ALG, QIPCRTR, XDP, ...
+        assert sock(family) == EPERM, family
+
+    def pair(family: int, kind: int) -> int:
+        return execute(prog, nr["socketpair"], arch.audit_arch, (family, kind, 0))
+
+    assert pair(AF_UNIX, SOCK_STREAM) == pair(AF_UNIX, SOCK_SEQPACKET) == ALLOW
+    assert pair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC) == ALLOW
+    assert pair(AF_UNIX, SOCK_DGRAM) == (ALLOW if unix else EPERM)
+    assert pair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC) == (ALLOW if unix else EPERM)
+
+
+@pytest.mark.parametrize("arch", SUPPORTED_ARCHES.values(), ids=lambda a: a.name)
+def test_memory_no_limit_counts_is_refused(arch: Arch) -> None:
+    prog = build_filter(arch)
+    nr = SHARED[arch.name]
+    a = arch.audit_arch
+    for memfd in nr["memfd"]:
+        assert execute(prog, memfd, a) == ENOSYS
+    assert execute(prog, nr["shmget"], a) == EPERM
+
+    def mmap(flags: int) -> int:
+        return execute(prog, nr["mmap"], a, (0, 1 << 20, 3, flags, (1 << 64) - 1, 0))
+
+    assert mmap(MAP_SHARED | MAP_ANONYMOUS) == EPERM
+    assert mmap(MAP_SHARED_VALIDATE | MAP_ANONYMOUS) == EPERM
+    assert mmap(MAP_PRIVATE | MAP_ANONYMOUS) == ALLOW  # counted by RLIMIT_DATA
+    assert mmap(MAP_SHARED) == ALLOW  # a shared file mapping (SQLite's WAL index)

@@ -232,7 +232,7 @@ def test_a_server_whose_code_changed_stops(tmp_path: Path) -> None:
 
 
 def test_only_plain_hook_commands_take_the_server_path() -> None:
-    plain = _hook_client._plain_hook
+    plain = _hook_client.plain_hook
     assert plain(["hook", "claude-code"])
     assert plain(["hook", "gemini-cli", "--config", "c.toml", "--ask-as-deny"])
     assert plain(["hook", "claude-code", "--config=c.toml"])

@@ -6,7 +6,8 @@ so the order is part of the security argument (see docs/sandbox.md, "flag table"
 1. `--die-with-parent --new-session --unshare-all --unshare-user --cap-drop ALL`
    [`--disable-userns`] [`--share-net`] `--clearenv --setenv ...`
 2. the system view (`--ro-bind /usr /usr`, `--symlink usr/bin /bin`, ...; never `/`), then
-   `--dev /dev` and `--proc /proc`, then `[--size N] --tmpfs /tmp`
+   `--dev /dev`, `[--size N] --tmpfs /dev/shm`, `--remount-ro /dev` and `--proc /proc`, then
+   `[--size N] --tmpfs /tmp`
 3. HOME as a `[--size N] --tmpfs`, the read roots bound read-only into it (and symlinks for
    read roots configured through one), the read-only workspace (read-only profile)
 4. writable roots, pins of their sub-directories, protected paths read-only (after the roots
@@ -73,7 +74,10 @@ def _mounts(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> list[str]:
     argv: list[str] = []
     for path, target in plan.system:
         argv += ["--ro-bind", path, path] if target is None else ["--symlink", target, path]
-    argv += ["--dev", "/dev", "--proc", "/proc", *_tmpfs(bwrap, spec, "/tmp")]
+    # bwrap's /dev is a tmpfs with no size and its /dev/shm a directory in it: /dev/shm gets
+    # its own sized tmpfs and the rest of /dev is read-only (device nodes still work).
+    argv += ["--dev", "/dev", *_tmpfs(bwrap, spec, "/dev/shm"), "--remount-ro", "/dev"]
+    argv += ["--proc", "/proc", *_tmpfs(bwrap, spec, "/tmp")]
     if plan.home is not None:
         argv += _tmpfs(bwrap, spec, plan.home)
     for path in plan.read_roots:
@@ -108,6 +112,12 @@ def build_argv(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> list[str]:
         argv += ["--seccomp", str(spec.seccomp_fd)]
     argv += ["--json-status-fd", str(spec.status_fd), "--chdir", plan.cwd, "--"]
     if len(argv) + len(spec.command) > MAX_ARGS:
+        if len(spec.command) > MAX_ARGS // 2 or len(argv) <= MAX_ARGS // 2:
+            raise SandboxError(
+                f"the command has {len(spec.command)} arguments, more than fit in a sandboxed "
+                f"run ({MAX_ARGS - len(argv)} here: bwrap takes at most {MAX_ARGS} with its "
+                "own); split it into several commands (`xargs` inside the sandbox)"
+            )
         raise SandboxError(
             f"too many denied and protected paths to mount ({len(argv)} bwrap arguments, "
             f"limit {MAX_ARGS}); narrow `denied_paths`/`protected_paths` or the working directory"

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from safehold._runtime_dir import hook_folder
 from safehold.adapters.bwrap import _store
 from safehold.adapters.bwrap._scan import DirRecord, Matcher, Scanner
 from safehold.errors import SandboxError
@@ -100,6 +101,18 @@ def _strictly_inside(path: str, root: str) -> bool:
     return path != root and _inside(path, root)
 
 
+def _under(path: str, tops: set[str] | frozenset[str]) -> bool:
+    """`_inside(path, t)` for some canonical `t` in `tops`: one set lookup per ancestor of
+    `path` instead of one prefix test per top (plans hold hundreds of masks)."""
+    while True:
+        if path in tops:
+            return True
+        cut = path.rfind("/")
+        if cut <= 0:
+            return "/" in tops
+        path = path[:cut]
+
+
 def home_dir() -> str:
     """The home directory the policy expands `~` with, canonical."""
     return os.path.realpath(os.environ.get("HOME") or os.path.expanduser("~"))
@@ -133,6 +146,7 @@ class _Collector:
         cwd: str,
         roots: tuple[str, ...],
         store: str | None = None,
+        shown: tuple[str, ...] = (),
     ):
         policy = compile_policy(config, cwd)
         self.denied = Matcher.of(policy.denied, policy.casefold)
@@ -140,7 +154,12 @@ class _Collector:
         limit = config.sandbox.scan_max_entries
         self.scanner = Scanner(self.denied, self.protected, limit, store)
         self.roots = roots
+        self.link_targets = (cwd, *roots, *shown)
+        """Where a denied symlink's target is masked: never a system directory (a planted
+        `x.pem -> /usr/bin/bash` must not hide bash from every later run)."""
         self.masked: set[str] = set()
+        self.unreadable: set[str] = set()
+        """Directories the scan could not list: masked whole (their content is unknown)."""
         self.protect: set[str] = set()
         self.seen: set[str] = set()
         self.watch: dict[str, Watch] = {}
@@ -151,17 +170,19 @@ class _Collector:
 
     def check(self, path: str, is_link: bool, *, protect: bool) -> bool:
         """Record masks/protection for one entry; return False when it must not be descended."""
-        real = os.path.realpath(path) if is_link else path
+        real = _resolve(path) if is_link else path
         # Like the policy, match the literal path and the resolved one (a symlink named
         # `notes.txt` that points at `~/.aws/credentials` is denied).
         if self.denied(path) or (is_link and self.denied(real)):
-            if os.path.exists(real):
+            if os.path.exists(real) and (
+                not is_link or any(_inside(real, r) for r in self.link_targets)
+            ):
                 self.masked.add(real)
             return False
         if protect and self.protected(path):
             self.seen.add(path)
             if is_link:
-                self.watch[path] = Watch(path, os.readlink(path))
+                self.watch[path] = Watch(path, _readlink(path))
             if self.in_root(real) and os.path.exists(real):
                 self.protect.add(real)
         return True
@@ -171,8 +192,15 @@ class _Collector:
         if not self.check(top, os.path.islink(top), protect=protect):
             return
         found = self.scanner.hits(top, depth)
+        if top in found.unreadable:
+            raise SandboxError(
+                f"cannot list `{top}` (permission denied): the sandbox cannot tell which "
+                "denied or protected paths it holds; make it readable or run elsewhere"
+            )
         self.dirs.extend(found.dirs)
         self.masked.update(found.denied)
+        self.masked.update(found.unreadable)
+        self.unreadable.update(found.unreadable)
         if protect:
             self.seen.update(found.protected)
             self.protect.update(found.protected)
@@ -194,8 +222,30 @@ class _Collector:
         if path != "/" and os.path.isdir(path):
             found = self.scanner.hits(path, depth)
             self.masked.update(found.denied)
+            self.masked.update(found.unreadable)
+            self.unreadable.update(found.unreadable)
             for link in found.links:
                 self.check(link, True, protect=False)
+
+
+def _readlink(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
+def _resolve(path: str) -> str:
+    """The symlink's realpath; when the host cannot resolve it (`-> /proc/1/root/x` as a
+    user: EACCES), its target read lexically. Inside, it resolves in the sandbox's own view,
+    where the masks sit at the same paths."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        target = _readlink(path)
+        if target is None:
+            return path
+        return os.path.normpath(os.path.join(os.path.dirname(path), target))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -330,14 +380,22 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
         if "/" in roots:
             raise SandboxError("`/` can never be a writable root (the workspace or an extra root)")
     read_roots, links = _read_roots(config, real_cwd, home)
+    # A read root this user cannot list is not shown: its content is unknown to the scan.
+    read_roots = tuple(
+        r for r in read_roots if not os.path.isdir(r) or os.access(r, os.R_OK | os.X_OK)
+    )
     system = system_view()
     read_roots = (*read_roots, *_system_extras(system))
     # The scan cache on disk: created before any command could create it, and masked in
     # every run that would show it (a forged record could hide a secret; see `_store`).
     store_root, store = _store.prepare(home)
-    col = _Collector(config, real_cwd, roots, store)
+    col = _Collector(config, real_cwd, roots, store, read_roots)
     if os.path.isdir(store_root):
         col.masked.add(store_root)
+    hooks = hook_folder()
+    if os.path.isdir(hooks):
+        # The warm hook server decides outside any sandbox: its socket is never in view.
+        col.masked.add(os.path.realpath(hooks))
     for top in dict.fromkeys((real_cwd, *roots)):
         col.tree(top, protect=top in roots)
     for top in read_roots:
@@ -379,10 +437,11 @@ def _collapse(
     holding `_COLLAPSE_AT` or more denied files is hidden as a whole: more hidden, not less.
     """
     by_dir: dict[str, int] = {}
+    reads, writes = set(read_roots), set(writable)
     for path in masked:
         parent = os.path.dirname(path)
-        in_read = any(_strictly_inside(parent, r) for r in read_roots)
-        if in_read and not any(_inside(parent, w) for w in writable):
+        in_read = parent != "/" and _under(os.path.dirname(parent), reads)
+        if in_read and not _under(parent, writes):
             by_dir[parent] = by_dir.get(parent, 0) + 1
     crowded = {d for d, n in by_dir.items() if n >= _COLLAPSE_AT}
     out = {os.path.dirname(p) if os.path.dirname(p) in crowded else p for p in masked}
@@ -399,29 +458,37 @@ def _finish(
     read_roots: tuple[str, ...],
     links: tuple[tuple[str, str], ...],
 ) -> MountPlan:
+    views = set(visible)
+
     def shown(path: str) -> bool:
         # Only what is mounted needs a mask: the rest does not exist inside.
-        return any(_inside(path, v) for v in visible)
+        return _under(path, views)
 
     masked = _collapse({m for m in col.masked if shown(m)}, read_roots, (*roots, cwd))
     mask_dirs: list[str] = []
     mask_files: list[str] = []
+    dir_set: set[str] = set()
     for path in masked:
-        if any(_inside(path, d) for d in mask_dirs):
+        if _under(path, dir_set):
             continue  # already hidden by a masked parent directory
-        (mask_dirs if os.path.isdir(path) else mask_files).append(path)
+        is_dir = path in col.unreadable or os.path.isdir(path)
+        (mask_dirs if is_dir else mask_files).append(path)
+        if is_dir:
+            dir_set.add(path)
     for path in (*roots, cwd, *read_roots):
         hit = next((d for d in mask_dirs if _inside(path, d)), None)
         if hit is not None:
             raise SandboxError(f"`{path}` is inside the denied path `{hit}`; it cannot be used")
 
     def hidden(path: str) -> bool:
-        return any(_inside(path, d) for d in mask_dirs)
+        return _under(path, dir_set)
 
     protected: list[str] = []
+    protected_set: set[str] = set()
     for path in sorted(col.protect, key=lambda p: (p.count("/"), p)):
-        if shown(path) and not hidden(path) and not any(_inside(path, p) for p in protected):
+        if shown(path) and not hidden(path) and not _under(path, protected_set):
             protected.append(path)
+            protected_set.add(path)
     # Pin every directory between a writable root and a protected or masked path: a mount
     # point cannot be renamed (EBUSY), so `mv .git x && mkdir .git/hooks` style swaps of an
     # ancestor fail instead of carrying the read-only mount away.
@@ -455,21 +522,29 @@ def _finish(
 
 def scan_protected(
     config: SafetyConfig, plan: MountPlan
-) -> tuple[tuple[str, ...], Callable[[str], bool]]:
+) -> tuple[tuple[str, ...], tuple[str, ...], Callable[[str], bool]]:
     """Protected paths in the writable roots now that were not there when `plan` was made.
 
     Called after the run: only the directories the command changed are read again. Also
-    returns the protected-pattern test, for naming what is moved aside.
+    returns the directories that cannot be listed now and were not masked during the run
+    (the command made them so: what they hide is unknown), and the protected-pattern test,
+    for naming what is moved aside.
     """
     if not plan.writable:
-        return (), lambda _path: False
+        return (), (), lambda _path: False
     col = _Collector(config, plan.cwd, plan.writable)
     for top in plan.writable:
         col.tree(top, protect=True)
     new = sorted(p for p in col.seen if p not in plan.protected_seen and os.path.lexists(p))
+    masked = plan.masked_dirs
+    closed = sorted(p for p in col.unreadable if not any(_inside(p, m) for m in masked))
     # Report the outermost new path only (`.husky`, not also `.husky/_`).
     out: list[str] = []
     for path in new:
         if not any(_inside(path, p) for p in out):
             out.append(path)
-    return tuple(out), col.protected
+    shut: list[str] = []
+    for path in closed:
+        if not any(_inside(path, p) for p in (*shut, *out)):
+            shut.append(path)
+    return tuple(out), tuple(shut), col.protected

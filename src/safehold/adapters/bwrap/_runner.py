@@ -18,7 +18,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from safehold.adapters.bwrap._argv import SandboxSpec, build_argv
@@ -112,7 +112,9 @@ def _spawn_bwrap(
     cancel_fd: int | None,
     cgroup: Cgroup | None = None,
 ) -> RawOutcome:
-    program = build_filter(native_arch(), block_unix_sockets=not sandbox.allow_unix_sockets)
+    program = build_filter(
+        native_arch(), allow_unix_sockets=sandbox.allow_unix_sockets, network=network
+    )
     seccomp_r, seccomp_w = os.pipe()
     try:
         # The program is a few hundred bytes: it fits in the pipe buffer before bwrap starts.
@@ -208,6 +210,22 @@ def _probe(bwrap: Bwrap, sandbox: SandboxConfig) -> None:
         _probed.add(bwrap.path)
 
 
+def _aside(path: str, protected: Callable[[str], bool]) -> tuple[str | None, str]:
+    """Rename `path` to `NAME.safehold-blocked` (`-2`, `-3`... if taken); (target, error)."""
+    target = f"{path}.safehold-blocked"
+    n = 1
+    while os.path.lexists(target) or protected(target):
+        n += 1
+        target = f"{path}.safehold-blocked-{n}"
+        if n > 100:
+            break
+    try:
+        os.rename(path, target)
+    except OSError as exc:
+        return None, exc.strerror or str(exc)
+    return target, ""
+
+
 def _quarantine(config: SafetyConfig, plan: MountPlan) -> list[str]:
     """Move protected paths the command created out of the way, so they never take effect.
 
@@ -215,28 +233,53 @@ def _quarantine(config: SafetyConfig, plan: MountPlan) -> list[str]:
     (`.husky/`, `sub/.git/hooks`, `.github/workflows/`) and that the command created would
     run on the host later (a hook, a CI workflow, an editor task), so it is renamed to
     `NAME.safehold-blocked` (`-2`, `-3`... if taken): nothing reads that name, and the
-    content stays for review.
+    content stays for review. A directory the command left unlistable (mode 0300) may hide
+    such paths: it is moved aside the same way.
     """
     findings = []
-    created, protected = scan_protected(config, plan)
+    created, closed, protected = scan_protected(config, plan)
     for path in created:
-        target = f"{path}.safehold-blocked"
-        n = 1
-        while os.path.lexists(target) or protected(target):
-            n += 1
-            target = f"{path}.safehold-blocked-{n}"
-            if n > 100:
-                break
-        try:
-            os.rename(path, target)
-        except OSError as exc:
+        target, error = _aside(path, protected)
+        if target is None:
             findings.append(
                 f"protected path `{path}` was created by the command and could not be moved "
-                f"aside ({exc.strerror}); remove it before using the directory on the host"
+                f"aside ({error}); remove it before using the directory on the host"
             )
-            continue
-        findings.append(f"protected path `{path}` was created by the command; moved to `{target}`")
+        else:
+            findings.append(
+                f"protected path `{path}` was created by the command; moved to `{target}`"
+            )
+    for path in closed:
+        target, error = _aside(path, protected)
+        if target is None:
+            findings.append(
+                f"directory `{path}` cannot be listed after the run and could not be moved "
+                f"aside ({error}); it may hide protected paths: review it before using the "
+                "directory on the host"
+            )
+        else:
+            findings.append(
+                f"directory `{path}` cannot be listed after the run (it may hide protected "
+                f"paths); moved to `{target}`"
+            )
     return findings
+
+
+def _after_run(config: SafetyConfig, plan: MountPlan) -> tuple[str, ...]:
+    """The after-run check; it never raises: the command's output is returned whatever fails.
+
+    On an unexpected error the check reports it and moves aside every writable root's
+    entry that was not there before the run and could hide a protected path.
+    """
+    try:
+        return _audit(plan.watch, _quarantine(config, plan))
+    except Exception as exc:  # reported as a finding: the run's output stays
+        findings = [
+            f"the after-run check of the writable roots failed ({type(exc).__name__}: {exc}); "
+            "protected paths the command created may remain: review the workspace"
+        ]
+        log.warning("sandbox audit: %s", findings[0])
+        return tuple(findings)
 
 
 def _audit(watch: tuple[Watch, ...], extra: list[str]) -> tuple[str, ...]:
@@ -245,7 +288,10 @@ def _audit(watch: tuple[Watch, ...], extra: list[str]) -> tuple[str, ...]:
         if item.link is None and os.path.lexists(item.path):
             findings.append(f"protected path `{item.path}` was created by the command")
         elif item.link is not None:
-            now = os.readlink(item.path) if os.path.islink(item.path) else None
+            try:
+                now: str | None = os.readlink(item.path)
+            except OSError:
+                now = None
             if now != item.link:
                 findings.append(f"protected symlink `{item.path}` was replaced by the command")
     for text in findings:
@@ -361,7 +407,7 @@ def _run(
         truncated=raw.truncated,
         duration=duration,
         sandboxed=True,
-        findings=_audit(plan.watch, _quarantine(config, plan)),
+        findings=_after_run(config, plan),
     )
 
 

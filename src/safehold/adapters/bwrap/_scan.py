@@ -179,6 +179,9 @@ class DirRecord:
     entries: int
     gen: int | None = None
     """The watcher generation from which this record is exact, or None (not watched)."""
+    unreadable: bool = False
+    """The directory could not be listed (or an entry in it not typed): what it holds is
+    unknown, so it is masked whole, never taken for empty. Never trusted (never stored)."""
 
 
 class _Cache:
@@ -217,9 +220,11 @@ def _join(directory: str, name: str) -> str:
 
 
 def _stat_key(path: str) -> tuple[int, int, int, int] | None:
+    """The directory's stamps; None when it is gone or not a directory. Raises `OSError`
+    when it exists but cannot be stat'ed (a parent without search permission)."""
     try:
         st = os.lstat(path)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     if not stat.S_ISDIR(st.st_mode):
         return None
@@ -392,6 +397,8 @@ class TreeResult:
     """Full paths of every denied entry in the tree (so a reused tree costs no loop)."""
     protected: tuple[str, ...]
     links: tuple[str, ...]
+    unreadable: tuple[str, ...] = ()
+    """Directories that could not be listed (or typed): unknown, so masked whole."""
 
     @classmethod
     def of(cls, gen: int, dirs: tuple[tuple[str, DirRecord], ...]) -> TreeResult:
@@ -399,11 +406,14 @@ class TreeResult:
         denied: list[str] = []
         protected: list[str] = []
         links: list[str] = []
+        unreadable: list[str] = []
         for directory, rec in dirs:
+            if rec.unreadable:
+                unreadable.append(directory)
             denied.extend(_join(directory, name) for name in rec.denied)
             protected.extend(_join(directory, name) for name in rec.protected)
             links.extend(_join(directory, name) for name in rec.links)
-        return cls(gen, dirs, tuple(denied), tuple(protected), tuple(links))
+        return cls(gen, dirs, tuple(denied), tuple(protected), tuple(links), tuple(unreadable))
 
 
 class Scanner:
@@ -465,7 +475,9 @@ class Scanner:
             with os.scandir(path) as it:
                 found = list(it)
         except OSError:
-            found = []
+            # Not listable (mode 0311, 0300, another owner): unknown, never "empty". The
+            # command may be able to chmod it open, so the whole directory is masked.
+            return DirRecord(key, False, (), (), (), (), 0, gen, unreadable=True)
         self.read += len(found)
         if self.read > self.limit:
             raise SandboxError(
@@ -490,7 +502,9 @@ class Scanner:
                     links.append(name)
                     continue
             except OSError:
-                continue
+                # Listable but not searchable (no `x`): its entries cannot be told apart,
+                # so the directory is unknown as a whole.
+                return DirRecord(key, False, (), (), (), (), len(found), gen, unreadable=True)
             form = name if plain and name.isascii() else fold(name)
             if (
                 any_name
@@ -524,7 +538,12 @@ class Scanner:
         dirs = self._cache.dirs
         cached = dirs.get(path)
         watcher = self._watcher
-        if cached is not None and watcher is not None and watcher.clean(path, cached.gen):
+        if (
+            cached is not None
+            and not cached.unreadable  # read again: a chmod sends no event we watch
+            and watcher is not None
+            and watcher.clean(path, cached.gen)
+        ):
             return cached  # watched, and no event since it was read: not even an lstat
         gen = None
         if cached is None and self._cache.stored:
@@ -535,15 +554,16 @@ class Scanner:
         elif watcher is not None:
             with _lock:
                 gen = watcher.watch(path)  # before the stat and the read: nothing slips by
-        key = _stat_key(path)
+        try:
+            key = _stat_key(path)
+        except OSError:
+            # It was listed in its parent but cannot be stat'ed (a parent without `x`, say).
+            return DirRecord((0, 0, 0, 0), False, (), (), (), (), 0, gen, unreadable=True)
         if key is None:
             return None
         if cached is not None and cached.trusted and cached.key == key:
             if gen is not None or cached.gen is not None or path not in dirs:
-                c = cached
-                cached = DirRecord(
-                    c.key, c.trusted, c.subdirs, c.denied, c.protected, c.links, c.entries, gen
-                )
+                cached = dataclasses.replace(cached, gen=gen)
                 with _lock:
                     dirs[path] = cached
             return cached
@@ -568,7 +588,11 @@ class Scanner:
                 if not watcher.touched(top, saved.gen):
                     return saved
         found = TreeResult.of(-1, tuple(self.walk(top, depth)))
-        if watcher is not None and all(watcher.clean(d, r.gen) for d, r in found.dirs):
+        if (
+            watcher is not None
+            and not found.unreadable
+            and all(watcher.clean(d, r.gen) for d, r in found.dirs)
+        ):
             found = dataclasses.replace(found, gen=watcher.counter)
             with _lock:
                 self._cache.trees[(top, depth)] = found

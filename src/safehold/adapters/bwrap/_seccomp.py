@@ -7,8 +7,16 @@ No libseccomp: the program is a few instructions over `struct seccomp_data`
   and, on x86_64, the x32 ABI;
 - `ioctl(fd, TIOCSTI | TIOCLINUX, ...)`, comparing the low 32 bits only (CVE-2019-10063:
   `TIOCSTI | 1 << 32` must be blocked too) — terminal input injection (CVE-2017-5226);
-- `socket(AF_UNIX, ...)` unless unix sockets are allowed — `--unshare-net` does not stop
-  connects to host socket files (docker.sock, ssh-agent, D-Bus); `socketpair()` stays allowed;
+- `socket()` of every family but an allow-list: `AF_UNIX` only when unix sockets are
+  allowed (`--unshare-net` does not stop connects to host socket files: docker.sock,
+  ssh-agent, D-Bus), `AF_INET`/`AF_INET6` only with the network, `AF_NETLINK` only as
+  `NETLINK_ROUTE` (glibc's address lookups read it). `AF_VSOCK` (the host's vsock port space
+  is not namespaced), `AF_PACKET` and the rest: EPERM;
+- without unix sockets, `socketpair(AF_UNIX, SOCK_DGRAM)`: a datagram socket's `sendto` and
+  `connect` reach any socket file or abstract name in view (a stream pair cannot);
+- memory no limit counts: `shmget` (System V), `memfd_create` and `memfd_secret` (ENOSYS:
+  callers fall back to files on the sized /dev/shm or /tmp tmpfs), and shared anonymous
+  `mmap` (`MAP_SHARED | MAP_ANONYMOUS`); `RLIMIT_DATA` counts private memory only;
 - setting the setuid or setgid bit: `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, and the
   creating calls that take a mode (`open`, `openat`, `creat`, `mknod`, `mknodat`) with
   `S_ISUID | S_ISGID` in it. A set-id file written into the workspace stays on the host, and
@@ -59,6 +67,14 @@ def _arg_lo(index: int) -> int:
 TIOCSTI: Final = 0x5412
 TIOCLINUX: Final = 0x541C
 AF_UNIX: Final = 1
+AF_INET: Final = 2
+AF_INET6: Final = 10
+AF_NETLINK: Final = 16
+NETLINK_ROUTE: Final = 0
+SOCK_DGRAM: Final = 2
+SOCK_TYPE_MASK: Final = 0xF  # the type without SOCK_NONBLOCK / SOCK_CLOEXEC
+MAP_SHARED: Final = 0x01  # also set in MAP_SHARED_VALIDATE (0x03)
+MAP_ANONYMOUS: Final = 0x20
 SET_ID_BITS: Final = 0o6000  # S_ISUID | S_ISGID
 S_IFMT: Final = 0o170000
 S_IFCHR: Final = 0o020000
@@ -73,8 +89,15 @@ class Arch:
     audit_arch: int
     ioctl: int
     socket: int
+    socketpair: int
+    mmap: int
     blocked: tuple[int, ...]
     """Syscalls denied outright: io_uring_setup/enter/register, add_key, request_key, keyctl."""
+    shared_memory_eperm: tuple[int, ...]
+    """shmget: System V shared memory, which no memory limit counts."""
+    shared_memory_enosys: tuple[int, ...]
+    """memfd_create, memfd_secret: answered ENOSYS (callers fall back to a file in /dev/shm
+    or /tmp, whose tmpfs has a size)."""
     modes: tuple[tuple[int, int, bool], ...] = ()
     """(syscall, index of its mode argument, creates nodes): set-id modes refused, and
     device nodes too where the call creates nodes."""
@@ -91,7 +114,11 @@ SUPPORTED_ARCHES: Final[dict[str, Arch]] = {
         audit_arch=0xC000003E,
         ioctl=16,
         socket=41,
+        socketpair=53,
+        mmap=9,
         blocked=(425, 426, 427, 248, 249, 250),
+        shared_memory_eperm=(29,),
+        shared_memory_enosys=(319, 447),
         # chmod, fchmod, fchmodat, fchmodat2, open, openat, creat; mknod, mknodat
         modes=(
             (90, 1, False),
@@ -111,7 +138,11 @@ SUPPORTED_ARCHES: Final[dict[str, Arch]] = {
         audit_arch=0xC00000B7,
         ioctl=29,
         socket=198,
+        socketpair=199,
+        mmap=222,
         blocked=(425, 426, 427, 217, 218, 219),
+        shared_memory_eperm=(194,),
+        shared_memory_enosys=(279, 447),
         # fchmod, fchmodat, fchmodat2, openat; mknodat (no chmod/open/creat/mknod here)
         modes=((52, 1, False), (53, 2, False), (452, 2, False), (56, 3, False), (33, 2, True)),
     ),
@@ -139,17 +170,25 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 
 
 @functools.lru_cache(maxsize=8)
-def build_filter(arch: Arch, *, block_unix_sockets: bool = True) -> bytes:
-    """Assemble the filter for `arch` as raw `struct sock_filter[]` bytes (built once)."""
-    # Layout (jumps are relative to the next instruction; EPERM and ALLOW are the last two):
+def build_filter(arch: Arch, *, allow_unix_sockets: bool = False, network: bool = False) -> bytes:
+    """Assemble the filter for `arch` as raw `struct sock_filter[]` bytes (built once).
+
+    `allow_unix_sockets` lets `socket(AF_UNIX)` and datagram `socketpair` through;
+    `network` lets `socket(AF_INET/AF_INET6)` through. Every other family is refused.
+    """
+    # Layout (jumps are relative to the next instruction):
     #   ld arch; jne native -> EPERM; ld nr; [jge x32 -> EPERM]
-    #   jeq each blocked nr -> EPERM
-    #   jeq openat2 -> ENOSYS; jeq each mode-taking nr -> MODE<nr>
-    #   jeq ioctl -> IOCTL; [jeq socket -> SOCKET]; ret ALLOW
+    #   jeq each blocked nr -> EPERM; jeq each ENOSYS nr (openat2, memfd_*) -> ENOSYS
+    #   jeq each mode-taking nr -> MODE<nr>
+    #   jeq ioctl -> IOCTL; jeq socket -> SOCKET; [jeq socketpair -> PAIR]; jeq mmap -> MMAP
+    #   ret ALLOW
     #   IOCTL: ld arg1.lo; jeq TIOCSTI -> EPERM; jeq TIOCLINUX -> EPERM; ret ALLOW
-    #   [SOCKET: ld arg0.lo; jeq AF_UNIX -> EPERM; ret ALLOW]
+    #   SOCKET: ld arg0.lo; jeq each allowed family -> ALLOW; jeq AF_NETLINK -> NETLINK;
+    #           ret EPERM.  NETLINK: ld arg2.lo; jeq NETLINK_ROUTE -> ALLOW; ret EPERM
+    #   [PAIR: ld arg0.lo; jne AF_UNIX -> EPERM; ld arg1.lo; and 0xf; jeq DGRAM -> EPERM]
+    #   MMAP: ld arg3.lo; and SHARED|ANONYMOUS; jeq SHARED|ANONYMOUS -> EPERM; ret ALLOW
     #   MODE<nr>: ld arg.lo; jset 06000 -> EPERM; [and S_IFMT; jeq CHR/BLK -> EPERM]; ret ALLOW
-    #   ENOSYS: ret ENOSYS; EPERM: ret EPERM
+    #   ALLOW: ret ALLOW; ENOSYS: ret ENOSYS; EPERM: ret EPERM
     prog: list[tuple[int, int, str | None, str | None]] = []  # (code, k, jt label, jf label)
     labels: dict[str, int] = {}
 
@@ -164,25 +203,46 @@ def build_filter(arch: Arch, *, block_unix_sockets: bool = True) -> bytes:
     emit(_LD_W_ABS, _OFF_NR)
     if arch.x32_bit is not None:
         emit(_JGE_K, arch.x32_bit, "eperm", None)
-    for nr in arch.blocked:
+    for nr in (*arch.blocked, *arch.shared_memory_eperm):
         emit(_JEQ_K, nr, "eperm", None)
-    emit(_JEQ_K, arch.openat2, "enosys", None)
+    for nr in (arch.openat2, *arch.shared_memory_enosys):
+        emit(_JEQ_K, nr, "enosys", None)
     for nr, _, _ in arch.modes:
         emit(_JEQ_K, nr, f"mode{nr}", None)
     emit(_JEQ_K, arch.ioctl, "ioctl", None)
-    if block_unix_sockets:
-        emit(_JEQ_K, arch.socket, "socket", None)
+    emit(_JEQ_K, arch.socket, "socket", None)
+    if not allow_unix_sockets:
+        emit(_JEQ_K, arch.socketpair, "pair", None)
+    emit(_JEQ_K, arch.mmap, "mmap", None)
     emit(_RET_K, _RET_ALLOW)
     label("ioctl")
     emit(_LD_W_ABS, _OFF_ARG1_LO)
     emit(_JEQ_K, TIOCSTI, "eperm", None)
     emit(_JEQ_K, TIOCLINUX, "eperm", None)
     emit(_RET_K, _RET_ALLOW)
-    if block_unix_sockets:
-        label("socket")
+    label("socket")
+    emit(_LD_W_ABS, _OFF_ARG0_LO)  # `int domain`: the kernel reads the low 32 bits only
+    families = ((AF_UNIX,) if allow_unix_sockets else ()) + ((AF_INET, AF_INET6) if network else ())
+    for family in families:
+        emit(_JEQ_K, family, "allow", None)
+    emit(_JEQ_K, AF_NETLINK, "netlink", "eperm")
+    label("netlink")
+    emit(_LD_W_ABS, _arg_lo(2))
+    emit(_JEQ_K, NETLINK_ROUTE, "allow", "eperm")
+    if not allow_unix_sockets:
+        # A connected pair cannot reach anything else, except a datagram socket: its
+        # `sendto`/`connect` name any socket file or abstract name in view.
+        label("pair")
         emit(_LD_W_ABS, _OFF_ARG0_LO)
-        emit(_JEQ_K, AF_UNIX, "eperm", None)
-        emit(_RET_K, _RET_ALLOW)
+        emit(_JEQ_K, AF_UNIX, None, "eperm")
+        emit(_LD_W_ABS, _arg_lo(1))
+        emit(_AND_K, SOCK_TYPE_MASK)
+        emit(_JEQ_K, SOCK_DGRAM, "eperm", "allow")
+    label("mmap")
+    # Shared anonymous memory is shmem: RLIMIT_DATA does not count it (see module docstring).
+    emit(_LD_W_ABS, _arg_lo(3))
+    emit(_AND_K, MAP_SHARED | MAP_ANONYMOUS)
+    emit(_JEQ_K, MAP_SHARED | MAP_ANONYMOUS, "eperm", "allow")
     for nr, arg, nodes in arch.modes:
         label(f"mode{nr}")
         emit(_LD_W_ABS, _arg_lo(arg))
@@ -192,6 +252,8 @@ def build_filter(arch: Arch, *, block_unix_sockets: bool = True) -> bytes:
             emit(_JEQ_K, S_IFCHR, "eperm", None)
             emit(_JEQ_K, S_IFBLK, "eperm", None)
         emit(_RET_K, _RET_ALLOW)
+    label("allow")
+    emit(_RET_K, _RET_ALLOW)
     label("enosys")
     emit(_RET_K, _RET_ENOSYS)
     label("eperm")
