@@ -313,7 +313,11 @@ def _statements(exprs: list[ast.expr]) -> list[ast.stmt]:
 
 
 def _module(body: list[ast.stmt]) -> str:
-    imports = ast.parse("import json, math, os, sys").body
+    # Every import is used: a partly listed module imported and never used (`import os`
+    # alone) is not understood, whatever follows.
+    imports = ast.parse(
+        "import json, math, os, sys\nprint(os.sep, sys.argv, json.dumps, math.pi)"
+    ).body
     return ast.unparse(ast.fix_missing_locations(ast.Module([*imports, *body], [])))
 
 
@@ -342,3 +346,19 @@ def test_one_forbidden_node_in_allowed_code_is_never_understood(
     body.insert(at % (len(body) + 1), node)
     code = _module(body)
     assert not read_python(code).understood, code
+
+
+@pytest.mark.parametrize(
+    ("code", "understood"),
+    [
+        ("import os", False),
+        ("import os.path", False),
+        ("import os, sys; print(sys.argv)", False),
+        ("import os; print(os.getcwd())", True),
+        ("import json", True),  # listed whole: nothing in it runs code
+    ],
+)
+def test_a_partly_listed_module_is_understood_through_its_uses(code: str, understood: bool) -> None:
+    # `os` is listed only for getcwd, listings and os.path; imported and never used,
+    # nothing shows what the import is for (`python3 -c 'import os'` asks on the host).
+    assert read_python(code).understood is understood

@@ -168,11 +168,19 @@ class _Reader:
         # Packages bound by importing a listed submodule (`urllib`): only listed
         # submodules may be reached through them.
         self.packages: set[str] = set()
+        self.used: set[str] = set()  # names read somewhere in the code
 
     def read(self) -> PythonReading:
         nodes = self._collect()
         for node in nodes:
             self._check(node)
+        for name, module in self.modules.items():
+            # A module the list allows only in part (`os`: getcwd and listings, never
+            # system) is understood through its uses; bound and never used, nothing shows
+            # what the import is for (`python3 -c 'import os'`), so it is not understood.
+            listed = MODULES.get(module)
+            if listed is not None and listed.names is not None and name not in self.used:
+                raise _fail(f"the code imports `{module}` and never uses it")
         return PythonReading(
             True,
             accesses=tuple(dict.fromkeys(self.accesses)),
@@ -292,6 +300,8 @@ class _Reader:
 
     def _check_name(self, node: ast.Name) -> None:
         name = node.id
+        if isinstance(node.ctx, ast.Load):
+            self.used.add(name)
         if name.startswith("__") and name not in SAFE_DUNDERS:
             raise _fail(f"the code uses `{name}`")
         if name in self.modules or name in ALLOWED_BUILTINS:
