@@ -35,7 +35,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "in the sandbox. Logs go to stderr (or --log-file), never stdout."
         ),
     )
-    p.add_argument("--config", metavar="F", help="policy file (.toml or .json); default: built-in")
+    p.add_argument(
+        "--config",
+        metavar="F",
+        help="policy file (.toml or .json); default: $SAFEHOLD_CONFIG, <cwd>/.safehold.toml, "
+        "~/.config/safehold/config.toml, else the built-in defaults",
+    )
     p.add_argument(
         "--floor",
         choices=("review", "read-only"),
