@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -198,3 +200,41 @@ def test_the_trust_command_records_the_file(tree: dict[str, Path], tmp_path: Pat
     shown = subprocess.run(show, capture_output=True, text=True, env=env, check=False)
     assert shown.returncode == 0, shown.stderr
     assert (tmp_path / "state" / "safehold" / "trusted-projects.json").is_file()
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "dangling link"])
+@pytest.mark.parametrize("where", ["project", "user"])
+def test_a_found_candidate_that_is_not_a_file_is_an_error(
+    tree: dict[str, Path], kind: str, where: str
+) -> None:
+    # Skipping it would let the next (perhaps looser) file, or the defaults, decide.
+    env = {"XDG_CONFIG_HOME": str(tree["xdg"]), "HOME": str(tree["home"])}
+    (tree["xdg"] / "safehold" / "config.toml").write_text("read_only = true\n")
+    if where == "project":
+        path = tree["project"] / ".safehold.toml"
+    else:
+        path = tree["xdg"] / "safehold" / "config.toml"
+        path.unlink()
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to(tree["project"] / "missing.toml")
+    with pytest.raises(ConfigError, match=f"the {where} config file is"):
+        find_config(project=tree["project"], env=env)
+
+
+def test_check_names_the_config_it_used(tree: dict[str, Path]) -> None:
+    (tree["project"] / ".safehold.toml").write_text("read_only = true\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "safehold.cli", "check", "--json", "--read", "a.txt"],
+        cwd=tree["project"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    where = tree["project"] / ".safehold.toml"
+    assert run.stderr == f"config: {where} (project file)\n"
+    assert json.loads(run.stdout)["config"] == {"path": str(where), "origin": "project"}

@@ -7,7 +7,8 @@
 5. the built-in defaults.
 
 A file named by 1 or 2 must exist: a missing one is a `ConfigError`, never the defaults. A
-found file that does not validate is a `ConfigError` too; nothing falls back to a looser
+found file that does not validate is a `ConfigError` too, and so is something at a
+candidate's path that is not a regular file (a directory, a FIFO, a dangling link); nothing falls back to a looser
 config because a stricter one is broken.
 
 A project file comes with the code that was cloned. One that is less strict than what would
@@ -33,7 +34,14 @@ from safehold.policy.config import SafetyConfig
 from safehold.policy.strictness import loosened_fields
 from safehold.project_trust import is_trusted
 
-__all__ = ["ENV_VAR", "PROJECT_FILES", "ConfigSource", "discover_config", "find_config"]
+__all__ = [
+    "ENV_VAR",
+    "PROJECT_FILES",
+    "ConfigSource",
+    "candidates",
+    "discover_config",
+    "find_config",
+]
 
 ENV_VAR: Final = "SAFEHOLD_CONFIG"
 PROJECT_FILES: Final = (".safehold.toml", ".safehold.json")
@@ -84,14 +92,52 @@ def find_config(
     if project is not None:
         for name in PROJECT_FILES:
             candidate = Path(project) / name
-            if candidate.is_file():
+            if _present(candidate, "project"):
                 return ConfigSource(candidate, "project")
     user = _user_dir(env)
     if user is not None:
         candidate = user / "safehold" / "config.toml"
-        if candidate.is_file():
+        if _present(candidate, "user"):
             return ConfigSource(candidate, "user")
     return ConfigSource(None, "defaults")
+
+
+def candidates(
+    *, project: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
+) -> list[tuple[Path, str]]:
+    """Every file discovery looks at, in order, with its origin (`project` or `user`)."""
+    env = os.environ if env is None else env
+    out = [(Path(project) / name, "project") for name in PROJECT_FILES] if project else []
+    user = _user_dir(env)
+    if user is not None:
+        out.append((user / "safehold" / "config.toml", "user"))
+    return out
+
+
+def _present(candidate: Path, origin: str) -> bool:
+    """Whether discovery uses `candidate`: absent is False; there but unusable is an error.
+
+    A directory, a FIFO, a socket or a device where the config file belongs is never skipped
+    in silence: a looser file further down would then decide instead.
+    """
+    try:
+        candidate.stat()
+    except FileNotFoundError:
+        if candidate.is_symlink():
+            raise ConfigError(
+                f"{candidate}: the {origin} config file is a link to nothing"
+            ) from None
+        return False
+    except NotADirectoryError:
+        return False
+    except OSError as exc:
+        raise ConfigError(f"{candidate}: the {origin} config file cannot be read: {exc}") from None
+    if not candidate.is_file():
+        raise ConfigError(
+            f"{candidate}: the {origin} config file is not a regular file; remove it, or name "
+            f"a config with --config or ${ENV_VAR}"
+        )
+    return True
 
 
 def _named(path: Path, origin: str) -> ConfigSource:

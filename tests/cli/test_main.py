@@ -23,3 +23,21 @@ def test_importing_the_cli_loads_no_parser() -> None:
     )
     loaded = set(json.loads(run.stdout))
     assert not {"argparse", "typing", "safehold.errors"} & loaded
+
+
+def test_acp_names_a_garbage_line_in_one_log_line() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "safehold.cli", "acp"],
+        input=b"garbage{\n",
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    assert "Traceback" not in err, err
+    (line,) = [x for x in err.splitlines() if "JSON-RPC" in x]
+    assert "JSONDecodeError" in line, err

@@ -10,7 +10,8 @@ directory, standard streams) is never shared.
 It stops after `IDLE_SECONDS` without a request, when its socket file is removed or
 replaced, and when a safehold module it loaded changed on disk (that request is answered
 `ST`, so the caller decides in-process and starts a fresh server). Only one server runs
-per socket: it holds an exclusive lock on `PATH.lock` for its lifetime.
+per socket: it holds an exclusive lock on `PATH.lock` for its lifetime. SIGTERM stops it
+cleanly: the socket and the lock file are removed (`safehold doctor --stop` sends it).
 
 It serves only `hook <cli> ...` requests (anything else is answered `NO`), and only peers of
 the same user in its own mount, user and pid namespaces: never a sandboxed command, even
@@ -250,6 +251,10 @@ def serve(path: str, *, idle: float = IDLE_SECONDS) -> int:
     stamps = _stamps()
     listener.settimeout(_TICK)
     last = time.monotonic()
+    held = True
+    # SIGTERM (`safehold doctor --stop`, a logout) ends the loop through `finally`, so the
+    # socket and the lock file go with the server.
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         while True:
             try:
@@ -273,6 +278,7 @@ def serve(path: str, *, idle: float = IDLE_SECONDS) -> int:
                         if stop:  # free the socket and the lock for the next server first
                             _close(listener, sock_path, inode)
                             fcntl.flock(lock, fcntl.LOCK_UN)
+                            held = False
                         conn.sendall(reply)
                 except Exception:  # a bad request, or a caller gone: it decides in-process
                     pass
@@ -280,6 +286,13 @@ def serve(path: str, *, idle: float = IDLE_SECONDS) -> int:
                     return 0
     finally:
         _close(listener, sock_path, inode)
+        if held:
+            with contextlib.suppress(OSError):
+                os.unlink(path + ".lock")
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _close(listener: socket.socket, sock_path: str, inode: int) -> None:

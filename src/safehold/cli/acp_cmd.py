@@ -35,7 +35,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "in the sandbox. Logs go to stderr (or --log-file), never stdout."
         ),
     )
-    p.add_argument("--config", metavar="F", help="policy file (.toml or .json); default: built-in")
+    p.add_argument(
+        "--config",
+        metavar="F",
+        help="policy file (.toml or .json); default: $SAFEHOLD_CONFIG, <cwd>/.safehold.toml, "
+        "~/.config/safehold/config.toml, else the built-in defaults",
+    )
     p.add_argument(
         "--floor",
         choices=("review", "read-only"),
@@ -97,6 +102,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+class _OneLine(logging.Formatter):
+    """One line a record: an exception is named after the message, not shown as a traceback.
+
+    A client that sends garbage makes the ACP SDK log the parse error with its traceback;
+    that is the client's mistake, and 29 lines of safehold's internals do not help with it.
+    At `--log-level debug` the traceback is kept.
+    """
+
+    def __init__(self, *, full: bool) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        self._full = full
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.exc_info and record.exc_info[1] is not None and not self._full:
+            exc = record.exc_info[1]
+            line = f"{record.getMessage()}: {type(exc).__name__}: {exc}"
+            record = logging.makeLogRecord(
+                {**record.__dict__, "msg": line, "args": None, "exc_info": None, "exc_text": None}
+            )
+        return super().format(record)
+
+
 def _configure_logging(log_file: str | None, level: str) -> None:
     handler: logging.Handler
     if log_file:
@@ -112,7 +139,7 @@ def _configure_logging(log_file: str | None, level: str) -> None:
             raise ConfigError(f"--log-file `{log_file}`: cannot open: {exc}") from None
     else:
         handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(_OneLine(full=level == "debug"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from safehold.cli.config_cmd import load_config
+from safehold.cli.config_cmd import load_config_from
 from safehold.errors import SafeholdError
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.decision import Decision, Verdict
@@ -35,7 +35,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Decide one tool call and print the verdict and its reasons. "
         "Exit status: 0 allow, 3 ask, 4 deny, 2 on any error.",
     )
-    p.add_argument("--config", metavar="F", help="a TOML or JSON config file (default: built-in)")
+    p.add_argument(
+        "--config",
+        metavar="F",
+        help="a TOML or JSON config file (default: $SAFEHOLD_CONFIG, <cwd>/.safehold.toml, "
+        "~/.config/safehold/config.toml, else the built-in defaults)",
+    )
     p.add_argument(
         "--mode", choices=[m.value for m in Mode], help="decide as if the session were in this mode"
     )
@@ -121,7 +126,8 @@ EXIT_CODES = {Verdict.ALLOW: 0, Verdict.ASK: 3, Verdict.DENY: 4}
 def run(args: argparse.Namespace) -> int:
     """Decide the described call, print the verdict with its reasons, exit with the verdict."""
     workspace = _workspace(args.cwd)
-    config = load_config(args.config, workspace)
+    config, source = load_config_from(args.config, workspace)
+    print(f"config: {source.describe()}", file=sys.stderr)
     if args.mode is not None:
         config = config.with_mode(args.mode)
     call = _build_call(args)
@@ -131,6 +137,10 @@ def run(args: argparse.Namespace) -> int:
         out["mode"] = config.mode.value
         out["workspace"] = workspace
         out["runner"] = args.runner
+        out["config"] = {
+            "path": None if source.path is None else str(source.path),
+            "origin": source.origin,
+        }
         out["tool"] = {"name": call.name, "kind": call.kind.value}
         print(json.dumps(out, ensure_ascii=False))
     else:

@@ -56,7 +56,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "--config",
             metavar="F",
             help="a TOML/JSON config file (default: $SAFEHOLD_CONFIG, <project>/.safehold.toml, "
-            "~/.config/safehold/config.toml, else built-in)",
+            "~/.config/safehold/config.toml, else the built-in defaults)",
         )
         f.add_argument(
             "--ask-as-deny",

@@ -138,6 +138,18 @@ def test_ask_as_deny(project: Project) -> None:
         run = project.hook(flavour, project.payload(flavour, name), "--ask-as-deny")
         got = _verdict(flavour, run.json())
         assert got == "deny"
+        # The reason says what happened: an ask nobody could answer, not "safehold asks".
+        out = run.json()
+        reason = (
+            out["hookSpecificOutput"]["permissionDecisionReason"]
+            if flavour == "claude-code"
+            else out["reason"]
+        )
+        assert reason.startswith("safehold would ask: ") and "no person can answer" in reason
+        # A real deny keeps its own words.
+        denied = "bash_rm_home" if flavour == "claude-code" else "read_file_env"
+        plain = project.hook(flavour, project.payload(flavour, denied), "--ask-as-deny").json()
+        assert "safehold denied: " in str(plain)
 
 
 def test_project_dir_variable_is_the_workspace(project: Project) -> None:

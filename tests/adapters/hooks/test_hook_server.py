@@ -240,3 +240,27 @@ def test_only_plain_hook_commands_take_the_server_path() -> None:
     assert not plain(["hook", "cursor"])
     assert not plain(["hook", "claude-code", "--config"])
     assert not plain(["check", "ls"])
+
+
+def test_doctor_shows_the_server_and_stop_ends_it_cleanly(project: Project, server: Server) -> None:
+    (pid,) = server.pids()
+    (sock,) = server.runtime.glob("safehold/hook-*.sock")
+
+    def doctor(*words: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "safehold.cli", "doctor", *words],
+            capture_output=True,
+            text=True,
+            cwd=project.root,
+            env=server.env(),
+            timeout=120,
+            check=False,
+        )
+        return done.stdout
+
+    assert f"hook server: running, pid {pid}, {sock}" in doctor()
+    assert f"hook server: stopped pid {pid}" in doctor("--stop")
+    assert _wait_gone(pid, 30)
+    # SIGTERM took the socket and the lock file with it.
+    assert list(server.runtime.glob("safehold/hook-*")) == []
+    assert f"hook server: not running ({sock})" in doctor()

@@ -111,8 +111,13 @@ def workspace_of(project_dir: str | None, cwd: str | None, project_var: str) -> 
     return os.path.normpath(chosen)
 
 
-def reason_text(decision: Decision) -> str:
-    """The decision in one line for the person and the model: verdict and every reason."""
+def reason_text(decision: Decision, *, unanswered: bool = False) -> str:
+    """The decision in one line for the person and the model: verdict and every reason.
+
+    `unanswered`: an ASK that no person can answer, sent as a deny (`safehold would ask: …`).
+    """
     messages = "; ".join(r.message for r in decision.reasons) or "no rule objected"
     verb = {Verdict.ALLOW: "allowed", Verdict.ASK: "asks", Verdict.DENY: "denied"}
+    if unanswered and decision.verdict is Verdict.ASK:
+        return f"safehold would ask: {messages} (no person can answer here, so it is denied)"
     return f"safehold {verb[decision.verdict]}: {messages}"

@@ -76,6 +76,6 @@ def render(decision: Decision, *, ask_as_deny: bool = False) -> dict[str, Any]:
         "hookSpecificOutput": {
             "hookEventName": EVENT,
             "permissionDecision": verdict.value,
-            "permissionDecisionReason": reason_text(decision),
+            "permissionDecisionReason": reason_text(decision, unanswered=ask_as_deny),
         }
     }

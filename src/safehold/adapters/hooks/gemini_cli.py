@@ -52,7 +52,7 @@ def render(decision: Decision, *, ask_as_deny: bool = False) -> dict[str, Any]:
     verdict = decision.verdict
     if verdict is Verdict.ASK and ask_as_deny:
         verdict = Verdict.DENY
-    text = reason_text(decision)
+    text = reason_text(decision, unanswered=ask_as_deny)
     out: dict[str, Any] = {"decision": verdict.value}
     if verdict is not Verdict.ALLOW:
         out["reason"] = text
