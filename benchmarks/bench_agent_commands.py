@@ -16,8 +16,9 @@ relative paths its commands name are created as empty files, with a `.git` direc
 the analysis sees a repository like the agent's. Every command is labelled by rules in this
 file (`label`: benign in-repository work is `inspect`, `edit`, `test`, `run`, `scratch`;
 the rest is `network`, `install`, `destructive`, `outside-repo`, `computed`, `system`) and
-judged by `evaluate` in auto mode with the default config, twice: with the sandbox on
-(`sandbox.mode = "bwrap"`, the default) and off (`"none"`), side by side.
+judged by `evaluate` in auto mode with the default config, twice, for safehold's runner
+(`runner="sandbox"`): with the sandbox on (`sandbox.mode = "bwrap"`, the default) and off
+(`"none"`, which judges as a decision for the host does), side by side.
 
 Prints allow/ask/deny per label, the share of benign in-repository commands allowed, the
 p50/p99/max decision time over the whole corpus, and the most common ASK/DENY reason codes
@@ -331,7 +332,7 @@ def judge(entries: list[Entry], config: SafetyConfig, timeout: float) -> Result:
         warm = ToolCall(
             "bash", {"command": "cat <<'EOF' > f && python f\nx\nEOF"}, ToolKind.EXECUTE
         )
-        evaluate(config, warm, workspace=entries[0].ws)
+        evaluate(config, warm, workspace=entries[0].ws, runner="sandbox")
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
         for e in entries:
@@ -342,7 +343,7 @@ def judge(entries: list[Entry], config: SafetyConfig, timeout: float) -> Result:
             c0 = time.thread_time()
             signal.setitimer(signal.ITIMER_REAL, timeout)
             try:
-                decision = evaluate(config, call, workspace=e.ws)
+                decision = evaluate(config, call, workspace=e.ws, runner="sandbox")
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 ms = (time.perf_counter() - t0) * 1000
                 res.cpu_ms.append((time.thread_time() - c0) * 1000)

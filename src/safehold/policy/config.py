@@ -485,11 +485,12 @@ class SafetyConfig(BaseModel):
         return self.with_flags(flags_with_option(self.flags, name, value))
 
     def without_sandbox(self) -> Self:
-        """A copy with `sandbox.mode = "none"`, for judging commands another program runs.
+        """A copy with `sandbox.mode = "none"`: the config a decision for the host judges with.
 
-        A hook or an SDK callback only decides: the agent runs the command on the host. What
-        auto mode leaves to safehold's sandbox (inline code, computed paths, the private
-        `/tmp`) must then be judged as running unconfined, or it would run unasked.
+        There is no need to call it to be safe: `evaluate` and every entry point that only
+        decides judge for the host (`runner="host"`) unless told `runner="sandbox"`, so
+        what auto mode leaves to safehold's sandbox (inline code, computed paths, the
+        private `/tmp`) is never allowed unconfined.
         """
         if self.sandbox.mode == "none":
             return self
