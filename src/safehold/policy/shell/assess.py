@@ -38,7 +38,9 @@ from safehold.policy.grants import command_grant_key
 from safehold.policy.paths import PathCheck, list_directory
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
+from safehold.policy.shell.effects import not_understood
 from safehold.policy.shell.hazards import hazards
+from safehold.policy.shell.judge import judge
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.parse import is_plain_text
 from safehold.policy.shell.programs import program_for
@@ -161,6 +163,11 @@ def _assess(
     _check_paths(analysis, policy, found, config, base)
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
+    if config.sandbox.mode == "none" and not config.require_approval_for_execute:
+        # Closed world: unconfined, auto mode allows only what the analysis understands.
+        for cmd in analysis.commands:
+            for finding in judge(not_understood(cmd), unconfined=True):
+                _add(found, finding)
     if not sandboxed:
         _check_trees(analysis, policy, found, base)
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
