@@ -17,13 +17,13 @@ def _decide(config: SafetyConfig, command: str, ws: Path, runner: Runner) -> Dec
     return evaluate(config, call, workspace=str(ws), runner=runner)
 
 
-def test_an_unknown_program_asks_on_the_host_naming_it_and_how_to_declare_it(
+def test_an_unknown_program_asks_on_the_host_naming_it_and_how_to_teach_it(
     tmp_path: Path,
 ) -> None:
     decision = _decide(AUTO, "pypy3 -c 'print(1)'", tmp_path, "host")
     assert decision.verdict is Verdict.ASK
     [reason] = [r for r in decision.reasons if r.code == "not-understood"]
-    assert reason.rule == "pypy3" and "[[programs]]" in reason.message
+    assert reason.rule == "pypy3" and "Adding a program" in reason.message
 
 
 def test_an_unknown_option_is_named(tmp_path: Path) -> None:

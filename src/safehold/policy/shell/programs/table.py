@@ -258,6 +258,7 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
     unknown: list[str] = []
     operands: list[Word] = []
     first_operand_at = -1
+    unknown_at_operand = 0
     operands_done = False
     unskipped = False
     i = 1
@@ -276,6 +277,7 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
                 continue
             if not operands:
                 first_operand_at = i
+                unknown_at_operand = len(unknown)
             operands.append(w)
             if program.options_first:
                 options_done = True
@@ -320,7 +322,9 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
         if sub is not None:
             inner, inner_modes, inner_unknown = _read(sub, words[first_operand_at:])
             return uses + inner, modes | inner_modes, unknown + inner_unknown
-        unknown.append(operands[0].text)  # a subcommand the table does not list
+        # A subcommand the table does not list: its options are its own, not the
+        # program's, so only the subcommand is reported (options before it still count).
+        unknown = [*unknown[:unknown_at_operand], operands[0].text]
     elif operands and spec.subcommands:
         unknown.append(operands[0].text)  # a computed subcommand
 
