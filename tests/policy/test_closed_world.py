@@ -54,3 +54,13 @@ def test_python_dash_m_runs_the_module_as_a_program(tmp_path: Path) -> None:
     assert _decide(AUTO, "python3 -u script.py --anything", tmp_path, "host").verdict is (
         Verdict.ALLOW
     )
+
+
+def test_a_glob_over_the_workspace_is_expanded_and_judged_on_the_host(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("")
+    (tmp_path / "src" / ".env").write_text("TOKEN=x\n")
+    # `sort` has a table: its glob operand is the only computed word.
+    assert _decide(AUTO, "sort src/*.py", tmp_path, "host").verdict is Verdict.ALLOW
+    for command in ("sort src/.*", "sort ../*.py", "sort $D/*.py", "cd .. && sort *.py"):
+        assert _decide(AUTO, command, tmp_path, "host").verdict is not Verdict.ALLOW, command

@@ -24,7 +24,7 @@ import posixpath
 import re
 import shlex
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ from safehold.policy.decision import Reason, Verdict
 from safehold.policy.gitignore import ignore_filter, repository_root
 from safehold.policy.grants import command_grant_key
 from safehold.policy.paths import PathCheck, list_directory
+from safehold.policy.program_config import declared_tables
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.effects import not_understood
@@ -54,7 +55,7 @@ from safehold.policy.shell.programs.search import (
 )
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
-from safehold.policy.shell.programs.table import RoleUse, is_remote, roles_of
+from safehold.policy.shell.programs.table import Program, RoleUse, is_remote, roles_of
 from safehold.policy.shell.programs.trees import Walking, walking
 from safehold.policy.shell.roles import Finding, judge_change, judge_use
 from safehold.policy.shell.rules import CompiledRules, compile_rules
@@ -124,6 +125,8 @@ class _Findings:
     )
     # Whether a bare word names an existing file, looked up once per assessment.
     exists: dict[str, bool] = field(default_factory=dict)
+    # The user's `[[programs]]` tables, by name (None: none declared).
+    declared: Mapping[str, Program] | None = None
 
     def add(self, bucket: list[Reason], reason: Reason) -> None:
         if reason not in bucket:
@@ -148,6 +151,7 @@ def _assess(
 ) -> CommandAssessment:
     analysis = analyze(command)  # type: ignore[arg-type]  # analyze accepts any object
     found = _Findings([], [])
+    found.declared = declared_tables(config.programs) if config.programs else None
     sandboxed = runs_sandboxed(config)
     base = _base(cwd, policy, found)
     for reason in analysis.opaque:
@@ -166,7 +170,7 @@ def _assess(
     if config.sandbox.mode == "none" and not config.require_approval_for_execute:
         # Closed world: unconfined, auto mode allows only what the analysis understands.
         for cmd in analysis.commands:
-            for finding in judge(not_understood(cmd), unconfined=True):
+            for finding in judge(not_understood(cmd, found.declared), unconfined=True):
                 _add(found, finding)
     if not sandboxed:
         _check_trees(analysis, policy, found, base)
@@ -415,13 +419,16 @@ def _place(
     """`_command_dirs` and the command's modes, once per command per assessment."""
     known = found.places.get(id(cmd))
     if known is None:
-        known = _command_dirs(cmd, base, policy)
+        known = _command_dirs(cmd, base, policy, found.declared)
         found.places[id(cmd)] = known
     return known
 
 
 def _command_dirs(
-    cmd: SimpleCommand, base: str, policy: CompiledPolicy
+    cmd: SimpleCommand,
+    base: str,
+    policy: CompiledPolicy,
+    declared: Mapping[str, Program] | None = None,
 ) -> tuple[list[str | None], list[RoleUse], frozenset[str]]:
     """Absolute directories `cmd` may run in (None: computed), its roles and modes.
 
@@ -433,22 +440,37 @@ def _command_dirs(
     # remembered by identity, the entry keeping `cmd` alive so its id is not reused.
     home = policy.home
     known = _DIRS.get(id(cmd))
-    if known is not None and known[0] is cmd and known[1] == base and known[2] == home:
+    if (
+        known is not None
+        and known[0] is cmd
+        and known[1] == base
+        and known[2] == home
+        and known[6] is declared
+    ):
         return list(known[3]), list(known[4]), known[5]
-    dirs, uses, modes = _command_dirs_of(cmd, base, home)
-    remember(_DIRS, id(cmd), (cmd, base, home, tuple(dirs), tuple(uses), modes), _DIRS_SIZE)
+    dirs, uses, modes = _command_dirs_of(cmd, base, home, declared)
+    entry = (cmd, base, home, tuple(dirs), tuple(uses), modes, declared)
+    remember(_DIRS, id(cmd), entry, _DIRS_SIZE)
     return dirs, uses, modes
 
 
 _DIRS: OrderedDict[
     int,
-    tuple[SimpleCommand, str, str, tuple[str | None, ...], tuple[RoleUse, ...], frozenset[str]],
+    tuple[
+        SimpleCommand,
+        str,
+        str,
+        tuple[str | None, ...],
+        tuple[RoleUse, ...],
+        frozenset[str],
+        Mapping[str, Program] | None,
+    ],
 ] = OrderedDict()
 _DIRS_SIZE = 1024
 
 
 def _command_dirs_of(
-    cmd: SimpleCommand, base: str, home: str
+    cmd: SimpleCommand, base: str, home: str, declared: Mapping[str, Program] | None = None
 ) -> tuple[list[str | None], list[RoleUse], frozenset[str]]:
     dirs: list[str | None] = []
     for d in cmd.dirs:
@@ -456,7 +478,7 @@ def _command_dirs_of(
         if full not in dirs:
             dirs.append(full)
     moves: list[Word] = [w for layer in cmd.wrapper_words for w in _chdir_values(layer)]
-    uses, modes = _roles(cmd)
+    uses, modes = _roles(cmd, declared)
     moves += [u.word for u in uses if u.role == "cwd"]
     for word in moves:
         if not (word.static or word.home):
@@ -470,8 +492,12 @@ def _command_dirs_of(
     return dirs, uses, modes
 
 
-def _roles(cmd: SimpleCommand) -> tuple[list[RoleUse], frozenset[str]]:
+def _roles(
+    cmd: SimpleCommand, declared: Mapping[str, Program] | None = None
+) -> tuple[list[RoleUse], frozenset[str]]:
     program = program_for(program_family(cmd.program)) if cmd.words else None
+    if program is None and declared and cmd.words:
+        program = declared.get(cmd.program)  # a `[[programs]]` table
     if program is None:
         return [], frozenset()
     uses, modes = roles_of(program, cmd.words)
@@ -1024,12 +1050,15 @@ def _check_roles(
                 _add(found, Finding(verdict, reason, verdict is not Verdict.DENY))
         dirs, uses, modes = _place(cmd, base, policy, found)
         program = cmd.program
+        # A glob's matches are judged as paths, but a tree walk below them is not looked
+        # through (`grep -r KEY src/*`): for a walker a glob stays an unknown path.
+        globs = unconfined and walking(cmd.words) is None
         for use in uses:
             if use.role in _CHANGES:
                 _judge_change_use(use, program, modes, dirs, policy, config, found, unconfined)
             elif use.role == "read":
                 if not (use.word.static or use.word.home):
-                    if unconfined:
+                    if unconfined and not (globs and _workspace_glob(use.word, dirs, policy)):
                         _add(found, _computed(program, use))
                 elif use.option == "script":
                     # A file named inside a script (`sed 'r F'`) is no word of its own.
@@ -1040,9 +1069,28 @@ def _check_roles(
         if unconfined and cmd.words and program not in _NO_FILES and not uses:
             # Nothing confines an unknown program's computed arguments: each may be a path.
             for w in cmd.words[1:]:
-                if not (w.static or w.home):
+                if not (w.static or w.home or (globs and _workspace_glob(w, dirs, policy))):
                     _add(found, _computed(program, RoleUse("read", w)))
                     break
+
+
+def _workspace_glob(word: Word, dirs: list[str | None], policy: CompiledPolicy) -> bool:
+    """A glob that bash expands against the workspace only (`src/*.py`, `*.{c,h}`).
+
+    Its matches are listed and judged like named paths (`_check_expansions`: a denied match
+    denies, too many to list asks), so it is no unknown path: no `$`, no backquote, no `~`,
+    relative, no `..`, from directories that are all known and inside the workspace.
+    """
+    text = word.text
+    if word.static or not has_expansion(text) or any(c in text for c in "$`~\\'\""):
+        return False
+    parts = text.split("/")
+    if text.startswith("/") or ".." in parts:
+        return False
+    if any(p.startswith(".") and has_expansion(p) for p in parts):
+        return False  # `.*` may match `.` and `..`
+
+    return all(d is not None and _inside(d, policy.workspace) for d in dirs)
 
 
 def _computed(program: str, use: RoleUse) -> Finding:
