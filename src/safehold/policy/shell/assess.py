@@ -48,6 +48,7 @@ from safehold.policy.shell.programs import program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
 from safehold.policy.shell.programs.interpreters import program_family
+from safehold.policy.shell.programs.runners import PROGRAMS as WRAPPER_ROLES
 from safehold.policy.shell.programs.search import (
     pattern_words,
     script_words,
@@ -479,6 +480,11 @@ def _command_dirs_of(
             dirs.append(full)
     moves: list[Word] = [w for layer in cmd.wrapper_words for w in _chdir_values(layer)]
     uses, modes = _roles(cmd, declared)
+    for layer in cmd.wrapper_words:
+        # A wrapper's own options can name files (`time -o FILE cmd`): their roles count.
+        table = WRAPPER_ROLES.get(program_name(layer[0])) if layer else None
+        if table is not None:
+            uses += [u for u in roles_of(table, layer)[0] if u.option]
     moves += [u.word for u in uses if u.role == "cwd"]
     for word in moves:
         if not (word.static or word.home):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from safehold.policy.shell.analysis import SimpleCommand
-from safehold.policy.shell.programs import PROGRAMS, STEPS
+from safehold.policy.shell.programs import PROGRAMS, STEPS, command_strings
 from safehold.policy.shell.programs.editors import EDITORS
 from safehold.policy.shell.programs.interpreters import (
     INTERPRETERS,
@@ -103,11 +103,14 @@ def not_understood(
         return _unknown_words(OPTION_TABLES.get(family, _NO_OPTIONS), words)
     if table is not None:
         return _unknown_words(table, words)
-    if name in BUILTINS or family in STEPS or name in STEPS:
+    if name in BUILTINS or (name in STEPS and name not in _NEEDS_TABLE):
         return ()
     return (_unknown(name, name, "is in no program table"),)
 
 
+# Steps that only look for a command string among the program's options (`man -P CMD`):
+# the program's other options still need a table.
+_NEEDS_TABLE = frozenset(command_strings.STEPS) - frozenset(PROGRAMS)
 # Interpreters and editors: structural steps, whose own options still have to be known.
 _CODE_RUNNERS = (INTERPRETERS - SHELLS) | EDITORS
 _NO_OPTIONS = Program(options_first=True, stop_at=0)

@@ -17,8 +17,9 @@ from safehold.policy.shell.roles import Finding
 __all__ = ["DECLARE_HINT", "judge"]
 
 DECLARE_HINT = (
-    'to run it unasked, run commands in the sandbox (`sandbox.mode = "bwrap"`) or add the '
-    'program\'s options to its table (docs/shell.md, "Adding a program")'
+    "to run it unasked, declare the program in a `[[programs]]` table of the config "
+    '(docs/configuration.md), add it to the program tables (docs/shell.md, "Adding a '
+    'program"), or run commands in the sandbox'
 )
 
 

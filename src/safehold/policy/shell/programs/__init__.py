@@ -58,6 +58,7 @@ PROGRAMS: dict[str, Program] = _merge(
         packages.PROGRAMS,
         awk_sed.PROGRAMS,
         interpreters.PROGRAMS,
+        runners.PROGRAMS,
         {"git": git.ROLES},
     )
 )
