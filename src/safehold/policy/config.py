@@ -35,6 +35,7 @@ from safehold.policy.modes import (
     flags_with_option,
     option_values_for,
 )
+from safehold.policy.program_config import DeclaredProgram
 from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.timeouts import Seconds
 from safehold.policy.urls import NetworkConfig
@@ -429,6 +430,8 @@ class SafetyConfig(BaseModel):
     """Use `readonly_paths` as given instead of extending the built-in list."""
     replace_default_command_rules: StrictBool = False
     """Use `command_rules` as given instead of extending the built-in rules."""
+    programs: tuple[DeclaredProgram, ...] = ()
+    """Programs safehold does not know, declared so that without the sandbox they are understood."""
     grant_scope: Literal["exact", "tool", "command-prefix"] = "exact"
     """What an "always" answer covers: the exact command or path (default), the whole tool, or a command's program and subcommand."""
 

@@ -384,15 +384,26 @@ def _stricter(a: CommandAssessment, b: CommandAssessment) -> CommandAssessment:
     return a
 
 
+# Argument names a command tool gives the directory it runs in (the tool tables' `cwd_arg`
+# copies a known tool's to `cwd`; an unknown tool's is read here).
+_DIR_KEYS = ("cwd", "workdir", "working_directory", "working_dir", "directory", "dir")
+
+
 def _step3_command(
     config: SafetyConfig, policy: CompiledPolicy, call: ToolCall, args: Arguments, steps: _Steps
 ) -> CommandAssessment:
     readings: list[CommandAssessment] = []
-    cwd = call.arguments.get("cwd")  # the base of every relative path the command names
+    # The base of every relative path the command names: `cwd`, or a tool's own spelling
+    # of it (`workdir`, `directory`, …). Several different ones: each is judged.
+    cwds = list(dict.fromkeys(call.arguments[k] for k in _DIR_KEYS if k in call.arguments))
+    cwd = cwds[0] if cwds else None
     if "command" in call.arguments or not args.commands:
         command, problems, shell_text = _command_of(call)
         steps.deny.extend(problems)
         readings.append(assess_command(command, config=config, policy=policy, cwd=cwd))
+        readings += [
+            assess_command(command, config=config, policy=policy, cwd=other) for other in cwds[1:]
+        ]
         if shell_text is not None:
             readings.append(assess_command(shell_text, config=config, policy=policy, cwd=cwd))
     for where, value in args.commands:  # `cmd`, `script`, a nested `command`: any kind

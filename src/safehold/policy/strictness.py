@@ -47,6 +47,8 @@ def loosened_fields(config: SafetyConfig, base: SafetyConfig) -> list[str]:
         out.append("command_rules")
     if _network_loosened(config, base):
         out.append("network")
+    if not set(config.programs) <= set(base.programs):
+        out.append("programs")  # a declared program runs unasked without the sandbox
     if base.acp_approval_timeout and not (
         0 < config.acp_approval_timeout <= base.acp_approval_timeout
     ):

@@ -25,7 +25,7 @@ import posixpath
 import re
 import shlex
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -37,10 +37,13 @@ from safehold.policy.decision import Reason, Verdict
 from safehold.policy.gitignore import ignore_filter, repository_root
 from safehold.policy.grants import command_grant_key
 from safehold.policy.paths import PathCheck, list_directory
+from safehold.policy.program_config import declared_tables
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
+from safehold.policy.shell.effects import not_understood
 from safehold.policy.shell.flows import follow
 from safehold.policy.shell.hazards import hazards
+from safehold.policy.shell.judge import judge
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.parse import is_plain_text
 from safehold.policy.shell.programs import program_for
@@ -48,6 +51,7 @@ from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
 from safehold.policy.shell.programs.interpreters import program_family
 from safehold.policy.shell.programs.network import URL_VARIABLES
+from safehold.policy.shell.programs.runners import PROGRAMS as WRAPPER_ROLES
 from safehold.policy.shell.programs.search import (
     pattern_words,
     script_words,
@@ -55,7 +59,7 @@ from safehold.policy.shell.programs.search import (
 )
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
-from safehold.policy.shell.programs.table import RoleUse, is_remote, roles_of
+from safehold.policy.shell.programs.table import Program, RoleUse, is_remote, roles_of
 from safehold.policy.shell.programs.trees import Walking, walking
 from safehold.policy.shell.python_code import invocation_problem, read_python
 from safehold.policy.shell.roles import Finding, judge_change, judge_use
@@ -126,6 +130,8 @@ class _Findings:
     )
     # Whether a bare word names an existing file, looked up once per assessment.
     exists: dict[str, bool] = field(default_factory=dict)
+    # The user's `[[programs]]` tables, by name (None: none declared).
+    declared: Mapping[str, Program] | None = None
 
     def add(self, bucket: list[Reason], reason: Reason) -> None:
         if reason not in bucket:
@@ -150,6 +156,7 @@ def _assess(
 ) -> CommandAssessment:
     analysis = analyze(command)  # type: ignore[arg-type]  # analyze accepts any object
     found = _Findings([], [])
+    found.declared = declared_tables(config.programs) if config.programs else None
     sandboxed = runs_sandboxed(config)
     base = _base(cwd, policy, found)
     if not sandboxed:
@@ -168,6 +175,11 @@ def _assess(
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
     _check_flows(analysis, policy, config, found, base)
+    if config.sandbox.mode == "none" and not config.require_approval_for_execute:
+        # Closed world: unconfined, auto mode allows only what the analysis understands.
+        for cmd in analysis.commands:
+            for finding in judge(not_understood(cmd, found.declared), unconfined=True):
+                _add(found, finding)
     if not sandboxed:
         _check_trees(analysis, policy, found, base)
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
@@ -472,13 +484,16 @@ def _place(
     """`_command_dirs` and the command's modes, once per command per assessment."""
     known = found.places.get(id(cmd))
     if known is None:
-        known = _command_dirs(cmd, base, policy)
+        known = _command_dirs(cmd, base, policy, found.declared)
         found.places[id(cmd)] = known
     return known
 
 
 def _command_dirs(
-    cmd: SimpleCommand, base: str, policy: CompiledPolicy
+    cmd: SimpleCommand,
+    base: str,
+    policy: CompiledPolicy,
+    declared: Mapping[str, Program] | None = None,
 ) -> tuple[list[str | None], list[RoleUse], frozenset[str]]:
     """Absolute directories `cmd` may run in (None: computed), its roles and modes.
 
@@ -490,22 +505,37 @@ def _command_dirs(
     # remembered by identity, the entry keeping `cmd` alive so its id is not reused.
     home = policy.home
     known = _DIRS.get(id(cmd))
-    if known is not None and known[0] is cmd and known[1] == base and known[2] == home:
+    if (
+        known is not None
+        and known[0] is cmd
+        and known[1] == base
+        and known[2] == home
+        and known[6] is declared
+    ):
         return list(known[3]), list(known[4]), known[5]
-    dirs, uses, modes = _command_dirs_of(cmd, base, home)
-    remember(_DIRS, id(cmd), (cmd, base, home, tuple(dirs), tuple(uses), modes), _DIRS_SIZE)
+    dirs, uses, modes = _command_dirs_of(cmd, base, home, declared)
+    entry = (cmd, base, home, tuple(dirs), tuple(uses), modes, declared)
+    remember(_DIRS, id(cmd), entry, _DIRS_SIZE)
     return dirs, uses, modes
 
 
 _DIRS: OrderedDict[
     int,
-    tuple[SimpleCommand, str, str, tuple[str | None, ...], tuple[RoleUse, ...], frozenset[str]],
+    tuple[
+        SimpleCommand,
+        str,
+        str,
+        tuple[str | None, ...],
+        tuple[RoleUse, ...],
+        frozenset[str],
+        Mapping[str, Program] | None,
+    ],
 ] = OrderedDict()
 _DIRS_SIZE = 1024
 
 
 def _command_dirs_of(
-    cmd: SimpleCommand, base: str, home: str
+    cmd: SimpleCommand, base: str, home: str, declared: Mapping[str, Program] | None = None
 ) -> tuple[list[str | None], list[RoleUse], frozenset[str]]:
     dirs: list[str | None] = []
     for d in cmd.dirs:
@@ -513,7 +543,12 @@ def _command_dirs_of(
         if full not in dirs:
             dirs.append(full)
     moves: list[Word] = [w for layer in cmd.wrapper_words for w in _chdir_values(layer)]
-    uses, modes = _roles(cmd)
+    uses, modes = _roles(cmd, declared)
+    for layer in cmd.wrapper_words:
+        # A wrapper's own options can name files (`time -o FILE cmd`): their roles count.
+        table = WRAPPER_ROLES.get(program_name(layer[0])) if layer else None
+        if table is not None:
+            uses += [u for u in roles_of(table, layer)[0] if u.option]
     moves += [u.word for u in uses if u.role == "cwd"]
     for word in moves:
         if not (word.static or word.home):
@@ -527,8 +562,12 @@ def _command_dirs_of(
     return dirs, uses, modes
 
 
-def _roles(cmd: SimpleCommand) -> tuple[list[RoleUse], frozenset[str]]:
+def _roles(
+    cmd: SimpleCommand, declared: Mapping[str, Program] | None = None
+) -> tuple[list[RoleUse], frozenset[str]]:
     program = program_for(program_family(cmd.program)) if cmd.words else None
+    if program is None and declared and cmd.words:
+        program = declared.get(cmd.program)  # a `[[programs]]` table
     if program is None:
         return [], frozenset()
     uses, modes = roles_of(program, cmd.words)
@@ -1083,12 +1122,15 @@ def _check_roles(
                 _add(found, Finding(verdict, reason, verdict is not Verdict.DENY))
         dirs, uses, modes = _place(cmd, base, policy, found)
         program = cmd.program
+        # A glob's matches are judged as paths, but a tree walk below them is not looked
+        # through (`grep -r KEY src/*`): for a walker a glob stays an unknown path.
+        globs = unconfined and walking(cmd.words) is None
         for use in [*uses, *_variable_destinations(cmd)]:
             if use.role in _CHANGES:
                 _judge_change_use(use, program, modes, dirs, policy, config, found, unconfined)
             elif use.role == "read":
                 if not (use.word.static or use.word.home):
-                    if unconfined:
+                    if unconfined and not (globs and _workspace_glob(use.word, dirs, policy)):
                         _add(found, _computed(program, use))
                 elif use.option == "script":
                     # A file named inside a script (`sed 'r F'`) is no word of its own.
@@ -1099,7 +1141,7 @@ def _check_roles(
         if unconfined and cmd.words and program not in _NO_FILES and not uses:
             # Nothing confines an unknown program's computed arguments: each may be a path.
             for w in cmd.words[1:]:
-                if not (w.static or w.home):
+                if not (w.static or w.home or (globs and _workspace_glob(w, dirs, policy))):
                     _add(found, _computed(program, RoleUse("read", w)))
                     break
 
@@ -1138,6 +1180,25 @@ def _variable_destinations(cmd: SimpleCommand) -> list[RoleUse]:
             static = not any(c in value for c in "$`")
             out.append(RoleUse("network", Word(value, static), name))
     return out
+
+
+def _workspace_glob(word: Word, dirs: list[str | None], policy: CompiledPolicy) -> bool:
+    """A glob that bash expands against the workspace only (`src/*.py`, `*.{c,h}`).
+
+    Its matches are listed and judged like named paths (`_check_expansions`: a denied match
+    denies, too many to list asks), so it is no unknown path: no `$`, no backquote, no `~`,
+    relative, no `..`, from directories that are all known and inside the workspace.
+    """
+    text = word.text
+    if word.static or not has_expansion(text) or any(c in text for c in "$`~\\'\""):
+        return False
+    parts = text.split("/")
+    if text.startswith("/") or ".." in parts:
+        return False
+    if any(p.startswith(".") and has_expansion(p) for p in parts):
+        return False  # `.*` may match `.` and `..`
+
+    return all(d is not None and _inside(d, policy.workspace) for d in dirs)
 
 
 def _computed(program: str, use: RoleUse) -> Finding:

@@ -23,7 +23,9 @@ MAX_DIRS = 16
 """More possible directories than this is treated as not knowing where the command runs."""
 
 _CD_BUILTINS = frozenset({"cd", "pushd", "popd"})
-_CD_FLAGS = frozenset({"-P", "-L", "-e", "-@", "-n", "-LP", "-PL", "-Pe"})
+# The letters of `cd [-L|[-P [-e]] [-@]]` and `pushd`/`popd -n` (bash manual, "Bourne Shell
+# Builtins" and "Directory Stack Builtins"), in any cluster: `cd -eP DIR`.
+_CD_LETTERS = frozenset("LPe@n")
 
 
 def _join(base: str, target: str) -> str:
@@ -55,18 +57,33 @@ class Location:
     def apply(self, words: tuple[Word, ...], at: int) -> bool:
         """Apply `cd`/`pushd`/`popd` words (possibly behind `builtin`/`command`); True if one."""
         k = 0
+        # `builtin cd`, `builtin -- cd`, `command cd`, `command -p cd` (not `command -v cd`,
+        # which only says what `cd` is).
         while k < len(words) - 1 and words[k].static and words[k].text in ("builtin", "command"):
             k += 1
+            while k < len(words) - 1 and words[k].static and words[k].text in ("-p", "--"):
+                k += 1
         if k >= len(words) or not words[k].static or words[k].text not in _CD_BUILTINS:
             return False
         name = words[k].text
         args = list(words[k + 1 :])
-        while args and args[0].static and args[0].text in _CD_FLAGS:
+        moved = False
+        while args and args[0].text.startswith("-") and args[0].text != "-":
+            flag = args[0]
+            if name == "pushd" and flag.text[1:].isdigit():
+                break  # `pushd -1`: a stack rotation, read below
             args.pop(0)
-        if args and args[0].static and args[0].text == "--":
-            args.pop(0)
+            if flag.static and flag.text == "--":
+                break
+            if not flag.static or not set(flag.text[1:]) <= _CD_LETTERS:
+                moved = True  # a computed or unknown flag: where it goes is not known
+                break
+            if name == "pushd" and "n" in flag.text:
+                return True  # `pushd -n DIR` only adds DIR to the stack
         new: set[Dir]
-        if name == "popd":
+        if moved:
+            new = {None}
+        elif name == "popd":
             new = set() if self.pushed else {None}  # back to a directory seen here, or not
         elif not args:
             new = {"~"} if name == "cd" else {None}

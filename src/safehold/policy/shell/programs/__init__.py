@@ -64,6 +64,7 @@ PROGRAMS: dict[str, Program] = _merge(
         text.PROGRAMS,
         grep.PROGRAMS,
         python_tools.PROGRAMS,
+        runners.PROGRAMS,
         {"git": git.ROLES},
     )
 )

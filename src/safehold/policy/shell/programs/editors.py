@@ -5,9 +5,9 @@ from __future__ import annotations
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
 from safehold.policy.shell.words import Word
 
-__all__ = ["STEPS"]
+__all__ = ["EDITORS", "STEPS"]
 
-_EDITORS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim", "emacs", "emacsclient"})
+EDITORS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim", "emacs", "emacsclient"})
 # `+10` and `+/pattern` only move the cursor; any other `+CMD`, `-c`, `--cmd` is an ex command
 # (`:!rm -rf ~`), and emacs evaluates Lisp.
 _EDITOR_CODE = frozenset({"-c", "--cmd", "--eval", "-eval", "--execute"})
@@ -38,4 +38,4 @@ def _editor(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
     return None
 
 
-STEPS: dict[str, StepFn] = dict.fromkeys(_EDITORS, _editor)
+STEPS: dict[str, StepFn] = dict.fromkeys(EDITORS, _editor)

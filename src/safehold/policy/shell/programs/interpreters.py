@@ -9,7 +9,16 @@ from safehold.policy.shell.programs.step import Step, StepFn, opaque
 from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.words import Word
 
-__all__ = ["INTERPRETERS", "PROGRAMS", "STEPS", "program_family", "script_operand"]
+__all__ = [
+    "INTERPRETERS",
+    "OPTION_TABLES",
+    "PROGRAMS",
+    "PYTHON",
+    "STEPS",
+    "program_family",
+    "python_module",
+    "script_operand",
+]
 
 # Interpreters that read a program from stdin when given no script.
 INTERPRETERS = SHELLS | frozenset(
@@ -204,4 +213,57 @@ def script_operand(name: str, words: tuple[Word, ...]) -> int | None:
         if family in SHELLS and not t.startswith("--") and "c" in t[1:]:
             return None  # `sh -ec CODE`
         i += 2 if t in arg_options else 1
+    return None
+
+
+# Interpreters' own options, for the closed world (`effects.not_understood`): an option
+# word not listed here is not understood. Python's parser reads clusters (`-uB`, `-Wignore`)
+# and no abbreviations; `-c` and `-m` end its options (the step reads `-c`; `-m MODULE`'s
+# words are the module's, see `python_module`).
+_FLAG = Opt()
+PYTHON = Program(
+    options={
+        **{f"-{c}": _FLAG for c in "bBdEhiIOPqsSuvVx?"},
+        "-c": Opt(takes=True),
+        "-m": Opt(takes=True),
+        "-W": Opt(takes=True),
+        "-X": Opt(takes=True),
+        "--check-hash-based-pycs": Opt(takes=True),
+        **dict.fromkeys(("--help", "--version", "--help-env", "--help-xoptions"), _FLAG),
+        "--help-all": _FLAG,
+    },
+    parser="getopt",
+    options_first=True,
+    stop_at=0,
+    source="Python 3.11.7 (python3 --help)",
+)
+# Interpreters and editors with no table here: every option word is not understood.
+OPTION_TABLES: dict[str, Program] = {"python": PYTHON}
+
+
+def python_module(words: tuple[Word, ...]) -> tuple[int, str] | None:
+    """`python … -m MODULE ARGS…`: where the module's own words start, and its name.
+
+    None when there is no `-m` (or a `-c` or a script comes first, or a word is computed).
+    """
+    i = 1
+    while i < len(words):
+        word = words[i]
+        t = word.text
+        if not word.static or not t.startswith("-") or t.startswith("--") or t == "-":
+            return None
+        for k in range(1, len(t)):
+            letter, rest = t[k], t[k + 1 :]
+            if letter == "c":
+                return None
+            if letter in "mWX":
+                if not rest:
+                    i += 1  # the value is the next word
+                    if i >= len(words):
+                        return None
+                    rest = words[i].text
+                if letter == "m":
+                    return i + 1, rest
+                break
+        i += 1
     return None

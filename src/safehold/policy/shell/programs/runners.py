@@ -11,9 +11,10 @@ import shlex
 from safehold.policy.shell.programs.environment import is_dangerous_env
 from safehold.policy.shell.programs.options import WrapperOptions, skip_options
 from safehold.policy.shell.programs.step import Step, StepFn, opaque, unknown_option
+from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.words import Word
 
-__all__ = ["STEPS"]
+__all__ = ["PROGRAMS", "STEPS"]
 
 
 ENV_OPTIONS = WrapperOptions(
@@ -312,4 +313,26 @@ STEPS: dict[str, StepFn] = {
     "doas": _sudo,
     "xargs": _xargs,
     "find": _find,
+}
+
+
+# Roles of wrappers' own options (their operands are the command they run, analysed on its
+# own): `time -o FILE` writes FILE (GNU time 1.9, `time --help`).
+_TIME_OUT = Opt(takes=True, role="write")
+PROGRAMS: dict[str, Program] = {
+    "time": Program(
+        options={
+            "-o": _TIME_OUT,
+            "--output": _TIME_OUT,
+            "-f": Opt(takes=True),
+            "--format": Opt(takes=True),
+            **{f: Opt() for f in TIME_OPTIONS.flags},
+            "--help": Opt(),
+            "-V": Opt(),
+            "--version": Opt(),
+        },
+        options_first=True,
+        stop_at=0,
+        source="GNU time 1.9 (time --help)",
+    ),
 }

@@ -22,9 +22,13 @@ __all__ = [
     "Opt",
     "Parser",
     "Program",
+    "Reading",
+    "Resolved",
     "Role",
     "RoleUse",
     "is_remote",
+    "read_roles",
+    "resolve_option",
     "roles_of",
 ]
 
@@ -130,41 +134,134 @@ class RoleUse:
     option: str = ""
 
 
-def _option(program: Program, text: str) -> tuple[Opt | None, str | None, str]:
-    """The option a word is (with its glued value), or None: `-ofile`, `--out=file`, `-o`."""
+# Parsers that take any unique prefix of a long option (`--regex` for `--regexp`).
+_PREFIXES: frozenset[Parser] = frozenset({"getopt_long", "git", "argparse"})
+# Parsers that read `-abc` as the cluster `-a -b -c` (and `-ofile` as `-o file`).
+_CLUSTERS: frozenset[Parser] = frozenset({"getopt_long", "getopt", "git", "argparse"})
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """An option word as the program's parser reads it.
+
+    `flags`: the options the word spells, in order (one, or each letter of a cluster);
+    `value`: a value glued to the last of them (`--out=F`, `-oF`), else None; `takes`: the
+    last option wants the next word as its value (a required value not glued on).
+    `unknown`: the word does not resolve (an unknown name, an ambiguous prefix, an
+    unknown letter in a cluster, a value given to an option that takes none).
+    """
+
+    flags: tuple[tuple[str, Opt], ...] = ()
+    value: str | None = None
+    takes: bool = False
+    unknown: bool = False
+
+
+_UNKNOWN = Resolved(unknown=True)
+
+
+def _long(options: Mapping[str, Opt], name: str, parser: Parser) -> tuple[str, Opt] | None:
+    """The long option `name` names: itself, or the one option it is a unique prefix of."""
+    opt = options.get(name)
+    if opt is not None:
+        return name, opt
+    if parser not in _PREFIXES:
+        return None
+    matches = [k for k in options if k.startswith(name) and k.startswith("--")]
+    if len(matches) == 1:
+        return matches[0], options[matches[0]]
+    if parser == "git" and name.startswith("--no-"):
+        # git's parse-options: every flag `--X` has its negation `--no-X` (also abbreviated).
+        found = _long(options, "--" + name[5:], parser)
+        if found is not None and not found[1].takes:
+            return found
+    return None  # unknown, or an ambiguous prefix: either way the parser's reading is unknown
+
+
+def resolve_option(program: Program, text: str) -> Resolved:
+    """How `program`'s parser reads the option word `text` (it starts with `-`).
+
+    Exact names first; then, by `program.parser`: `--name=value`; a unique prefix of a long
+    option (getopt_long, git, argparse); a cluster of short options where every letter is
+    known and a letter that takes a value takes the rest of the word. An optional value
+    (`Opt.optional`) is the option's only when glued. Anything else is `unknown`.
+    """
     opts = program.options
+    opt = opts.get(text)
+    if opt is not None:
+        return Resolved(((text, opt),), None, opt.takes and not opt.optional)
+    parser = program.parser
+    name, eq, value = text.partition("=")
+    if eq and (parser != "getopt" or text.startswith("--")):
+        # `--out=F` (and `-out=F` for parsers that spell long options with one dash).
+        found = _long(opts, name, parser) if name.startswith("--") else None
+        if found is None and name in opts:
+            found = name, opts[name]
+        if found is None or not found[1].takes:
+            return _UNKNOWN  # an unknown option, or a value for an option that takes none
+        return Resolved((found,), value, False)
     if text.startswith("--"):
-        name, eq, value = text.partition("=")
-        opt = opts.get(name)
-        if opt is None:
-            return None, None, name
-        return opt, (value if eq else None), name
-    if text in opts:
-        return opts[text], None, text
-    # A cluster of short flags, possibly ending in one that takes the rest as its value:
-    # `-rf`, `-avz`, `-ofile`, `-e/bin/sh`. A letter not in the table is read as a flag.
-    known = False
+        found = _long(opts, text, parser)
+        if found is None:
+            return _UNKNOWN
+        return Resolved((found,), None, found[1].takes and not found[1].optional)
+    if parser not in _CLUSTERS or len(text) < 3:
+        return _UNKNOWN
+    # A cluster of short options: `-rf`, `-avz`, `-ofile`, `-voProxyCommand=x`.
+    # An unknown letter makes the word unknown; the letters that are known are still read
+    # (their modes, a value glued to one), so what is understood is judged in any case.
+    flags: list[tuple[str, Opt]] = []
+    missing = False
     for k in range(1, len(text)):
-        name = "-" + text[k]
-        opt = opts.get(name)
-        if opt is None:
+        letter = "-" + text[k]
+        short = opts.get(letter)
+        if short is None:
+            missing = True
             continue
-        known = True
-        if opt.takes:
+        flags.append((letter, short))
+        if short.takes:
             rest = text[k + 1 :]
-            return opt, (rest or None), name
-    return (Opt(), None, text) if known else (None, None, text)
+            if rest:
+                return Resolved(tuple(flags), rest, False, missing)
+            return Resolved(tuple(flags), None, not short.optional, missing)
+    return Resolved(tuple(flags), None, False, missing) if flags else _UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A command read with its program's table: each word's role, the modes switched on,
+    and the option words (and subcommands) the table does not account for."""
+
+    uses: tuple[RoleUse, ...]
+    modes: frozenset[str]
+    unknown: tuple[str, ...] = ()
 
 
 def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set[str]]:
-    """The role of each word of `words` (argv, program first) and the modes switched on."""
+    """The role of each word of `words` (argv, program first) and the modes switched on.
+
+    `read_roles` also gives the option words that did not resolve.
+    """
+    reading = read_roles(program, words)
+    return list(reading.uses), set(reading.modes)
+
+
+def read_roles(program: Program, words: tuple[Word, ...]) -> Reading:
+    """`words` (argv, program first) read with `program`'s table: see `Reading`."""
+    uses, modes, unknown = _read(program, words)
+    return Reading(tuple(uses), frozenset(modes), tuple(unknown))
+
+
+def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set[str], list[str]]:
     if program.bundled_first and len(words) > 1 and words[1].static and words[1].text.isalpha():
         words = (words[0], Word("-" + words[1].text, True), *words[2:])
     uses: list[RoleUse] = []
     scripts: list[Word] = []
     modes: set[str] = set()
+    unknown: list[str] = []
     operands: list[Word] = []
     first_operand_at = -1
+    unknown_at_operand = 0
     operands_done = False
     unskipped = False
     i = 1
@@ -183,6 +280,7 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
                 continue
             if not operands:
                 first_operand_at = i
+                unknown_at_operand = len(unknown)
             operands.append(w)
             if program.options_first:
                 options_done = True
@@ -191,47 +289,50 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
             i += 1
             continue
         operands_done = operands_done or (program.leading_operands and bool(operands))
-        opt, value, name = _option(program, t)
-        # Every flag of a cluster can switch a mode: `sed -ni`, `rsync -av --delete`.
-        for letter in t[1:] if not t.startswith("--") else ():
-            short = program.options.get("-" + letter)
-            if short is None:
+        resolved = resolve_option(program, t)
+        if resolved.unknown:
+            # Not understood: reported, so that unconfined the command asks. An unknown
+            # word is read as a flag, so a value it may take counts as an operand (checked
+            # as a path); the known letters of a cluster are still read.
+            unknown.append(t)
+            if not resolved.flags:
+                i += 1
                 continue
-            if short.takes:
-                break
-            if short.mode:
-                modes.add(short.mode)
-        if opt is None:
+        for flag, opt in resolved.flags:
+            # Every flag of a cluster can switch a mode: `sed -ni`, `rsync -av --delete`.
+            if opt.mode:
+                modes.add(opt.mode)
+            if flag in program.unskip:
+                unskipped = True
+        name, opt = resolved.flags[-1]
+        if resolved.value is not None:
+            holder: Word | None = Word(resolved.value, w.static, w.splits, w.home)
             i += 1
-            continue  # unknown option: read as a flag, so its value counts as an operand
-        if opt.mode:
-            modes.add(opt.mode)
-        if name in program.unskip:
-            unskipped = True
-        if opt.takes:
-            if value is None and not opt.optional and i + 1 < len(words):
-                holder = words[i + 1]
-                i += 2
-            elif value is not None:
-                holder = Word(value, w.static, w.splits, w.home)
-                i += 1
-            else:
-                i += 1
-                continue
+        elif resolved.takes and i + 1 < len(words):
+            holder = words[i + 1]
+            i += 2
+        else:
+            holder = None
+            i += 1
+        if holder is not None:
             if opt.role is not None:
                 uses.append(RoleUse(opt.role, holder, name))
             if opt.script:
                 scripts.append(holder)
             if opt.ends:
-                break
-            continue
-        i += 1
+                break  # the rest are the code's own arguments (`python -c CODE ARG…`)
     spec = program
     if operands and spec.subcommands and operands[0].static:
         sub = spec.subcommands.get(operands[0].text)
         if sub is not None:
-            inner, inner_modes = roles_of(sub, words[first_operand_at:])
-            return uses + inner, modes | inner_modes
+            inner, inner_modes, inner_unknown = _read(sub, words[first_operand_at:])
+            return uses + inner, modes | inner_modes, unknown + inner_unknown
+        # A subcommand the table does not list: its options are its own, not the
+        # program's, so only the subcommand is reported (options before it still count).
+        unknown = [*unknown[:unknown_at_operand], operands[0].text]
+    elif operands and spec.subcommands:
+        unknown.append(operands[0].text)  # a computed subcommand
+
     for mode in sorted(modes):
         if mode in spec.modes:
             spec = spec.modes[mode]
@@ -277,7 +378,7 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
         RoleUse(role, Word(text, True) if text is not None else Word("<computed>", False, True))
         for role, text in spec.implicit
     )
-    return uses, modes
+    return uses, modes, unknown
 
 
 def is_remote(word: Word) -> bool:

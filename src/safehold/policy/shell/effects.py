@@ -1,0 +1,128 @@
+"""Step 3 of the shell pipeline: what each command does, as effects with their provenance.
+
+parse (`analysis`) → resolve (where each command runs, what each word means: `programs`)
+→ **effects** → one judge (`judge`). An `Effect` is one thing a command does to the world
+(reads, writes or deletes a path, runs code, sends data to a destination) or one part of
+it the analysis does not understand, each with the word and the table entry it comes
+from, so a reason can say why.
+
+Understood means: the program is known (a table in `programs.PROGRAMS`, a structural step
+in `programs.STEPS` — wrappers, shells, interpreters — a shell builtin in `BUILTINS`, or a
+program the user declared in `[[programs]]`), and every option word resolves in its table
+(`table.read_roles`). A table without a `source` is trusted for the options it lists;
+an option it does not list is not understood, as for a complete one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from safehold.policy.shell.analysis import SimpleCommand
+from safehold.policy.shell.programs import PROGRAMS, STEPS, command_strings
+from safehold.policy.shell.programs.editors import EDITORS
+from safehold.policy.shell.programs.interpreters import (
+    INTERPRETERS,
+    OPTION_TABLES,
+    PYTHON,
+    program_family,
+    python_module,
+)
+from safehold.policy.shell.programs.shells import SHELLS
+from safehold.policy.shell.programs.step import program_name
+from safehold.policy.shell.programs.table import Program, read_roles
+from safehold.policy.shell.words import Word
+
+__all__ = ["BUILTINS", "Effect", "EffectKind", "not_understood"]
+
+EffectKind = Literal["read", "write", "delete", "run", "send", "not-understood"]
+
+# Shell builtins the analysis models: none opens a file its words name, runs another
+# command, or changes anything outside the shell (`cd` moves the analysis; bash manual,
+# "Shell Builtin Commands"). `read` reads stdin only; `printf -v` sets a variable.
+BUILTINS = frozenset(
+    {
+        ":", "true", "false", "echo", "printf", "test", "[", "[[", "cd", "pushd", "popd",
+        "dirs", "export", "set", "unset", "local", "declare", "typeset", "readonly", "let",
+        "shift", "exit", "return", "wait", "read", "break", "continue", "shopt", "umask",
+        "pwd", "getopts", "times",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One thing a command does, or one part of it not understood, and where it comes from.
+
+    `target`: the path, URL, code or word concerned; `program`: the program whose words
+    gave it; `provenance`: which word and which table entry (`"\\`--outp=F\\` (sort
+    --output)"`), or why there is none.
+    """
+
+    kind: EffectKind
+    target: str
+    program: str
+    provenance: str
+
+
+def not_understood(
+    cmd: SimpleCommand, declared: Mapping[str, Program] | None = None
+) -> tuple[Effect, ...]:
+    """The parts of `cmd` the analysis does not understand (none for an understood command).
+
+    `declared`: the user's `[[programs]]`, looked up before the built-in tables.
+    """
+    words = cmd.words
+    if not words:
+        return ()
+    first = words[0]
+    if not first.static:
+        return (
+            Effect("not-understood", first.text, "", f"`{first.text}`: the program is computed"),
+        )
+    name = program_name(first)
+    family = program_family(name)
+    table = None
+    if declared:
+        table = declared.get(name) or declared.get(family)
+    if table is None:
+        table = PROGRAMS.get(family)
+    if table is None and family in _CODE_RUNNERS:
+        # An interpreter or an editor: its own options must be known; a script's words
+        # are the script's. `python -m MODULE ARGS…` runs the module as a program.
+        module = python_module(words) if family == "python" else None
+        if module is not None:
+            at, mod = module
+            unknown = _unknown_words(PYTHON, words[: at - 1])
+            table = (declared or {}).get(mod) or PROGRAMS.get(mod)
+            if table is None:
+                why = f"`{name} -m {mod}`: the module is in no program table"
+                return (*unknown, Effect("not-understood", mod, f"{name} -m", why))
+            return unknown + _unknown_words(table, (Word(mod, True), *words[at:]), mod)
+        return _unknown_words(OPTION_TABLES.get(family, _NO_OPTIONS), words)
+    if table is not None:
+        return _unknown_words(table, words)
+    if name in BUILTINS or (name in STEPS and name not in _NEEDS_TABLE):
+        return ()
+    return (_unknown(name, name, "is in no program table"),)
+
+
+# Steps that only look for a command string among the program's options (`man -P CMD`):
+# the program's other options still need a table.
+_NEEDS_TABLE = frozenset(command_strings.STEPS) - frozenset(PROGRAMS)
+# Interpreters and editors: structural steps, whose own options still have to be known.
+_CODE_RUNNERS = (INTERPRETERS - SHELLS) | EDITORS
+_NO_OPTIONS = Program(options_first=True, stop_at=0)
+
+
+def _unknown(word: str, program: str, why: str) -> Effect:
+    return Effect("not-understood", word, program, f"`{word}` {why}")
+
+
+def _unknown_words(table: Program, words: tuple[Word, ...], name: str = "") -> tuple[Effect, ...]:
+    name = name or program_name(words[0])
+    return tuple(
+        _unknown(word, name, f"is no option or subcommand in the table of `{name}`")
+        for word in read_roles(table, words).unknown
+    )

@@ -1,0 +1,45 @@
+"""Step 4 of the shell pipeline: one judge decides each effect against the policy.
+
+`judge` takes the effects of a command (`effects.Effect`) and says, for each, what it
+asks or denies. Without the sandbox (`sandbox.mode = "none"`) in auto mode, a part not
+understood asks (`not-understood`): nothing confines what it may do. With the sandbox on
+it is confined and asks nothing; everything understood is still judged in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from safehold.policy.decision import Reason, Verdict
+from safehold.policy.shell.effects import Effect
+from safehold.policy.shell.roles import Finding
+
+__all__ = ["DECLARE_HINT", "judge"]
+
+DECLARE_HINT = (
+    "to run it unasked, declare the program in a `[[programs]]` table of the config "
+    '(docs/configuration.md), add it to the program tables (docs/shell.md, "Adding a '
+    'program"), or run commands in the sandbox'
+)
+
+
+def judge(effects: Iterable[Effect], *, unconfined: bool) -> list[Finding]:
+    """The findings on `effects`: what each asks or denies (empty: no objection)."""
+    out: list[Finding] = []
+    for effect in effects:
+        if effect.kind == "not-understood" and unconfined:
+            out.append(Finding(Verdict.ASK, _not_understood(effect)))
+    return out
+
+
+def _not_understood(effect: Effect) -> Reason:
+    """The reason names the program, and the word not understood when it is an option."""
+    rule = (
+        effect.program if effect.target == effect.program else f"{effect.program} {effect.target}"
+    )
+    return Reason(
+        "not-understood",
+        rule[:80],
+        f"{effect.provenance}, so what it does is not known and no sandbox confines it "
+        f"(sandbox.mode is none); {DECLARE_HINT}",
+    )

@@ -1,0 +1,66 @@
+"""Closed world (issue 22): who asks `not-understood`, and who does not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.config import SafetyConfig
+from safehold.policy.decision import Decision, Verdict
+from safehold.policy.engine import Runner, evaluate
+
+AUTO = SafetyConfig().with_mode("auto")
+
+
+def _decide(config: SafetyConfig, command: str, ws: Path, runner: Runner) -> Decision:
+    call = ToolCall(kind=ToolKind.EXECUTE, name="Bash", arguments={"command": command})
+    return evaluate(config, call, workspace=str(ws), runner=runner)
+
+
+def test_an_unknown_program_asks_on_the_host_naming_it_and_how_to_teach_it(
+    tmp_path: Path,
+) -> None:
+    decision = _decide(AUTO, "pypy3 -c 'print(1)'", tmp_path, "host")
+    assert decision.verdict is Verdict.ASK
+    [reason] = [r for r in decision.reasons if r.code == "not-understood"]
+    assert reason.rule == "pypy3" and "Adding a program" in reason.message
+
+
+def test_an_unknown_option_is_named(tmp_path: Path) -> None:
+    decision = _decide(AUTO, "rm --frobnicate x", tmp_path, "host")
+    assert [r.rule for r in decision.reasons if r.code == "not-understood"] == ["rm --frobnicate"]
+
+
+def test_the_sandbox_confines_what_is_not_understood(tmp_path: Path) -> None:
+    assert _decide(AUTO, "pypy3 -c 'print(1)'", tmp_path, "sandbox").verdict is Verdict.ALLOW
+
+
+def test_what_is_understood_is_still_judged_in_the_sandbox(tmp_path: Path) -> None:
+    # `--outp` is a unique prefix of sort's `--output`: the write is seen and judged.
+    decision = _decide(AUTO, "sort --outp=/etc/passwd x", tmp_path, "sandbox")
+    assert decision.verdict is not Verdict.ALLOW
+
+
+def test_review_mode_does_not_change(tmp_path: Path) -> None:
+    review = SafetyConfig().with_mode("review")
+    decision = _decide(review, "pypy3 -c 'print(1)'", tmp_path, "host")
+    assert decision.verdict is Verdict.ASK
+    assert "not-understood" not in {r.code for r in decision.reasons}
+
+
+def test_python_dash_m_runs_the_module_as_a_program(tmp_path: Path) -> None:
+    decision = _decide(AUTO, "python3 -u -m timeit pass", tmp_path, "host")
+    assert [r.rule for r in decision.reasons if r.code == "not-understood"] == ["python3 -m timeit"]
+    assert _decide(AUTO, "python3 -u script.py --anything", tmp_path, "host").verdict is (
+        Verdict.ALLOW
+    )
+
+
+def test_a_glob_over_the_workspace_is_expanded_and_judged_on_the_host(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("")
+    (tmp_path / "src" / ".env").write_text("TOKEN=x\n")
+    # `sort` has a table: its glob operand is the only computed word.
+    assert _decide(AUTO, "sort src/*.py", tmp_path, "host").verdict is Verdict.ALLOW
+    for command in ("sort src/.*", "sort ../*.py", "sort $D/*.py", "cd .. && sort *.py"):
+        assert _decide(AUTO, command, tmp_path, "host").verdict is not Verdict.ALLOW, command

@@ -1,0 +1,106 @@
+"""Option words read as each parser family reads them: prefixes, clusters, glued values."""
+
+from __future__ import annotations
+
+import pytest
+
+from safehold.policy.shell.programs.table import Opt, Parser, Program, read_roles, resolve_option
+from safehold.policy.shell.words import Word
+
+
+def _program(parser: Parser) -> Program:
+    return Program(
+        options={
+            "--regexp": Opt(takes=True),
+            "--recursive": Opt(),
+            "--output": Opt(takes=True, role="write"),
+            "--outline": Opt(),
+            "--checkpoint": Opt(takes=True, optional=True),
+            "--verify": Opt(),
+            "-r": Opt(),
+            "-v": Opt(),
+            "-o": Opt(takes=True, role="write"),
+            "-C": Opt(takes=True, optional=True),
+        },
+        operands="read",
+        parser=parser,
+    )
+
+
+def _words(*texts: str) -> tuple[Word, ...]:
+    return tuple(Word(t, True) for t in ("prog", *texts))
+
+
+@pytest.mark.parametrize("parser", ["getopt_long", "git", "argparse"])
+def test_a_unique_prefix_is_the_long_option(parser: Parser) -> None:
+    resolved = resolve_option(_program(parser), "--reg")
+    assert not resolved.unknown
+    assert resolved.flags[0][0] == "--regexp"
+    assert resolved.takes  # so the next word is the pattern, not a file
+
+
+@pytest.mark.parametrize("parser", ["getopt_long", "git", "argparse"])
+def test_an_ambiguous_prefix_is_unknown(parser: Parser) -> None:
+    # `--out` is a prefix of both `--output` and `--outline`.
+    assert resolve_option(_program(parser), "--out").unknown
+    assert resolve_option(_program(parser), "--out=x").unknown
+
+
+@pytest.mark.parametrize("parser", ["getopt", "exact"])
+def test_parsers_without_abbreviations_do_not_expand_prefixes(parser: Parser) -> None:
+    assert resolve_option(_program(parser), "--reg").unknown
+    assert not resolve_option(_program(parser), "--regexp").unknown
+
+
+def test_a_glued_prefix_value_gets_the_options_role() -> None:
+    reading = read_roles(_program("getopt_long"), _words("--outp=~/.bashrc", "a"))
+    assert ("write", "~/.bashrc") in [(u.role, u.word.text) for u in reading.uses]
+    assert reading.unknown == ()
+
+
+def test_an_unknown_long_option_is_reported() -> None:
+    reading = read_roles(_program("getopt_long"), _words("--to-command=sh", "a"))
+    assert reading.unknown == ("--to-command=sh",)
+
+
+def test_a_value_for_a_flag_is_unknown() -> None:
+    assert resolve_option(_program("getopt_long"), "--recursive=yes").unknown
+
+
+def test_a_cluster_with_an_unknown_letter_is_reported_and_its_known_letters_read() -> None:
+    reading = read_roles(_program("getopt_long"), _words("-rxo", "out", "a"))
+    assert reading.unknown == ("-rxo",)
+    assert ("write", "out") in [(u.role, u.word.text) for u in reading.uses]
+
+
+def test_a_value_letter_takes_the_rest_of_the_cluster() -> None:
+    reading = read_roles(_program("getopt_long"), _words("-rvofile", "a"))
+    assert reading.unknown == ()
+    roles = [(u.role, u.word.text) for u in reading.uses]
+    assert ("write", "file") in roles and ("read", "a") in roles
+
+
+def test_exact_parsers_have_no_clusters() -> None:
+    assert resolve_option(_program("exact"), "-rv").unknown
+    assert not resolve_option(_program("getopt"), "-rv").unknown
+
+
+def test_an_optional_value_is_the_options_only_when_glued() -> None:
+    program = _program("getopt_long")
+    separate = read_roles(program, _words("--checkpoint", "a"))
+    assert [(u.role, u.word.text) for u in separate.uses] == [("read", "a")]
+    short = read_roles(program, _words("-C", "a"))
+    assert [(u.role, u.word.text) for u in short.uses] == [("read", "a")]
+    glued = resolve_option(program, "-C7")
+    assert glued.value == "7" and not glued.takes
+
+
+def test_git_negations_resolve_to_the_flag() -> None:
+    assert resolve_option(_program("git"), "--no-verify").flags[0][0] == "--verify"
+    assert resolve_option(_program("getopt_long"), "--no-verify").unknown
+
+
+def test_an_unknown_subcommand_is_reported() -> None:
+    program = Program(subcommands={"push": Program(first="send")})
+    assert read_roles(program, _words("frobnicate", "x")).unknown == ("frobnicate",)
+    assert read_roles(program, _words("push", "origin")).unknown == ()
