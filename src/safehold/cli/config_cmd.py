@@ -1,4 +1,4 @@
-"""`safehold config validate F | schema | show [F] | trust`."""
+"""`safehold config validate F | test [F] | schema | show [F] | trust`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 
 from safehold.config_discovery import ConfigSource, discover_config
 from safehold.policy.config import SafetyConfig
+from safehold.policy.examples import DEFAULT_EXAMPLES, ExampleResult, run_examples
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -16,9 +17,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("config", help="validate, show or describe config files")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
-    v = actions.add_parser("validate", help="check a TOML/JSON config file")
+    v = actions.add_parser(
+        "validate",
+        help="check a TOML/JSON config file and run its [[examples]]",
+        description="Validate a config file, then decide each of its [[examples]] and compare "
+        "the verdict with `expect`. Exit status: 0 valid (and every example passed), 1 an "
+        "example failed, 2 the file is invalid.",
+    )
     v.add_argument("file", help="the config file (.toml or .json)")
+    v.add_argument(
+        "--cwd", metavar="DIR", help="the workspace the examples are decided in (default: .)"
+    )
     v.set_defaults(handler=_validate)
+    te = actions.add_parser(
+        "test",
+        help="run a config's [[examples]] (policy tests)",
+        description="Decide each [[examples]] entry of the config (F, else the one found as "
+        "`config show` says) and compare the verdict with `expect`; a failure prints the "
+        "decision's reasons. Without any config file, the built-in defaults' own examples "
+        "run. Exit status: 0 every example passed, 1 one failed or there were none, 2 the "
+        "config is invalid.",
+    )
+    te.add_argument("file", nargs="?", help="the config file (default: found as described)")
+    te.add_argument(
+        "--cwd", metavar="DIR", help="the workspace the examples are decided in (default: .)"
+    )
+    te.set_defaults(handler=_test)
     s = actions.add_parser("schema", help="print the JSON schema of the config")
     s.set_defaults(handler=_schema)
     sh = actions.add_parser(
@@ -63,7 +87,39 @@ ADAPTER_SECTIONS = ("mcp",)
 def _validate(args: argparse.Namespace) -> int:
     config, _ = SafetyConfig.load_sections(args.file, ADAPTER_SECTIONS)
     print(f"ok: {args.file} is a valid safehold config (mode `{config.mode}`)")
-    return 0
+    if not config.examples:
+        return 0
+    return _report(run_examples(config, workspace=_workspace(args.cwd)))
+
+
+def _test(args: argparse.Namespace) -> int:
+    workspace = _workspace(args.cwd)
+    config, source = load_config_from(args.file, workspace)
+    examples = config.examples
+    if source.path is None:
+        examples = DEFAULT_EXAMPLES  # the defaults' own promises
+    print(f"config: {source.describe()}", file=sys.stderr)
+    if not examples:
+        print(f"error: {source.describe()} has no [[examples]] to run", file=sys.stderr)
+        return 1
+    return _report(run_examples(config, workspace=workspace, examples=examples))
+
+
+def _report(results: tuple[ExampleResult, ...]) -> int:
+    for result in results:
+        print(result.render())
+    failed = sum(not r.passed for r in results)
+    print(f"{len(results)} examples: {len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def _workspace(cwd: str | None) -> str:
+    from safehold.errors import ConfigError
+
+    path = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    if not os.path.isdir(path):
+        raise ConfigError(f"`--cwd`: `{cwd}` is not a directory")
+    return path
 
 
 def _schema(args: argparse.Namespace) -> int:

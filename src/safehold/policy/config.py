@@ -27,6 +27,7 @@ from pydantic import (
 
 from safehold.errors import ConfigError
 from safehold.policy.decision import Verdict
+from safehold.policy.examples import PolicyExample
 from safehold.policy.modes import (
     Flags,
     Mode,
@@ -410,6 +411,8 @@ class SafetyConfig(BaseModel):
     """Use `command_rules` as given instead of extending the built-in rules."""
     grant_scope: Literal["exact", "tool", "command-prefix"] = "exact"
     """What an "always" answer covers: the exact command or path (default), the whole tool, or a command's program and subcommand."""
+    examples: tuple[PolicyExample, ...] = ()
+    """Policy tests (`[[examples]]`): calls and the verdict each must get; they never change a decision."""
 
     @model_validator(mode="before")
     @classmethod
