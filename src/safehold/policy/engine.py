@@ -46,8 +46,8 @@ def _sorted(reasons: Sequence[Reason]) -> tuple[Reason, ...]:
     return tuple(sorted(set(reasons), key=lambda r: (r.code, r.rule, r.message)))
 
 
-def _deny(code: str, rule: str, message: str) -> Decision:
-    return Decision(Verdict.DENY, (Reason(code, rule, message),))
+def _deny(code: str, rule: str, message: str, step: str = "deny") -> Decision:
+    return Decision(Verdict.DENY, (Reason(code, rule, message),), step=step)
 
 
 def evaluate(
@@ -76,6 +76,7 @@ def evaluate(
             "internal-error",
             "engine",
             f"the decision could not be made ({type(exc).__name__}: {exc}); denied to be safe",
+            "error",
         )
 
 
@@ -145,7 +146,7 @@ def _evaluate(
     grant_key = broaden(grant_key, config.grant_scope, call.name)  # opt-in wider grants
 
     if steps.deny:
-        return Decision(Verdict.DENY, _sorted(steps.deny), grant_key)
+        return Decision(Verdict.DENY, _sorted(steps.deny), grant_key, "deny")
 
     # Step 4: grants recorded by earlier "always" answers in this session.
     effect = grants.get(grant_key) if grants is not None and grant_key is not None else None
@@ -155,22 +156,24 @@ def _evaluate(
             str(grant_key),
             "rejected by an earlier \u201calways reject\u201d answer in this session",
         )
-        return Decision(Verdict.DENY, (reason,), grant_key)
+        return Decision(Verdict.DENY, (reason,), grant_key, "grant-reject")
     allow_reasons: list[Reason] = []
     for one in sorted(sides, key=_SIDE_RANK.__getitem__) if len(sides) > 1 else sides:
         allow_reasons = _step5_flags(config, call, one, assessment, steps)
     if steps.hard_ask:
-        return Decision(Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key)
+        return Decision(
+            Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key, "hard-ask"
+        )
     if effect == GrantEffect.ALLOW:
         reason = Reason(
             "grant-allow",
             str(grant_key),
             "allowed by an earlier \u201calways allow\u201d answer in this session",
         )
-        return Decision(Verdict.ALLOW, (reason,), grant_key)
+        return Decision(Verdict.ALLOW, (reason,), grant_key, "grant-allow")
     if steps.soft_ask:
-        return Decision(Verdict.ASK, _sorted(steps.soft_ask), grant_key)
-    return Decision(Verdict.ALLOW, _sorted(allow_reasons), grant_key)
+        return Decision(Verdict.ASK, _sorted(steps.soft_ask), grant_key, "ask")
+    return Decision(Verdict.ALLOW, _sorted(allow_reasons), grant_key, "allow")
 
 
 _SIDE_RANK: Final = {Side.READ: 0, Side.NETWORK: 1, Side.UNKNOWN: 1, Side.WRITE: 2, Side.EXECUTE: 3}

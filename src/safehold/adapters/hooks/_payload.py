@@ -112,7 +112,9 @@ def workspace_of(project_dir: str | None, cwd: str | None, project_var: str) -> 
 
 
 def reason_text(decision: Decision) -> str:
-    """The decision in one line for the person and the model: verdict and every reason."""
+    """The decision in one line for the person and the model: verdict, every reason, and for
+    an ask or a deny the rules behind it and where they came from (`Decision.trace`)."""
     messages = "; ".join(r.message for r in decision.reasons) or "no rule objected"
     verb = {Verdict.ALLOW: "allowed", Verdict.ASK: "asks", Verdict.DENY: "denied"}
-    return f"safehold {verb[decision.verdict]}: {messages}"
+    trace = decision.trace() if not decision.allowed else ""
+    return f"safehold {verb[decision.verdict]}: {messages}" + (f" [{trace}]" if trace else "")
