@@ -34,6 +34,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from safehold.errors import UnknownSessionError
 from safehold.policy.calls import ToolCall
+from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.engine import evaluate
 from safehold.policy.grants import GrantEffect
@@ -526,6 +527,10 @@ class Gate:
             entry = _audit_entry(
                 session_id, call, decision, asked, redact_secrets=config.audit.redact
             )
+            workspace = self._policies.workspace(session_id)
+            entry.update(_replay_fields(config, workspace, call, decision))
+            entry["config_mode"] = self._policies.base.mode.value  # `mode` differs: a switch
+            entry["policy_verdict"] = _policy_verdict(decision, asked)
             self._audit.record(entry)
         except Exception:
             if not best_effort:
@@ -568,6 +573,40 @@ def _audit_entry(
         "shared_dialog": asked.shared if asked is not None else False,
         "redacted": redact_secrets,
     }
+
+
+def _replay_fields(
+    config: SafetyConfig, workspace: str, call: object, decision: Decision
+) -> dict[str, Any]:
+    """What `safehold replay` needs to decide the call again: where, how, under which policy.
+
+    `runner` is who ran the command as the decision saw it (`Decision.runner` where the engine
+    records it, else what `config.sandbox` says); `cwd` is the call's own `cwd` argument, else
+    the workspace; `step` the precedence step that decided (a grant's, say); `path_args`,
+    `glob_args` and `url_args` only when the call names any.
+    """
+    runner = getattr(decision, "runner", None)
+    tc = call if isinstance(call, ToolCall) else None
+    cwd = tc.arguments.get("cwd") if tc is not None else None
+    out: dict[str, Any] = {
+        "workspace": workspace,
+        "cwd": cwd if isinstance(cwd, str) else workspace,
+        "mode": config.mode.value,
+        "runner": runner or ("host" if config.sandbox.mode == "none" else "sandbox"),
+        "policy": config.digest(),
+        "step": decision.step,
+    }
+    for name in ("path_args", "glob_args", "url_args"):
+        if tc is not None and getattr(tc, name):
+            out[name] = list(getattr(tc, name))
+    return out
+
+
+def _policy_verdict(decision: Decision, asked: _Asked | None) -> str:
+    """What the policy itself said, before any person or failure changed it."""
+    if asked is not None or (decision.reasons and decision.reasons[0].rule == _APPROVAL):
+        return Verdict.ASK.value  # a person was asked, or would have been
+    return decision.verdict.value
 
 
 def _plain(value: Any) -> Any:

@@ -477,6 +477,24 @@ class SafetyConfig(BaseModel):
             return self
         return self.replace(sandbox={**self.sandbox.model_dump(), "mode": "none"})
 
+    def digest(self) -> str:
+        """A short SHA-256 of the policy (every field but `examples`), for audit records.
+
+        Two configs with the same digest decide every call alike; a replay says when the
+        policy it re-decides under is the one that decided the record.
+        """
+        import hashlib
+
+        held = _DIGESTS.get(id(self))
+        if held is not None and held[0] is self:
+            return held[1]
+        text = self.model_dump_json(exclude={"examples"})
+        value = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        if len(_DIGESTS) >= 64:
+            _DIGESTS.clear()
+        _DIGESTS[id(self)] = (self, value)
+        return value
+
     def replace(self, **changes: Any) -> Self:
         """Return a copy with fields changed, validated like a new config."""
         data = self.model_dump(mode="python", round_trip=True)
@@ -517,6 +535,9 @@ class SafetyConfig(BaseModel):
             return cls.model_validate(data), extras
         except ValidationError as exc:
             raise ConfigError(format_validation_error(exc, source=p, text=text)) from exc
+
+
+_DIGESTS: dict[int, tuple[SafetyConfig, str]] = {}
 
 
 def _expand_mode(data: dict[str, Any]) -> dict[str, Any]:
