@@ -23,6 +23,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 # Config discovery must not pick up the developer's own config: no $SAFEHOLD_CONFIG, and an
 # empty user config directory (the tests' subprocesses inherit both).
 os.environ.pop("SAFEHOLD_CONFIG", None)
+os.environ.pop("SAFEHOLD_MANAGED_CONFIG", None)
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="safehold-tests-xdg-")
 
 # A hook call would start a per-user hook server that outlives the test; only the hook

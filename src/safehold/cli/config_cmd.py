@@ -56,6 +56,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sh.add_argument(
         "--cwd", metavar="DIR", help="the project whose .safehold.toml counts (default: .)"
     )
+    sh.add_argument(
+        "--effective",
+        action="store_true",
+        help="print the merged policy (managed policy, file, built-in lists) as TOML, each "
+        "entry and setting with the layer it came from",
+    )
     sh.set_defaults(handler=_show)
     t = actions.add_parser(
         "trust",
@@ -130,10 +136,73 @@ def _schema(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     config, source = load_config_from(args.file, args.cwd)
     print(f"config: {source.describe()}", file=sys.stderr)
+    if args.effective:
+        print(_effective(config, source))
+        return 0
     data = config.model_dump(mode="json")
     data["mode"] = config.mode.value
     print(json.dumps(data, indent=2))
     return 0
+
+
+def _effective(config: SafetyConfig, source: ConfigSource) -> str:
+    """The policy as TOML, every entry and setting followed by `# <where it came from>`."""
+    from safehold.config_discovery import managed_config
+    from safehold.policy.provenance import Provenance
+
+    managed = managed_config()
+    prov = None
+    layers = []
+    if managed is not None:
+        label = f"{managed[1]} (managed policy)"
+        prov = Provenance.of(managed[0], label)
+        layers.append(label)
+    if source.path is not None and source.origin != "managed":
+        prov = Provenance.of(SafetyConfig.load(source.path), source.describe(), base=prov)
+        layers.append(source.describe())
+    prov = prov or Provenance.of(config, "")
+    lines = [f"# effective policy: {' on '.join(reversed(layers)) or 'the built-in defaults'}"]
+    data = config.model_dump(mode="json", exclude={"examples"})
+    data["mode"] = config.mode.value
+    tables = []
+    for name in sorted(data):
+        value = data[name]
+        if isinstance(value, dict):
+            tables.append((name, value))
+        else:
+            lines.extend(_toml_lines(name, name, value, prov))
+    for name, table in tables:
+        lines.append(f"\n[{name}]")
+        for key in sorted(table):
+            lines.extend(_toml_lines(f"{name}.{key}", key, table[key], prov))
+    return "\n".join(lines)
+
+
+def _toml_lines(dotted: str, key: str, value: object, prov: object) -> list[str]:
+    from safehold.policy.provenance import Provenance
+
+    assert isinstance(prov, Provenance)
+    if value is None:
+        return [f"# {key} is not set  # {prov.source_of_setting(dotted)}"]
+    if not isinstance(value, list):
+        return [f"{key} = {json.dumps(value)}  # {prov.source_of_setting(dotted)}"]
+    if not value:
+        return [f"{key} = []  # {prov.source_of_setting(dotted)}"]
+    out = [f"{key} = ["]
+    for item in value:
+        entry = item.get("pattern", "") if isinstance(item, dict) else str(item)
+        shown = json.dumps(
+            {k: v for k, v in item.items() if v is not None} if isinstance(item, dict) else item
+        )
+        if isinstance(item, dict):
+            shown = (
+                "{ "
+                + ", ".join(f"{k} = {json.dumps(v)}" for k, v in item.items() if v is not None)
+                + " }"
+            )
+        out.append(f"  {shown},  # {prov.source_of_entry(dotted, str(entry))}")
+    out.append("]")
+    return out
 
 
 def _trust(args: argparse.Namespace) -> int:

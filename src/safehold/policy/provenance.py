@@ -68,19 +68,26 @@ class Provenance:
 
         defaults = _defaults_index(SafetyConfig())
         known = dict(base.entries) if base is not None else {}
-        entries: dict[str, tuple[str, str]] = {}
+        entries: dict[str, tuple[str, str]] = dict(known)  # a lower layer's entries stay
         for name, entry in _list_entries(config):
             if (name, entry) in defaults:
                 entries[entry] = (name, BUILT_IN)
-            elif entry in known and known[entry][0] == name:
-                entries[entry] = known[entry]
-            else:
+            elif entry not in known or known[entry][0] != name:
                 entries.setdefault(entry, (name, layer))
         settings = dict(base.settings) if base is not None else {}
         for name in _set_fields(config):
             settings[name] = layer
         settings.update(overrides or {})
         return cls(entries, settings)
+
+    def source_of_setting(self, name: str) -> str:
+        """Where a setting's value came from (`network.private_addresses`)."""
+        return self.settings.get(name, f"{BUILT_IN} default")
+
+    def source_of_entry(self, name: str, entry: str) -> str:
+        """Where one entry of the list `name` came from."""
+        found = self.entries.get(entry)
+        return found[1] if found is not None and found[0] == name else BUILT_IN
 
     def source_of(self, reason: Reason) -> str:
         """Where the rule of `reason` came from, in words."""
