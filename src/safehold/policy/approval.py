@@ -527,7 +527,10 @@ class Gate:
             entry = _audit_entry(
                 session_id, call, decision, asked, redact_secrets=config.audit.redact
             )
-            workspace = self._policies.workspace(session_id)
+            try:
+                workspace: str | None = self._policies.workspace(session_id)
+            except UnknownSessionError:  # closed while asking: still recorded, not replayable
+                workspace = None
             entry.update(_replay_fields(config, workspace, call, decision))
             entry["config_mode"] = self._policies.base.mode.value  # `mode` differs: a switch
             entry["policy_verdict"] = _policy_verdict(decision, asked)
@@ -576,7 +579,7 @@ def _audit_entry(
 
 
 def _replay_fields(
-    config: SafetyConfig, workspace: str, call: object, decision: Decision
+    config: SafetyConfig, workspace: str | None, call: object, decision: Decision
 ) -> dict[str, Any]:
     """What `safehold replay` needs to decide the call again: where, how, under which policy.
 
