@@ -182,6 +182,20 @@ def test_the_user_config_is_the_base_a_project_file_is_compared_with(
         discover_config(project=tree["project"], env=isolated)
 
 
+@pytest.mark.parametrize("project_text", ["", 'mode = "review"\n', 'denied_paths = ["x/**"]\n'])
+def test_a_project_file_without_a_network_section_keeps_the_users_domains(
+    tree: dict[str, Path], isolated: dict[str, str], project_text: str
+) -> None:
+    # Issue 30: the user narrowed the hosts to one; a project file that says nothing about the
+    # network would give back every domain. It is less strict, so it needs the person's trust.
+    (tree["xdg"] / "safehold" / "config.toml").write_text(
+        '[network]\nallowed_domains = ["pypi.org"]\n'
+    )
+    (tree["project"] / ".safehold.toml").write_text(project_text)
+    with pytest.raises(ConfigError, match=r"less strict than your user config \(in `network`\)"):
+        discover_config(project=tree["project"], env=isolated)
+
+
 def test_the_trust_command_records_the_file(tree: dict[str, Path], tmp_path: Path) -> None:
     (tree["project"] / ".safehold.toml").write_text('mode = "auto"\n')
     env = {

@@ -16,6 +16,14 @@ apply without it (the user file, else the defaults; `policy.strictness`) is used
 the person has trusted it with its current content (`safehold config trust`,
 `project_trust`); otherwise it is a `ConfigError`, which blocks the hook call.
 
+A managed policy (`/etc/safehold/policy.toml`, or the file `$SAFEHOLD_MANAGED_CONFIG`
+names) is the floor under all of this: the file found above is layered on it (lists extend
+it, settings set in the file replace its values) and the result may only be stricter than the
+managed policy (`policy.strictness`); a looser one is a `ConfigError`, which trust does not
+lift. Without any other file the managed policy itself applies. A managed file that is present
+but unreadable or invalid is a `ConfigError` for every call (every hook call is blocked, every
+check exits 2): it never falls back to the defaults.
+
 A long-lived process (the hook server) asks again for every call: a file loaded before is
 reused while its path, inode, size and times are unchanged (see `_load`).
 """
@@ -36,14 +44,20 @@ from safehold.project_trust import is_trusted
 
 __all__ = [
     "ENV_VAR",
+    "MANAGED_ENV_VAR",
+    "MANAGED_PATH",
     "PROJECT_FILES",
     "ConfigSource",
     "candidates",
     "discover_config",
     "find_config",
+    "layered",
+    "managed_config",
 ]
 
 ENV_VAR: Final = "SAFEHOLD_CONFIG"
+MANAGED_ENV_VAR: Final = "SAFEHOLD_MANAGED_CONFIG"
+MANAGED_PATH: Final = Path("/etc/safehold/policy.toml")
 PROJECT_FILES: Final = (".safehold.toml", ".safehold.json")
 
 
@@ -53,7 +67,7 @@ class ConfigSource:
 
     path: Path | None
     origin: str
-    """`--config`, `$SAFEHOLD_CONFIG`, `project`, `user` or `defaults`."""
+    """`--config`, `$SAFEHOLD_CONFIG`, `project`, `user`, `managed` or `defaults`."""
 
     def describe(self) -> str:
         """One line for a person: `/p/.safehold.toml (project file)`."""
@@ -64,6 +78,7 @@ class ConfigSource:
             ENV_VAR: f"named by ${ENV_VAR}",
             "project": "project file",
             "user": "user file",
+            "managed": "managed policy",
         }
         return f"{self.path} ({words.get(self.origin, self.origin)})"
 
@@ -148,6 +163,56 @@ def _named(path: Path, origin: str) -> ConfigSource:
     return ConfigSource(path, origin)
 
 
+def managed_config(env: Mapping[str, str] | None = None) -> tuple[SafetyConfig, Path] | None:
+    """The managed policy and its file, or None when there is none.
+
+    Raises `ConfigError` when the file is named but missing, or present but unreadable or
+    invalid: the caller then decides nothing (it never falls back to the defaults).
+    """
+    env = os.environ if env is None else env
+    named = env.get(MANAGED_ENV_VAR, "")
+    path = Path(named).expanduser() if named else MANAGED_PATH
+    if not named and not os.path.lexists(path):
+        return None
+    if named and not os.path.lexists(path):
+        raise ConfigError(f"{path}: the managed policy named by ${MANAGED_ENV_VAR} does not exist")
+    try:
+        return _load(path), path
+    except ConfigError as exc:
+        raise ConfigError(
+            f"managed policy: {exc}; every call is denied until it is fixed "
+            "(a broken managed policy never falls back to the defaults)"
+        ) from None
+
+
+# Lists a file on top of another extends (as user lists extend the built-in ones).
+_EXTENDED: Final = ("denied_paths", "protected_paths", "readonly_paths", "command_rules")
+_SECTIONS: Final = ("sandbox", "network", "audit")
+
+
+def layered(base: SafetyConfig, top: SafetyConfig) -> SafetyConfig:
+    """`top` on `base`: lists extend base's, a setting `top` sets replaces base's value.
+
+    Only what `top`'s file set counts (a field it leaves out keeps base's value, not the
+    default). The result is validated like any config; it may be looser than `base` (a
+    setting can loosen), which `loosened_fields` then says.
+    """
+    data = base.model_dump(mode="python", round_trip=True)
+    mine = top.model_dump(mode="python", round_trip=True, exclude_unset=True)
+    for name, value in mine.items():
+        if name in _EXTENDED:
+            data[name] = [*data[name], *value]
+        elif name in _SECTIONS and isinstance(value, dict):
+            section = dict(data[name])
+            for key, sub in value.items():
+                extend = name == "network" and key == "denied_domains"
+                section[key] = [*section[key], *sub] if extend else sub
+            data[name] = section
+        elif not name.startswith("replace_default_"):
+            data[name] = value
+    return SafetyConfig.model_validate(data)
+
+
 def discover_config(
     explicit: str | os.PathLike[str] | None = None,
     *,
@@ -155,20 +220,47 @@ def discover_config(
     env: Mapping[str, str] | None = None,
 ) -> tuple[SafetyConfig, ConfigSource]:
     """Find and load the config; errors are `ConfigError` naming the file."""
+    managed = managed_config(env)
     source = find_config(explicit, project=project, env=env)
     if source.path is None:
+        if managed is not None:
+            return managed[0], ConfigSource(managed[1], "managed")
         return _defaults(), source
     config = _load(source.path)
     if source.origin == "project":
-        _check_project_file(source.path, config, env)
+        _check_project_file(source.path, config, env, managed)
+    if managed is not None:
+        config = _on_managed(source.path, config, managed)
     return config, source
 
 
-def _check_project_file(path: Path, config: SafetyConfig, env: Mapping[str, str] | None) -> None:
+def _on_managed(
+    path: Path, config: SafetyConfig, managed: tuple[SafetyConfig, Path]
+) -> SafetyConfig:
+    """`config` layered on the managed policy; a `ConfigError` when that loosens it."""
+    effective = layered(managed[0], config)
+    looser = loosened_fields(effective, managed[0])
+    if looser:
+        raise ConfigError(
+            f"{path}: this file is less strict than the managed policy {managed[1]} (in "
+            f"{', '.join(f'`{n}`' for n in looser)}); files may only tighten a managed policy, "
+            "so remove those settings (trust does not lift this)"
+        )
+    return effective
+
+
+def _check_project_file(
+    path: Path,
+    config: SafetyConfig,
+    env: Mapping[str, str] | None,
+    managed: tuple[SafetyConfig, Path] | None = None,
+) -> None:
     """Refuse a project file that loosens the policy unless the person trusted it."""
     env = os.environ if env is None else env
     user = find_config(project=None, env=env)
     base = _load(user.path) if user.path is not None else _defaults()
+    if user.path is None and managed is not None:
+        return  # what applies without this file is the managed policy: `_on_managed` checks
     if user.path is not None:
         # `load` protects the file it read; the project file need not protect the user's.
         own = str(user.path.resolve())

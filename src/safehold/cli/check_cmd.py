@@ -16,9 +16,11 @@ from typing import Any
 from safehold.cli.config_cmd import load_config_from
 from safehold.errors import SafeholdError
 from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Verdict
 from safehold.policy.engine import evaluate
 from safehold.policy.modes import Mode
+from safehold.policy.provenance import Provenance, annotate
 
 
 class CheckInputError(SafeholdError):
@@ -55,6 +57,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(safehold's runner, `safehold run` / `safehold acp`)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="show every step that contributed: the precedence step that decided, each rule "
+        "with the list and the config file (or built-in default) it came from",
+    )
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--bash", metavar="CMD", help="a shell command (an execute tool call)")
     what.add_argument("--read", metavar="P", help="a file read")
@@ -119,6 +127,12 @@ def _render(decision: Decision, call: ToolCall, mode: Mode, workspace: str) -> s
     return "\n".join(lines)
 
 
+def _provenance(config: SafetyConfig, layer: str, mode: str | None) -> Provenance:
+    flags = ("read_only", "require_approval_for_writes", "require_approval_for_execute", "mode")
+    overrides = dict.fromkeys(flags, f"--mode {mode}") if mode is not None else None
+    return Provenance.of(config, layer, overrides=overrides)
+
+
 EXIT_CODES = {Verdict.ALLOW: 0, Verdict.ASK: 3, Verdict.DENY: 4}
 """`safehold check`'s exit status per verdict; every error exits 2."""
 
@@ -128,11 +142,20 @@ def run(args: argparse.Namespace) -> int:
     workspace = _workspace(args.cwd)
     config, source = load_config_from(args.config, workspace)
     print(f"config: {source.describe()}", file=sys.stderr)
+    provenance = _provenance(config, source.describe(), args.mode) if args.explain else None
     if args.mode is not None:
         config = config.with_mode(args.mode)
     call = _build_call(args)
     decision = evaluate(config, call, workspace=workspace, runner=args.runner)
-    if args.json:
+    if provenance is not None:  # indexed as loaded: a copy made by `with_mode` sets every field
+        decision = annotate(decision, provenance)
+    if args.explain and not args.json:
+        print(f"`{call.name}` ({call.kind.value}) in mode `{config.mode}`")
+        print(f"  workspace: {workspace}")
+        print(f"  runner: {args.runner}")
+        print(f"  config: {source.describe()}")
+        print(decision.explain(steps=True))
+    elif args.json:
         out = decision.to_dict()
         out["mode"] = config.mode.value
         out["workspace"] = workspace

@@ -96,7 +96,8 @@ def _decide(args: argparse.Namespace) -> dict[str, Any]:
         from safehold.adapters.hooks import gemini_cli as flavour  # type: ignore[no-redef]
 
     hook_call = flavour.parse(_read_payload())
-    config, _ = discover_config(args.config, project=hook_call.workspace)
+    config, source = discover_config(args.config, project=hook_call.workspace)
+    loaded = config
     if hook_call.read_only:
         config = config.with_mode(Mode.READ_ONLY)
     if config.audit.path is None and config.audit.logger is None:
@@ -104,6 +105,10 @@ def _decide(args: argparse.Namespace) -> dict[str, Any]:
         decision = evaluate(config, hook_call.call, workspace=hook_call.workspace, runner="host")
     else:
         decision = _decide_audited(config, hook_call)
+    if not decision.allowed:  # the message says which rule and file: `Decision.trace`
+        from safehold.policy.provenance import Provenance, annotate
+
+        decision = annotate(decision, Provenance.of(loaded, source.describe()))
     return flavour.render(decision, ask_as_deny=args.ask_as_deny)
 
 

@@ -34,6 +34,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from safehold.errors import UnknownSessionError
 from safehold.policy.calls import ToolCall
+from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.engine import Runner, evaluate
 from safehold.policy.grants import GrantEffect
@@ -552,6 +553,13 @@ class Gate:
                 redact_secrets=config.audit.redact,
                 runner=self._runner,
             )
+            try:
+                workspace: str | None = self._policies.workspace(session_id)
+            except UnknownSessionError:  # closed while asking: still recorded, not replayable
+                workspace = None
+            entry.update(_replay_fields(config, workspace, call, decision))
+            entry["config_mode"] = self._policies.base.mode.value  # `mode` differs: a switch
+            entry["policy_verdict"] = _policy_verdict(decision, asked)
             self._audit.record(entry)
         except Exception:
             if not best_effort:
@@ -618,6 +626,37 @@ def same_runner(gate: Gate, runner: Runner, who: str) -> Gate:
             f"build the gate with Gate(..., runner={runner!r}) or pass runner={gate.runner!r}"
         )
     return gate
+
+
+def _replay_fields(
+    config: SafetyConfig, workspace: str | None, call: object, decision: Decision
+) -> dict[str, Any]:
+    """What `safehold replay` needs to decide the call again: where, how, under which policy.
+
+    (`runner`, who the gate decided for, is in the entry already.) `cwd` is the call's own `cwd` argument, else
+    the workspace; `step` the precedence step that decided (a grant's, say); `path_args`,
+    `glob_args` and `url_args` only when the call names any.
+    """
+    tc = call if isinstance(call, ToolCall) else None
+    cwd = tc.arguments.get("cwd") if tc is not None else None
+    out: dict[str, Any] = {
+        "workspace": workspace,
+        "cwd": cwd if isinstance(cwd, str) else workspace,
+        "mode": config.mode.value,
+        "policy": config.digest(),
+        "step": decision.step,
+    }
+    for name in ("path_args", "glob_args", "url_args"):
+        if tc is not None and getattr(tc, name):
+            out[name] = list(getattr(tc, name))
+    return out
+
+
+def _policy_verdict(decision: Decision, asked: _Asked | None) -> str:
+    """What the policy itself said, before any person or failure changed it."""
+    if asked is not None or (decision.reasons and decision.reasons[0].rule == _APPROVAL):
+        return Verdict.ASK.value  # a person was asked, or would have been
+    return decision.verdict.value
 
 
 def _plain(value: Any) -> Any:

@@ -27,6 +27,7 @@ from pydantic import (
 
 from safehold.errors import ConfigError
 from safehold.policy.decision import Verdict
+from safehold.policy.examples import PolicyExample
 from safehold.policy.modes import (
     Flags,
     Mode,
@@ -434,6 +435,8 @@ class SafetyConfig(BaseModel):
     """Programs safehold does not know, declared so that without the sandbox they are understood."""
     grant_scope: Literal["exact", "tool", "command-prefix"] = "exact"
     """What an "always" answer covers: the exact command or path (default), the whole tool, or a command's program and subcommand."""
+    examples: tuple[PolicyExample, ...] = ()
+    """Policy tests (`[[examples]]`): calls and the verdict each must get; they never change a decision."""
 
     @model_validator(mode="before")
     @classmethod
@@ -499,6 +502,24 @@ class SafetyConfig(BaseModel):
             return self
         return self.replace(sandbox={**self.sandbox.model_dump(), "mode": "none"})
 
+    def digest(self) -> str:
+        """A short SHA-256 of the policy (every field but `examples`), for audit records.
+
+        Two configs with the same digest decide every call alike; a replay says when the
+        policy it re-decides under is the one that decided the record.
+        """
+        import hashlib
+
+        held = _DIGESTS.get(id(self))
+        if held is not None and held[0] is self:
+            return held[1]
+        text = self.model_dump_json(exclude={"examples"})
+        value = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        if len(_DIGESTS) >= 64:
+            _DIGESTS.clear()
+        _DIGESTS[id(self)] = (self, value)
+        return value
+
     def replace(self, **changes: Any) -> Self:
         """Return a copy with fields changed, validated like a new config."""
         data = self.model_dump(mode="python", round_trip=True)
@@ -539,6 +560,9 @@ class SafetyConfig(BaseModel):
             return cls.model_validate(data), extras
         except ValidationError as exc:
             raise ConfigError(format_validation_error(exc, source=p, text=text)) from exc
+
+
+_DIGESTS: dict[int, tuple[SafetyConfig, str]] = {}
 
 
 def _expand_mode(data: dict[str, Any]) -> dict[str, Any]:

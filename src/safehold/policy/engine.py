@@ -46,8 +46,8 @@ def _sorted(reasons: Sequence[Reason]) -> tuple[Reason, ...]:
     return tuple(sorted(set(reasons), key=lambda r: (r.code, r.rule, r.message)))
 
 
-def _deny(code: str, rule: str, message: str) -> Decision:
-    return Decision(Verdict.DENY, (Reason(code, rule, message),))
+def _deny(code: str, rule: str, message: str, step: str = "deny") -> Decision:
+    return Decision(Verdict.DENY, (Reason(code, rule, message),), step=step)
 
 
 Runner = Literal["host", "sandbox"]
@@ -94,6 +94,7 @@ def evaluate(
             "internal-error",
             "engine",
             f"the decision could not be made ({type(exc).__name__}: {exc}); denied to be safe",
+            "error",
         )
 
 
@@ -186,7 +187,7 @@ def _evaluate(
     grant_key = broaden(grant_key, config.grant_scope, call.name)  # opt-in wider grants
 
     if steps.deny:
-        return Decision(Verdict.DENY, _sorted(steps.deny), grant_key), executes
+        return Decision(Verdict.DENY, _sorted(steps.deny), grant_key, step="deny"), executes
 
     # Step 4: grants recorded by earlier "always" answers in this session.
     effect = grants.get(grant_key) if grants is not None and grant_key is not None else None
@@ -196,22 +197,24 @@ def _evaluate(
             str(grant_key),
             "rejected by an earlier \u201calways reject\u201d answer in this session",
         )
-        return Decision(Verdict.DENY, (reason,), grant_key), executes
+        return Decision(Verdict.DENY, (reason,), grant_key, step="grant-reject"), executes
     allow_reasons: list[Reason] = []
     for one in sorted(sides, key=_SIDE_RANK.__getitem__) if len(sides) > 1 else sides:
         allow_reasons = _step5_flags(config, call, one, assessment, steps)
     if steps.hard_ask:
-        return Decision(Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key), executes
+        return Decision(
+            Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key, step="hard-ask"
+        ), executes
     if effect == GrantEffect.ALLOW:
         reason = Reason(
             "grant-allow",
             str(grant_key),
             "allowed by an earlier \u201calways allow\u201d answer in this session",
         )
-        return Decision(Verdict.ALLOW, (reason,), grant_key), executes
+        return Decision(Verdict.ALLOW, (reason,), grant_key, step="grant-allow"), executes
     if steps.soft_ask:
-        return Decision(Verdict.ASK, _sorted(steps.soft_ask), grant_key), executes
-    return Decision(Verdict.ALLOW, _sorted(allow_reasons), grant_key), executes
+        return Decision(Verdict.ASK, _sorted(steps.soft_ask), grant_key, step="ask"), executes
+    return Decision(Verdict.ALLOW, _sorted(allow_reasons), grant_key, step="allow"), executes
 
 
 _SIDE_RANK: Final = {Side.READ: 0, Side.NETWORK: 1, Side.UNKNOWN: 1, Side.WRITE: 2, Side.EXECUTE: 3}

@@ -112,12 +112,15 @@ def workspace_of(project_dir: str | None, cwd: str | None, project_var: str) -> 
 
 
 def reason_text(decision: Decision, *, unanswered: bool = False) -> str:
-    """The decision in one line for the person and the model: verdict and every reason.
+    """The decision in one line for the person and the model: verdict, every reason, and for
+    an ask or a deny the rules behind it and where they came from (`Decision.trace`).
 
     `unanswered`: an ASK that no person can answer, sent as a deny (`safehold would ask: …`).
     """
     messages = "; ".join(r.message for r in decision.reasons) or "no rule objected"
     verb = {Verdict.ALLOW: "allowed", Verdict.ASK: "asks", Verdict.DENY: "denied"}
+    trace = decision.trace() if not decision.allowed else ""
+    tail = f" [{trace}]" if trace else ""
     if unanswered and decision.verdict is Verdict.ASK:
-        return f"safehold would ask: {messages} (no person can answer here, so it is denied)"
-    return f"safehold {verb[decision.verdict]}: {messages}"
+        return f"safehold would ask: {messages} (no person can answer here, so it is denied)" + tail
+    return f"safehold {verb[decision.verdict]}: {messages}" + tail
