@@ -22,6 +22,7 @@ from tests.strategies import (
     likely_tool_calls,
     make_tree,
     paths,
+    runner_for,
     tool_calls,
 )
 
@@ -207,7 +208,7 @@ def reference_verdict(
         liftable_ask = liftable_ask or any(a.verdict is Verdict.ASK for a in readings)
         skip_approval = all(a.verdict is Verdict.ALLOW and a.skip_approval for a in readings)
         unliftable_ask = unliftable_ask or bool(call.arguments.get("env"))
-    key = evaluate(config, call, workspace=ws).grant_key
+    key = evaluate(config, call, workspace=ws, runner=runner_for(config)).grant_key
     effect = grants.get(key) if key is not None else None
     if effect == GrantEffect.REJECT:
         return Verdict.DENY
@@ -242,9 +243,11 @@ def test_engine_agrees_with_the_reference_reading_of_the_spec(
     # approval flags) is met by every call shape hypothesis draws, even at CI depth.
     for flags in ALL_FLAGS:
         flagged = config.with_flags(flags)
-        key = evaluate(flagged, call, workspace=ws).grant_key
+        # The reference reads commands with the config's sandbox: decide for that runner.
+        runner = runner_for(flagged)
+        key = evaluate(flagged, call, workspace=ws, runner=runner).grant_key
         for effect in (None, GrantEffect.ALLOW, GrantEffect.REJECT):
             grants = {key: effect} if key is not None and effect is not None else {}
             expected = reference_verdict(flagged, call, ws, grants)
-            actual = evaluate(flagged, call, workspace=ws, grants=grants)
+            actual = evaluate(flagged, call, workspace=ws, grants=grants, runner=runner)
             assert actual.verdict is expected, (flags, effect, actual)
