@@ -50,7 +50,7 @@ def test_review_mode_does_not_change(tmp_path: Path) -> None:
 
 def test_python_dash_m_runs_the_module_as_a_program(tmp_path: Path) -> None:
     decision = _decide(AUTO, "python3 -u -m timeit pass", tmp_path, "host")
-    assert [r.rule for r in decision.reasons if r.code == "not-understood"] == ["python3 -m timeit"]
+    assert "python3 -m timeit" in [r.rule for r in decision.reasons if r.code == "not-understood"]
     assert _decide(AUTO, "python3 -u script.py --anything", tmp_path, "host").verdict is (
         Verdict.ALLOW
     )

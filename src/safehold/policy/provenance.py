@@ -151,5 +151,5 @@ def _analysis_source(rule: str) -> str:
     program = program_for(word) if word else None
     if program is None:
         return f"{BUILT_IN} shell analysis"
-    taken = f" (options from {program.source})" if program.source else ""
+    taken = f", from {program.source}" if program.source else ""
     return f"program table: {word}{taken}"

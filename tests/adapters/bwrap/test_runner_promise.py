@@ -21,7 +21,7 @@ from safehold.policy.engine import evaluate
 from tests.adapters.bwrap.conftest import make_config
 
 # Inline code: auto mode allows it only in the sandbox. It creates `marker` in the cwd.
-INLINE = 'python3 -c \'open("marker", "w").close()\''
+INLINE = 'python3 -c \'import subprocess; open("marker", "w").close()\''
 
 
 def confined_allow(config: SafetyConfig, ws: Path) -> Decision:

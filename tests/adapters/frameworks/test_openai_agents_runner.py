@@ -86,7 +86,7 @@ async def test_the_shell_tool_decides_for_the_sandbox_and_runs_there(tmp_path: P
         id="sh0",
         call_id="sh0",
         status="completed",
-        action={"commands": ["python3 -c 'import os; print(os.sep)'"]},
+        action={"commands": ["python3 -c 'import os, subprocess; print(os.sep)'"]},
     )
     model = ScriptedModel([[call], [assistant_message("done")]])
     agent = Agent(name="a", model=model, tools=[guard.shell_tool()])

@@ -86,12 +86,14 @@ def not_understood(
     table = None
     if declared:
         table = declared.get(name) or declared.get(family)
-    if table is None:
+    # `python -m MODULE ARGS…` runs the module as a program: its words are read with the
+    # module's table (`python -m pytest -x` with pytest's).
+    module = python_module(words) if table is None and family == "python" else None
+    if table is None and module is None:
         table = PROGRAMS.get(family)
     if table is None and family in _CODE_RUNNERS:
         # An interpreter or an editor: its own options must be known; a script's words
-        # are the script's. `python -m MODULE ARGS…` runs the module as a program.
-        module = python_module(words) if family == "python" else None
+        # are the script's.
         if module is not None:
             at, mod = module
             unknown = _unknown_words(PYTHON, words[: at - 1])

@@ -328,6 +328,7 @@ PROGRAMS: dict[str, Program] = {
             "--format": Opt(takes=True),
             **{f: Opt() for f in TIME_OPTIONS.flags},
             "--help": Opt(),
+            "-h": Opt(),
             "-V": Opt(),
             "--version": Opt(),
         },

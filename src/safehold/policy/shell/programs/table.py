@@ -326,7 +326,9 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
         sub = spec.subcommands.get(operands[0].text)
         if sub is not None:
             inner, inner_modes, inner_unknown = _read(sub, words[first_operand_at:])
-            return uses + inner, modes | inner_modes, unknown + inner_unknown
+            # The words after the subcommand are its own: only the options before it are
+            # the program's to resolve (`git -C d log --oneline`).
+            return uses + inner, modes | inner_modes, unknown[:unknown_at_operand] + inner_unknown
         # A subcommand the table does not list: its options are its own, not the
         # program's, so only the subcommand is reported (options before it still count).
         unknown = [*unknown[:unknown_at_operand], operands[0].text]
