@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import uuid
@@ -65,12 +66,17 @@ def test_timeout_exits_124_with_one_error_line(tmp_path: Path) -> None:
 
 
 def test_network_flag_shares_the_network(tmp_path: Path) -> None:
-    # /proc is per-sandbox, so /proc/net/dev lists the interfaces of its network namespace.
-    script = "tail -n +3 /proc/net/dev | cut -d: -f1"
+    # With --network the sandbox is in the caller's network namespace (the same inode, even
+    # when the caller's own namespace has only a loopback, as in CI's no-network run);
+    # without it, in a new one whose only interface is the loopback.
+    script = "readlink /proc/self/ns/net; tail -n +3 /proc/net/dev | cut -d: -f1"
+    here = os.readlink("/proc/self/ns/net")
     off = cli("run", "--cwd", str(tmp_path), "--", "bash", "-c", script)
     on = cli("run", "--cwd", str(tmp_path), "--network", "--", "bash", "-c", script)
-    assert off.stdout.split() == ["lo"]
-    assert len(on.stdout.split()) > 1
+    off_ns, *off_ifaces = off.stdout.split()
+    on_ns, *_ = on.stdout.split()
+    assert off_ns != here and off_ifaces == ["lo"]
+    assert on_ns == here
 
 
 def test_sandbox_error_is_one_line_and_exit_125(tmp_path: Path) -> None:

@@ -25,7 +25,8 @@ _PIP_GENERAL = {
     **flags("--verbose", "-V", "--version", "-q", "--quiet", "--no-input", "--no-cache-dir"),
     **flags("--disable-pip-version-check", "--no-color", "--no-python-version-warning"),
     **values("--retries", "--timeout", "--exists-action", "--use-feature"),
-    **values("--use-deprecated"),
+    **values("--use-deprecated", "--resume-retries"),
+    **flags("--no-proxy-env"),  # pip 25+
     **valued("write", "--log", "--cache-dir"),
     **valued("read", "--cert", "--client-cert"),
     **valued("network", "--proxy"),
@@ -34,7 +35,12 @@ _PIP_INDEX = {
     **valued("network", "-i", "--index-url", "--extra-index-url"),
     **flags("--no-index"),
 }
-_PIP_SOURCE = "pip 23.2.1 --help"
+_PIP_SOURCE = "pip 23.2.1 and 26.3 --help"
+# Options pip 25-26 added to install and list: release filters and a refresh (values that
+# name packages or a date, no file).
+_PIP_RELEASES = {
+    **values("--all-releases", "--only-final", "--refresh-package", "--uploaded-prior-to"),
+}
 _PIP_INSTALL = Program(
     options={
         **_PIP_GENERAL,
@@ -53,6 +59,11 @@ _PIP_INSTALL = Program(
         **flags("--break-system-packages", "--compile", "--no-compile"),
         **flags("--no-warn-script-location", "--no-warn-conflicts", "--prefer-binary"),
         **flags("--require-hashes", "--no-clean"),
+        **_PIP_RELEASES,
+        **flags("--no-require-hashes", "--only-deps"),
+        # pip 25+: a constraints file for build dependencies, a dependency group read from
+        # a pyproject.toml (`[path:]group`), the inline metadata of a script.
+        **valued("read", "--build-constraint", "--group", "--requirements-from-script"),
     },
     parser="argparse",
     source=f"pip install ({_PIP_SOURCE})",
@@ -64,7 +75,9 @@ _PIP_LIST = Program(
         **flags("-o", "--outdated", "-u", "--uptodate", "-e", "--editable", "-l"),
         **flags("--local", "--user", "--pre", "--not-required", "--exclude-editable"),
         **flags("--include-editable"),
-        **values("--format", "--exclude"),
+        **values("--format", "--exclude", "--no-binary", "--only-binary"),
+        **flags("--prefer-binary"),
+        **_PIP_RELEASES,
         **valued("read", "--path"),
     },
     parser="argparse",
