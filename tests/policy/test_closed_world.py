@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Verdict
@@ -64,3 +66,19 @@ def test_a_glob_over_the_workspace_is_expanded_and_judged_on_the_host(tmp_path: 
     assert _decide(AUTO, "sort src/*.py", tmp_path, "host").verdict is Verdict.ALLOW
     for command in ("sort src/.*", "sort ../*.py", "sort $D/*.py", "cd .. && sort *.py"):
         assert _decide(AUTO, command, tmp_path, "host").verdict is not Verdict.ALLOW, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["find . -name '*.py' -exec ls -l {} \\;", "find src -type f -exec grep -n x {} + -print"],
+)
+def test_the_words_of_find_exec_are_the_commands_not_finds(tmp_path: Path, command: str) -> None:
+    # `-exec CMD ARG… ;` (or `… {} +`): `-l` and `-n` belong to ls and grep, which the
+    # step judges; read as primaries of find they would be unknown and ask.
+    assert _decide(AUTO, command, tmp_path, "host").verdict is Verdict.ALLOW
+
+
+def test_a_primary_after_the_exec_command_is_still_finds(tmp_path: Path) -> None:
+    decision = _decide(AUTO, "find . -exec ls -l {} \\; -frobnicate", tmp_path, "host")
+    assert decision.verdict is Verdict.ASK
+    assert "find -frobnicate" in [r.rule for r in decision.reasons]

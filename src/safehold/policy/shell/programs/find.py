@@ -21,7 +21,8 @@ _NEWER_XY = {
     for x in "aBcm"
     for y in "aBcmt"
 }
-_EXEC = Opt(takes=True, role="exec")
+# The command's words run to `;` or `+` (find(1), ACTIONS): they are not primaries.
+_EXEC = Opt(takes=True, role="exec", until=frozenset({";", "+"}))
 
 FIND = Program(
     options={

@@ -76,6 +76,10 @@ class Opt:
     # The words after the value are the arguments of what it names, not the program's own
     # (`python -m MOD ARGS…`, `python -c CODE ARGS…`): reading stops there.
     ends: bool = False
+    # The value is a command whose words run up to one of these words, inclusive
+    # (`find -exec CMD ARG… ;` or `… {} +`): they are the command's, not the program's own
+    # options (the command itself is analysed by the program's step).
+    until: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +315,11 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
         elif resolved.takes and i + 1 < len(words):
             holder = words[i + 1]
             i += 2
+            if opt.until:
+                while i <= len(words) and not (
+                    words[i - 1].static and words[i - 1].text in opt.until
+                ):
+                    i += 1
         else:
             holder = None
             i += 1
