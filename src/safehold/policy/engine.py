@@ -398,7 +398,11 @@ def _step3_command(
     readings: list[CommandAssessment] = []
     # The base of every relative path the command names: `cwd`, or a tool's own spelling
     # of it (`workdir`, `directory`, …). Several different ones: each is judged.
-    cwds = list(dict.fromkeys(call.arguments[k] for k in _DIR_KEYS if k in call.arguments))
+    # (Compared, not hashed: a value may be any JSON, a list included.)
+    cwds: list[object] = []
+    for key in _DIR_KEYS:
+        if key in call.arguments and call.arguments[key] not in cwds:
+            cwds.append(call.arguments[key])
     cwd = cwds[0] if cwds else None
     if "command" in call.arguments or not args.commands:
         command, problems, shell_text = _command_of(call)

@@ -159,6 +159,10 @@ def _assess(
     found.declared = declared_tables(config.programs) if config.programs else None
     sandboxed = runs_sandboxed(config)
     base = _base(cwd, policy, found)
+    if analysis.opaque:
+        # No "always" for code in the command, read or not: a grant is for what a person
+        # can see whole (kept when the Python reader understands the code, as before it).
+        found.grantable = False
     if not sandboxed:
         analysis = _read_python(analysis, policy, base)
     for reason in analysis.opaque:
@@ -175,8 +179,14 @@ def _assess(
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
     _check_flows(analysis, policy, config, found, base)
-    if config.sandbox.mode == "none" and not config.require_approval_for_execute:
+    if (
+        config.sandbox.mode == "none"
+        and not config.require_approval_for_execute
+        and allow_reasons is None
+    ):
         # Closed world: unconfined, auto mode allows only what the analysis understands.
+        # Commands that the config's allow rules cover in full are the user's own word
+        # (`make *`), as they are in review mode: auto is never stricter than review.
         for cmd in analysis.commands:
             for finding in judge(not_understood(cmd, found.declared), unconfined=True):
                 _add(found, finding)
