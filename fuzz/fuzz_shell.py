@@ -28,7 +28,7 @@ with atheris.instrument_imports():
     from safehold.policy.decision import Verdict
     from safehold.policy.paths import compile_policy
     from safehold.policy.shell import analyze
-    from safehold.policy.shell.assess import assess_command
+    from safehold.policy.shell.assess import _read_python, assess_command
     from safehold.policy.shell.sandboxed import SANDBOXED_CODE, runs_sandboxed
 
 _CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "commands.toml"
@@ -71,8 +71,11 @@ def test_one_input(data: bytes) -> None:
         result = assess_command(text, config=config, policy=policy)
         # The layer contract: visible code no analysis reads (SANDBOXED_CODE) may run unasked
         # only inside the sandbox; any other opaque reason, or no sandbox, never allows.
-        codes = {r.code for r in analysis.opaque}
-        if analysis.opaque and (not runs_sandboxed(config) or codes - SANDBOXED_CODE):
+        # Unconfined, inline Python the reader understands is visible code (issue 26): what
+        # stays opaque after reading it is what must not run unasked.
+        seen = analysis if runs_sandboxed(config) else _read_python(analysis, policy, _WORKSPACE)
+        codes = {r.code for r in seen.opaque}
+        if seen.opaque and (not runs_sandboxed(config) or codes - SANDBOXED_CODE):
             assert result.verdict is not Verdict.ALLOW, (text, result)
             assert not result.skip_approval, (text, result)
         if analysis.opaque:
