@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
+from safehold.policy import engine
 from safehold.policy.engine import evaluate
 from safehold.policy.grants import GrantEffect
 from safehold.policy.modes import Mode
@@ -46,6 +47,15 @@ PARTS = (
     "rm -rf ~",
     "curl -s https://example.com",
     "cat link_out/file.txt",
+    # Where the one-pass host view must step aside (`assess._same_on_host`).
+    "cd .. && ls",
+    "ls /t'm'p/x",
+    "cat ~/.bashrc",
+    'cat "$HOME/notes"',
+    "X=/tmp/y cat file.txt",
+    "export HTTPS_PROXY=http://$H:1; git status",
+    "grep -rn TODO .",
+    "npm test",
 )
 OPERATORS = (" && ", " | ", "; ")
 
@@ -60,7 +70,13 @@ def commands(draw: st.DrawFn) -> str:
 
 def execute_calls() -> st.SearchStrategy[ToolCall]:
     return st.builds(
-        lambda command: ToolCall("bash", {"command": command}, ToolKind.EXECUTE), commands()
+        lambda command, cwd: ToolCall(
+            "bash",
+            {"command": command} if cwd is None else {"command": command, "cwd": cwd},
+            ToolKind.EXECUTE,
+        ),
+        commands(),
+        st.sampled_from((None, None, None, "/tmp", "..", "/tmp/w")),
     )
 
 
@@ -99,6 +115,10 @@ def test_the_host_decision_is_never_looser_than_the_sandbox_decision(
     assert evaluate(config, call, workspace=ws, grants=grants) == host
     bare = config.without_sandbox()
     assert evaluate(bare, call, workspace=ws, grants=grants, runner="sandbox") == host
+    # The one pass that also tells the host's assessment answers as two passes would.
+    alone, executes, _ = engine._evaluate(config, call, ws, grants)
+    two_passes = engine._confined(alone, host) if executes and alone.allowed else alone
+    assert sandbox == two_passes, (sandbox, two_passes)
 
 
 def test_the_vocabulary_reaches_a_confined_allow(ws: str) -> None:

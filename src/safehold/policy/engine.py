@@ -21,6 +21,7 @@ Reasons are sorted and de-duplicated, so a decision never depends on rule order.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Final, Literal
@@ -82,13 +83,18 @@ def evaluate(
                 "runner",
                 f"runner must be `host` or `sandbox`, got {runner!r}; denied to be safe",
             )
-        decision, executes = _evaluate(config, call, workspace, grants)
+        decision, executes, assessment = _evaluate(config, call, workspace, grants)
         if not executes or decision.verdict is not Verdict.ALLOW:
             return decision
         host = host_config(config)
         if host is config:
             return decision  # nothing confines it (sandbox.mode = "none"): the same answer
-        return _confined(decision, _evaluate(host, call, workspace, grants)[0])
+        # The host's assessment of the command, when the same pass could tell it (else
+        # None: the host is judged whole, a second time).
+        on_host = assessment.host if assessment is not None else None
+        if assessment is not None and on_host == dataclasses.replace(assessment, host=None):
+            return decision  # step 3 was the only step that could differ, and it does not
+        return _confined(decision, _evaluate(host, call, workspace, grants, on_host)[0])
     except Exception as exc:  # INVARIANT: no error path allows
         return _deny(
             "internal-error",
@@ -102,8 +108,9 @@ def _confined(decision: Decision, host: Decision) -> Decision:
     """The sandbox's ALLOW, marked `confined` when the host decision is stricter.
 
     The only difference between the two configs is `sandbox.mode`, which only the command
-    analysis reads, so only execute calls are compared (one more evaluation for an allowed
-    command, none for anything else).
+    analysis (step 3) reads, so only execute calls are compared: for an allowed command,
+    either the sandboxed pass also told the host's assessment (`CommandAssessment.host`,
+    and the host decision is the same steps around it), or the host is judged whole.
     """
     if host.verdict is Verdict.ALLOW:
         return decision
@@ -145,19 +152,24 @@ class _Steps:
 
 
 def _evaluate(
-    config: object, call: object, workspace: object, grants: Mapping[str, GrantEffect] | None
-) -> tuple[Decision, bool]:
-    """The decision, and whether the call executes a command (where the sandbox can matter)."""
+    config: object,
+    call: object,
+    workspace: object,
+    grants: Mapping[str, GrantEffect] | None,
+    assessed: CommandAssessment | None = None,
+) -> tuple[Decision, bool, CommandAssessment | None]:
+    """The decision, whether the call executes a command (where the sandbox can matter),
+    and step 3's assessment of it. `assessed`: step 3's answer, already known."""
     if not isinstance(call, ToolCall):
         invalid = f"expected a ToolCall, got {type(call).__name__}"
-        return _deny("call-invalid", "call", invalid), False
+        return _deny("call-invalid", "call", invalid), False, None
     if not isinstance(config, SafetyConfig):
         invalid = f"expected a SafetyConfig, got {type(config).__name__}"
-        return _deny("config-invalid", "config", invalid), False
+        return _deny("config-invalid", "config", invalid), False, None
     try:
         policy = compile_policy(config, workspace)  # type: ignore[arg-type]
     except PolicyError as exc:
-        return _deny("workspace-invalid", "workspace", str(exc)), False
+        return _deny("workspace-invalid", "workspace", str(exc)), False, None
 
     args = read_arguments(call, policy.names_entry)
     sides = effective_sides(call, args)
@@ -170,7 +182,7 @@ def _evaluate(
     hosts = _step2_urls(config, args, steps)
     assessment = None
     if Side.EXECUTE in sides and not config.read_only:
-        assessment = _step3_command(config, policy, call, args, steps)
+        assessment = _step3_command(config, policy, call, args, steps, assessed)
 
     if canonicals is not None and hosts:
         canonicals = canonicals + [f"url:{h}" for h in hosts]
@@ -187,7 +199,11 @@ def _evaluate(
     grant_key = broaden(grant_key, config.grant_scope, call.name)  # opt-in wider grants
 
     if steps.deny:
-        return Decision(Verdict.DENY, _sorted(steps.deny), grant_key, step="deny"), executes
+        return (
+            Decision(Verdict.DENY, _sorted(steps.deny), grant_key, step="deny"),
+            executes,
+            assessment,
+        )
 
     # Step 4: grants recorded by earlier "always" answers in this session.
     effect = grants.get(grant_key) if grants is not None and grant_key is not None else None
@@ -197,24 +213,44 @@ def _evaluate(
             str(grant_key),
             "rejected by an earlier \u201calways reject\u201d answer in this session",
         )
-        return Decision(Verdict.DENY, (reason,), grant_key, step="grant-reject"), executes
+        return (
+            Decision(Verdict.DENY, (reason,), grant_key, step="grant-reject"),
+            executes,
+            assessment,
+        )
     allow_reasons: list[Reason] = []
     for one in sorted(sides, key=_SIDE_RANK.__getitem__) if len(sides) > 1 else sides:
         allow_reasons = _step5_flags(config, call, one, assessment, steps)
     if steps.hard_ask:
-        return Decision(
-            Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key, step="hard-ask"
-        ), executes
+        return (
+            Decision(
+                Verdict.ASK, _sorted(steps.hard_ask + steps.soft_ask), grant_key, step="hard-ask"
+            ),
+            executes,
+            assessment,
+        )
     if effect == GrantEffect.ALLOW:
         reason = Reason(
             "grant-allow",
             str(grant_key),
             "allowed by an earlier \u201calways allow\u201d answer in this session",
         )
-        return Decision(Verdict.ALLOW, (reason,), grant_key, step="grant-allow"), executes
+        return (
+            Decision(Verdict.ALLOW, (reason,), grant_key, step="grant-allow"),
+            executes,
+            assessment,
+        )
     if steps.soft_ask:
-        return Decision(Verdict.ASK, _sorted(steps.soft_ask), grant_key, step="ask"), executes
-    return Decision(Verdict.ALLOW, _sorted(allow_reasons), grant_key, step="allow"), executes
+        return (
+            Decision(Verdict.ASK, _sorted(steps.soft_ask), grant_key, step="ask"),
+            executes,
+            assessment,
+        )
+    return (
+        Decision(Verdict.ALLOW, _sorted(allow_reasons), grant_key, step="allow"),
+        executes,
+        assessment,
+    )
 
 
 _SIDE_RANK: Final = {Side.READ: 0, Side.NETWORK: 1, Side.UNKNOWN: 1, Side.WRITE: 2, Side.EXECUTE: 3}
@@ -393,36 +429,16 @@ _DIR_KEYS = ("cwd", "workdir", "working_directory", "working_dir", "directory", 
 
 
 def _step3_command(
-    config: SafetyConfig, policy: CompiledPolicy, call: ToolCall, args: Arguments, steps: _Steps
+    config: SafetyConfig,
+    policy: CompiledPolicy,
+    call: ToolCall,
+    args: Arguments,
+    steps: _Steps,
+    assessed: CommandAssessment | None = None,
 ) -> CommandAssessment:
-    readings: list[CommandAssessment] = []
-    # The base of every relative path the command names: `cwd`, or a tool's own spelling
-    # of it (`workdir`, `directory`, …). Several different ones: each is judged.
-    # (Compared, not hashed: a value may be any JSON, a list included.)
-    cwds: list[object] = []
-    for key in _DIR_KEYS:
-        if key in call.arguments and call.arguments[key] not in cwds:
-            cwds.append(call.arguments[key])
-    cwd = cwds[0] if cwds else None
     if "command" in call.arguments or not args.commands:
-        command, problems, shell_text = _command_of(call)
-        steps.deny.extend(problems)
-        readings.append(assess_command(command, config=config, policy=policy, cwd=cwd))
-        readings += [
-            assess_command(command, config=config, policy=policy, cwd=other) for other in cwds[1:]
-        ]
-        if shell_text is not None:
-            readings.append(assess_command(shell_text, config=config, policy=policy, cwd=cwd))
-    for where, value in args.commands:  # `cmd`, `script`, a nested `command`: any kind
-        one = assess_command(value, config=config, policy=policy, cwd=cwd)
-        prefixed = [Reason(r.code, r.rule, f"argument `{where}`: {r.message}") for r in one.reasons]
-        readings.append(CommandAssessment(one.verdict, tuple(prefixed), None, one.skip_approval))
-    assessment = readings[0]
-    for other in readings[1:]:
-        assessment = _stricter(assessment, other)
-    if len(readings) > 1 and not (len(readings) == 2 and "args" in call.arguments):
-        # Several commands in one call: no single grant key names them all.
-        assessment = CommandAssessment(assessment.verdict, assessment.reasons, None, False)
+        steps.deny.extend(_command_of(call)[1])
+    assessment = _assessment(config, policy, call, args) if assessed is None else assessed
     if assessment.verdict is Verdict.DENY:
         steps.deny.extend(assessment.reasons)
     elif assessment.verdict is Verdict.ASK:
@@ -438,6 +454,58 @@ def _step3_command(
                 "change what it runs",
             )
         )
+    return assessment
+
+
+def _assessment(
+    config: SafetyConfig, policy: CompiledPolicy, call: ToolCall, args: Arguments
+) -> CommandAssessment:
+    """Every command the call carries, assessed; the stricter reading wins.
+
+    Its `host` is the same for a host run, when each reading could tell it (else None).
+    """
+    readings: list[CommandAssessment] = []
+    # The base of every relative path the command names: `cwd`, or a tool's own spelling
+    # of it (`workdir`, `directory`, …). Several different ones: each is judged.
+    # (Compared, not hashed: a value may be any JSON, a list included.)
+    cwds: list[object] = []
+    for key in _DIR_KEYS:
+        if key in call.arguments and call.arguments[key] not in cwds:
+            cwds.append(call.arguments[key])
+    cwd = cwds[0] if cwds else None
+    if "command" in call.arguments or not args.commands:
+        command, _problems, shell_text = _command_of(call)
+        readings.append(assess_command(command, config=config, policy=policy, cwd=cwd))
+        readings += [
+            assess_command(command, config=config, policy=policy, cwd=other) for other in cwds[1:]
+        ]
+        if shell_text is not None:
+            readings.append(assess_command(shell_text, config=config, policy=policy, cwd=cwd))
+    for where, value in args.commands:  # `cmd`, `script`, a nested `command`: any kind
+        one = assess_command(value, config=config, policy=policy, cwd=cwd)
+        readings.append(_prefixed(one, where))
+    assessment = _combined(readings, call)
+    hosts = [r.host for r in readings]
+    if all(h is not None for h in hosts):
+        host = _combined([h for h in hosts if h is not None], call)
+        assessment = dataclasses.replace(assessment, host=host)
+    return assessment
+
+
+def _prefixed(one: CommandAssessment, where: str) -> CommandAssessment:
+    """A command found under argument `where`: its reasons say so; no grant key of its own."""
+    prefixed = [Reason(r.code, r.rule, f"argument `{where}`: {r.message}") for r in one.reasons]
+    host = None if one.host is None else _prefixed(one.host, where)
+    return CommandAssessment(one.verdict, tuple(prefixed), None, one.skip_approval, host)
+
+
+def _combined(readings: Sequence[CommandAssessment], call: ToolCall) -> CommandAssessment:
+    assessment = dataclasses.replace(readings[0], host=None)
+    for other in readings[1:]:
+        assessment = _stricter(assessment, other)
+    if len(readings) > 1 and not (len(readings) == 2 and "args" in call.arguments):
+        # Several commands in one call: no single grant key names them all.
+        assessment = CommandAssessment(assessment.verdict, assessment.reasons, None, False)
     return assessment
 
 

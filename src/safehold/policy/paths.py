@@ -604,9 +604,9 @@ def compile_policy(config: SafetyConfig, workspace: str) -> CompiledPolicy:
     absolute path.
     """
     home = os.environ.get("HOME") or _account_home()
-    last = _LAST
-    if last is not None and last[0] is config and last[1] == workspace and last[2] == home:
-        return last[3]
+    for last in _LAST:  # by identity: hashing a config walks all of it
+        if last[0] is config and last[1] == workspace and last[2] == home:
+            return last[3]
     if not isinstance(config, SafetyConfig):
         raise PolicyError(f"expected a SafetyConfig, got {type(config).__name__}")
     if (
@@ -616,11 +616,13 @@ def compile_policy(config: SafetyConfig, workspace: str) -> CompiledPolicy:
     ):
         raise PolicyError(f"the session workspace must be an absolute path, got {workspace!r}")
     compiled = _compile(config, workspace, home)
-    globals()["_LAST"] = (config, workspace, home, compiled)
+    # The last few, newest first: a decision for the sandbox runner compiles its config and
+    # the host form of it (`engine.host_config`) in turn, which a single entry would thrash.
+    globals()["_LAST"] = ((config, workspace, home, compiled), *_LAST[:3])
     return compiled
 
 
-_LAST: tuple[SafetyConfig, str, str, CompiledPolicy] | None = None
+_LAST: tuple[tuple[SafetyConfig, str, str, CompiledPolicy], ...] = ()
 
 
 # A handful of workspaces per process is the common case; each compiled policy holds its

@@ -92,6 +92,9 @@ class CommandAssessment:
     reasons: tuple[Reason, ...]
     grant_key: str | None
     skip_approval: bool
+    # Assessed for safehold's sandbox: the same command's assessment for the host, when the
+    # one pass could tell it (see `_host_view`); None when only a second pass can.
+    host: CommandAssessment | None = None
 
 
 def assess_command(
@@ -179,24 +182,30 @@ def _assess(
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
     _check_flows(analysis, policy, config, found, base)
-    if (
-        config.sandbox.mode == "none"
-        and not config.require_approval_for_execute
-        and allow_reasons is None
-    ):
-        # Closed world: unconfined, auto mode allows only what the analysis understands.
-        # Commands that the config's allow rules cover in full are the user's own word
-        # (`make *`), as they are in review mode: auto is never stricter than review.
-        for cmd in analysis.commands:
-            for finding in judge(not_understood(cmd, found.declared), unconfined=True):
-                _add(found, finding)
+    if not sandboxed:
+        _closed_world(analysis, config, found, allow_reasons)
+    host = None
+    if sandboxed and _same_on_host(analysis, policy, config, found, base):
+        on_host = _host_findings(analysis, config, policy, found, base, allow_reasons)
+        host = _conclude(on_host, analysis, config, allow_reasons, None)
     if not sandboxed:
         _check_trees(analysis, policy, found, base)
+    return _conclude(found, analysis, config, allow_reasons, host)
+
+
+def _conclude(
+    found: _Findings,
+    analysis: ShellAnalysis,
+    config: SafetyConfig,
+    allow_reasons: list[Reason] | None,
+    host: CommandAssessment | None,
+) -> CommandAssessment:
+    """What the findings come to once every check has run (`host`: see CommandAssessment)."""
     key = command_grant_key(analysis.grant_argvs) if found.grantable else None
     if found.deny:
-        return CommandAssessment(Verdict.DENY, _sorted(found.deny), key, False)
+        return CommandAssessment(Verdict.DENY, _sorted(found.deny), key, False, host)
     if found.ask:
-        return CommandAssessment(Verdict.ASK, _sorted(found.ask), key, False)
+        return CommandAssessment(Verdict.ASK, _sorted(found.ask), key, False, host)
     skip = allow_reasons is not None
     if skip or not config.require_approval_for_execute:
         # Nobody will look at this command: demand a second parser's agreement first.
@@ -210,8 +219,75 @@ def _assess(
                     "second-parser",
                     f"the command cannot be read with certainty: {problem}",
                 )
-                return CommandAssessment(Verdict.ASK, (reason,), None, False)
-    return CommandAssessment(Verdict.ALLOW, _sorted(allow_reasons or []), key, skip)
+                return CommandAssessment(Verdict.ASK, (reason,), None, False, host)
+    return CommandAssessment(Verdict.ALLOW, _sorted(allow_reasons or []), key, skip, host)
+
+
+def _same_on_host(
+    analysis: ShellAnalysis,
+    policy: CompiledPolicy,
+    config: SafetyConfig,
+    found: _Findings,
+    base: str,
+) -> bool:
+    """True when no check of this (sandboxed) pass took a branch the host would not take.
+
+    The sandbox loosens in exactly these places: code no analysis reads (opaque) runs, and
+    on the host the Python reader reads it instead; an absolute `/tmp/…` word, redirection
+    or directory is the private scratch (`private_scratch`); a computed word is no unknown
+    path; the workspace under `/tmp` is not read from outside. Conservative: any of them, in
+    any spelling, and the host is judged by a second pass. What only the host adds on top
+    (the closed world, tree walks) is added by `_host_findings`.
+    """
+    if analysis.opaque or any("/tmp" in r.target for r in analysis.redirects):
+        return False
+    if _workspace_read(policy, config) != _workspace_read_on_host(policy, config):
+        return False
+    for cmd in analysis.commands:
+        for layer in (*cmd.wrapper_words, cmd.words):
+            for w in layer:
+                if "/tmp" in w.text or not (w.static or w.home):
+                    return False
+        if any("/tmp" in a for a in cmd.assignments) or _variable_destinations(cmd):
+            return False
+        for d in _place(cmd, base, policy, found)[0]:
+            if d is not None and d != policy.workspace and "/tmp" in d:
+                return False
+    return True
+
+
+def _host_findings(
+    analysis: ShellAnalysis,
+    config: SafetyConfig,
+    policy: CompiledPolicy,
+    found: _Findings,
+    base: str,
+    allow_reasons: list[Reason] | None,
+) -> _Findings:
+    """`found` plus what only a host run adds: the closed world and the tree walks."""
+    host = _Findings(list(found.deny), list(found.ask), found.grantable, found.places)
+    host.exists, host.declared = found.exists, found.declared
+    _closed_world(analysis, config, host, allow_reasons)
+    _check_trees(analysis, policy, host, base)
+    return host
+
+
+def _closed_world(
+    analysis: ShellAnalysis,
+    config: SafetyConfig,
+    found: _Findings,
+    allow_reasons: list[Reason] | None,
+) -> None:
+    """Unconfined, auto mode allows only what the analysis understands (docs/shell.md).
+
+    Commands that the config's allow rules cover in full are the user's own word
+    (`make *`), as they are in review mode: auto is never stricter than review.
+    """
+    if config.require_approval_for_execute or allow_reasons is not None:
+        return
+    for cmd in analysis.commands:
+        for finding in judge(not_understood(cmd, found.declared), unconfined=True):
+            _add(found, finding)
 
 
 def _read_python(analysis: ShellAnalysis, policy: CompiledPolicy, base: str) -> ShellAnalysis:
@@ -837,6 +913,21 @@ def _workspace_read(policy: CompiledPolicy, config: SafetyConfig) -> tuple[Reaso
 
 
 _WORKSPACE_READ: OrderedDict[int, tuple[CompiledPolicy, SafetyConfig, tuple[Reason, ...]]] = (
+    OrderedDict()
+)
+
+
+def _workspace_read_on_host(policy: CompiledPolicy, config: SafetyConfig) -> tuple[Reason, ...]:
+    """`_workspace_read` as a host run judges it (no private `/tmp`), remembered likewise."""
+    known = _WORKSPACE_READ_HOST.get(id(policy))
+    if known is not None and known[0] is policy and known[1] is config:
+        return known[2]
+    reasons = _workspace_read(policy, config.without_sandbox())
+    remember(_WORKSPACE_READ_HOST, id(policy), (policy, config, reasons), 16)
+    return reasons
+
+
+_WORKSPACE_READ_HOST: OrderedDict[int, tuple[CompiledPolicy, SafetyConfig, tuple[Reason, ...]]] = (
     OrderedDict()
 )
 
