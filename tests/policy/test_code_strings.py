@@ -20,11 +20,11 @@ AUTO = SafetyConfig().with_mode("auto")
 
 def test_strings_with_blanks_are_read_in_every_quote() -> None:
     code = """os.system('curl x | sh'); run("rm -rf ~"); `id -u`; print('one')"""
-    assert code_strings(code) == ["curl x | sh", "rm -rf ~", "id -u"]
+    assert code_strings(code) == ("curl x | sh", "rm -rf ~", "id -u")
 
 
 def test_an_escaped_quote_does_not_end_the_string() -> None:
-    assert code_strings(r'''x = "say \" rm -rf ~"''') == [r"say \" rm -rf ~"]
+    assert code_strings(r'''x = "say \" rm -rf ~"''') == (r"say \" rm -rf ~",)
 
 
 @given(st.text(alphabet="'\"`\\ ab|;", max_size=300))

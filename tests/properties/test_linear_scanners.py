@@ -21,6 +21,7 @@ import pytest
 from safehold.policy._arguments import _patch_paths, _read
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.shell.programs.network import destinations
+from safehold.policy.shell.sandboxed import code_paths, code_strings
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 _RE_CALLS = frozenset({"compile", "match", "search", "fullmatch", "finditer", "findall", "sub"})
@@ -73,6 +74,10 @@ def _seconds(fn: Callable[[str], Any], small: str, large: str) -> tuple[float, f
     return best[0], best[1]
 
 
+def _all_patch_paths(text: str) -> list[str]:
+    return list(_patch_paths(text))  # a generator: read it to the end
+
+
 def _arguments(key: str) -> Callable[[str], Any]:
     def read(text: str) -> Any:
         # The uncached reading: `read_arguments` remembers a call it has seen.
@@ -82,16 +87,20 @@ def _arguments(key: str) -> Callable[[str], Any]:
 
 
 SCANNERS: dict[str, tuple[Callable[[str], Any], Callable[[int], str]]] = {
-    "patch-blanks": (_patch_paths, lambda n: "--- " + " " * n + "x"),
-    "patch-tabs": (_patch_paths, lambda n: "+++ a" + "\t " * (n // 2) + "b"),
-    "patch-headers": (_patch_paths, lambda n: "--- a\n" * (n // 6)),
-    "diff-git": (_patch_paths, lambda n: "diff --git a b" + " " * n + "c"),
+    "patch-blanks": (_all_patch_paths, lambda n: "--- " + " " * n + "x"),
+    "patch-tabs": (_all_patch_paths, lambda n: "+++ a" + "\t " * (n // 2) + "b"),
+    "patch-headers": (_all_patch_paths, lambda n: "--- a\n" * (n // 6)),
+    "diff-git": (_all_patch_paths, lambda n: "diff --git a b" + " " * n + "c"),
     "arguments-patch": (_arguments("patch"), lambda n: "--- " + " " * n + "x"),
     "arguments-content": (_arguments("content"), lambda n: "--- " + " " * n + "x"),
     "arguments-blanks": (_arguments("notes"), lambda n: " " * n + "x"),
     "arguments-urls": (_arguments("url"), lambda n: "http://a" * (n // 8)),
     "arguments-paths": (_arguments("notes"), lambda n: "/a" * (n // 2)),
     "curl-glob": (lambda t: destinations("curl", "", t, True), lambda n: "{" * n + "x"),
+    # The uncached scanners (`__wrapped__`: the decision remembers the last few texts).
+    "code-strings-escapes": (code_strings.__wrapped__, lambda n: "'" + "\\ " * (n // 2)),
+    "code-strings-quotes": (code_strings.__wrapped__, lambda n: "'a \\'" * (n // 5)),
+    "code-paths": (code_paths.__wrapped__, lambda n: "./a " * (n // 4)),
 }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -257,6 +257,7 @@ class _Finder:
         self.url_names = urls
         self.exists = exists
         self.found: list[PathArgument] = []
+        self.seen: set[tuple[str | bytes, bool, bool]] = set()
         self.globs: list[PathArgument] = []
         self.urls: list[PathArgument] = []
         self.commands: list[tuple[str, object]] = []
@@ -299,8 +300,17 @@ class _Finder:
                 item = value[key]
                 name = _normal(key)
                 if isinstance(item, str) and _is_patch(key, item):
-                    for i, patched in enumerate(_patch_paths(item)):
-                        self.take(patched, f"{sub} (patch file {i + 1})", depth + 1, declared=True)
+                    named: set[str] = set()
+                    for patched in _patch_paths(item):
+                        if patched in named:
+                            continue  # one file per hunk: judged once
+                        if len(self.found) >= _MAX_PATHS:
+                            # The rest is not read: the call asks (`arguments-too-large`).
+                            self.limit(sub, f"names more than {_MAX_PATHS} files in its patch")
+                            break
+                        named.add(patched)
+                        where_in = f"{sub} (patch file {len(named)})"
+                        self.take(patched, where_in, depth + 1, declared=True)
                 if name in _COMMAND_NAMES and (where or key != "command"):
                     self.commands.append((sub, item))  # top-level `command` is the engine's
                 if name in self.glob_names:
@@ -359,6 +369,9 @@ class _Finder:
     def add_path(
         self, where: str, value: str | bytes, write: bool, *, by_value: bool = False
     ) -> None:
+        if (value, write, by_value) in self.seen:
+            return  # the same path again (a patch naming one file per hunk): judged once
+        self.seen.add((value, write, by_value))
         if len(self.found) >= _MAX_PATHS:
             self.limit(where, f"brings the call past {_MAX_PATHS} paths")
             return
@@ -450,32 +463,34 @@ def _looks_like_path(text: str) -> bool:
 
 
 # Headers naming the files a patch changes: Codex's `apply_patch` format and unified diffs.
-# Linear: each alternative is anchored at a line start and takes the rest of the line whole
-# (`[^\n]*`, trimmed in Python); a lazy `(.+?)\s*$` was quadratic in a run of blanks.
+# A lazy `(.+?)\s*$` was quadratic in a run of blanks. Patch header lines: `*** Update File: x` (the apply_patch format), `--- a/x`, `+++ b/x`,
+# `rename from x`, `copy to x`, `diff --git a/x b/y`. The pattern starts with a newline, so
+# the scan jumps from line start to line start; each line's rest is taken whole
+# (`[^\n]*`, trimmed in Python): linear in the text.
 _PATCH_HEADER: Final = re.compile(
-    r"^(?:\*\*\* (?:Add|Update|Delete) File: |\*\*\* Move to: |--- |\+\+\+ "
-    r"|rename (?:from|to) |copy (?:from|to) )([^\n]*)"
-    r"|^diff --git (\S+) (\S+)[^\S\n]*$",
-    re.MULTILINE,
+    r"\n(?:(\*\*\* (?:Add|Update|Delete) File: |\*\*\* Move to: |--- |\+\+\+ "
+    r"|rename (?:from|to) |copy (?:from|to) )|diff --git )([^\n]*)"
 )
 _PATCH_NAMES: Final = frozenset({"patch", "diff", "input", "patchtext", "unifieddiff", "changes"})
 
 
-def _patch_paths(text: str) -> list[str]:
-    """The files a patch text names (`*** Update File: x`, `+++ b/x`, `diff --git a/x b/y`)."""
-    out: list[str] = []
-    for m in _PATCH_HEADER.finditer(text):
-        for group in (m.group(1), m.group(2), m.group(3)):
-            name = group.rstrip() if group else ""
-            if not name:
+def _patch_paths(text: str) -> Iterator[str]:
+    """The files a patch text names (`*** Update File: x`, `+++ b/x`, `diff --git a/x b/y`),
+    each header line once, in order (a patch repeats its headers per file and hunk)."""
+    for prefix, rest in dict.fromkeys(_PATCH_HEADER.findall("\n" + text)):
+        if prefix:
+            names = [rest]
+        else:
+            names = rest.split()  # `diff --git A B`: two names, no more
+            if len(names) != 2:
                 continue
-            name = name.split("\t", 1)[0]  # `--- a/x<TAB>timestamp`
-            if name == "/dev/null":
+        for raw in names:
+            name = raw.rstrip().split("\t", 1)[0]  # `--- a/x<TAB>timestamp`
+            if not name or name == "/dev/null":
                 continue
-            out.append(name)
+            yield name
             if name.startswith(("a/", "b/")):
-                out.append(name[2:])  # git's prefixes; both readings are checked
-    return out
+                yield name[2:]  # git's prefixes; both readings are checked
 
 
 def _is_patch(key: object, value: str) -> bool:

@@ -354,6 +354,11 @@ def _analyze_script(
             assigns=assigns,
         )
         return (plain,)
+    long_guard = _guard(text) if len(text) > MAX_COMMAND_LENGTH and "<<" not in text else None
+    if long_guard is not None:
+        # No heredoc body to leave out: too long as it stands, without parsing 1 MiB first.
+        acc.add_opaque(long_guard)
+        return ()
     src = text.encode("utf-8", "surrogatepass")
     root = parse_tree(src)
     dashed = quote_lone_dashes(root, src)

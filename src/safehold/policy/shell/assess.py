@@ -40,7 +40,7 @@ from safehold.policy.paths import PathCheck, list_directory
 from safehold.policy.program_config import declared_tables
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
-from safehold.policy.shell.effects import not_understood
+from safehold.policy.shell.effects import host_effects
 from safehold.policy.shell.flows import follow
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.judge import judge
@@ -286,7 +286,7 @@ def _closed_world(
     if config.require_approval_for_execute or allow_reasons is not None:
         return
     for cmd in analysis.commands:
-        for finding in judge(not_understood(cmd, found.declared), unconfined=True):
+        for finding in judge(host_effects(cmd, found.declared), unconfined=True):
             _add(found, finding)
 
 

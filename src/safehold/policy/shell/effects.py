@@ -31,10 +31,10 @@ from safehold.policy.shell.programs.interpreters import (
 )
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
-from safehold.policy.shell.programs.table import Program, read_roles
+from safehold.policy.shell.programs.table import FETCHES_CODE, Program, read_roles
 from safehold.policy.shell.words import Word
 
-__all__ = ["BUILTINS", "Effect", "EffectKind", "not_understood"]
+__all__ = ["BUILTINS", "Effect", "EffectKind", "host_effects"]
 
 EffectKind = Literal["read", "write", "delete", "run", "send", "not-understood"]
 
@@ -66,10 +66,11 @@ class Effect:
     provenance: str
 
 
-def not_understood(
+def host_effects(
     cmd: SimpleCommand, declared: Mapping[str, Program] | None = None
 ) -> tuple[Effect, ...]:
-    """The parts of `cmd` the analysis does not understand (none for an understood command).
+    """What a host run of `cmd` must be judged on beyond its roles: the parts the analysis
+    does not understand (`not-understood`), and code it downloads and runs (`run`).
 
     `declared`: the user's `[[programs]]`, looked up before the built-in tables.
     """
@@ -123,8 +124,15 @@ def _unknown(word: str, program: str, why: str) -> Effect:
 
 
 def _unknown_words(table: Program, words: tuple[Word, ...], name: str = "") -> tuple[Effect, ...]:
+    """The words `table` does not account for, and the downloaded code the command runs."""
     name = name or program_name(words[0])
-    return tuple(
+    reading = read_roles(table, words)
+    found = tuple(
         _unknown(word, name, f"is no option or subcommand in the table of `{name}`")
-        for word in read_roles(table, words).unknown
+        for word in reading.unknown
     )
+    if FETCHES_CODE in reading.modes:
+        shown = " ".join(w.text for w in words[:3])
+        why = f"`{shown}` downloads packages and runs code that comes with them"
+        found += (Effect("run", "downloaded packages", name, why),)
+    return found

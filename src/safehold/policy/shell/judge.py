@@ -2,8 +2,9 @@
 
 `judge` takes the effects of a command (`effects.Effect`) and says, for each, what it
 asks or denies. Without the sandbox (`sandbox.mode = "none"`) in auto mode, a part not
-understood asks (`not-understood`): nothing confines what it may do. With the sandbox on
-it is confined and asks nothing; everything understood is still judged in full.
+understood asks (`not-understood`): nothing confines what it may do; so does a package
+manager that downloads packages and runs their code (`downloaded-code`, rule 3). With the
+sandbox on both are confined and ask nothing; everything understood is still judged in full.
 """
 
 from __future__ import annotations
@@ -29,7 +30,18 @@ def judge(effects: Iterable[Effect], *, unconfined: bool) -> list[Finding]:
     for effect in effects:
         if effect.kind == "not-understood" and unconfined:
             out.append(Finding(Verdict.ASK, _not_understood(effect)))
+        elif effect.kind == "run" and effect.target == "downloaded packages" and unconfined:
+            out.append(Finding(Verdict.ASK, _downloaded(effect)))
     return out
+
+
+def _downloaded(effect: Effect) -> Reason:
+    """Security-model rule 3: downloaded code never runs unasked where nothing confines it."""
+    return Reason(
+        "downloaded-code",
+        effect.program,
+        f"{effect.provenance}, and no sandbox confines it (sandbox.mode is none)",
+    )
 
 
 def _not_understood(effect: Effect) -> Reason:

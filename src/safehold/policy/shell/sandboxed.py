@@ -16,6 +16,7 @@ The contract (docs/decisions.md, "Code the analysis cannot read"):
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from typing import TYPE_CHECKING
@@ -39,7 +40,8 @@ def runs_sandboxed(config: SafetyConfig) -> bool:
     return config.sandbox.mode == "bwrap"
 
 
-def code_paths(code: str) -> list[str]:
+@functools.lru_cache(maxsize=16)  # a decision for the sandbox may read the code twice
+def code_paths(code: str) -> tuple[str, ...]:
     """The distinct path-like words in a piece of code (`/x/y`, `~/.ssh/id_rsa`, `./.env`).
 
     Words are split at quotes and punctuation, so string literals (`open('~/.aws/config')`)
@@ -49,31 +51,31 @@ def code_paths(code: str) -> list[str]:
     for word in _NOT_PATH.split(code):
         if word and ("/" in word or word[0] in "~.") and word not in (".", ".."):
             out[word] = None
-    return list(out)
+    return tuple(out)
 
 
-def code_strings(code: str) -> list[str]:
+@functools.lru_cache(maxsize=16)
+def code_strings(code: str) -> tuple[str, ...]:
     """The distinct quoted literals in `code` that have a blank in them: maybe command lines.
 
     `system('curl -s URL | sh')`, `execSync("rm -rf ~")`, awk `system("…")`. One
     forward pass: a quote runs to the next unescaped same quote (or the end).
     """
     out: dict[str, None] = {}
-    n = len(code)
-    i = 0
-    while i < n:
-        quote = code[i]
-        if quote not in "'\"`":
-            i += 1
-            continue
-        j = i + 1
-        while j < n and code[j] != quote:
-            j += 2 if code[j] == "\\" else 1
-        text = code[i + 1 : min(j, n)]
-        i = j + 1
+    for m in _QUOTED.finditer(code):
+        text = m.group(1) if m.group(1) is not None else m.group(2) or m.group(3) or ""
         if " " in text or "\t" in text:
             out[text] = None
-    return list(out)
+    return tuple(out)
+
+
+# A quoted literal: from a quote to the next same quote not after a backslash (or the end).
+# Possessive, each character taken one way: linear, no backtracking.
+_QUOTED = re.compile(
+    r"'((?:[^'\\]++|\\[\s\S]?)*+)'?"
+    r'|"((?:[^"\\]++|\\[\s\S]?)*+)"?'
+    r"|`((?:[^`\\]++|\\[\s\S]?)*+)`?"
+)
 
 
 def private_scratch(target: str, config: SafetyConfig, home: str) -> bool:

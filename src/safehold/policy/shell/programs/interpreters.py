@@ -216,7 +216,7 @@ def script_operand(name: str, words: tuple[Word, ...]) -> int | None:
     return None
 
 
-# Interpreters' own options, for the closed world (`effects.not_understood`): an option
+# Interpreters' own options, for the closed world (`effects.host_effects`): an option
 # word not listed here is not understood. Python's parser reads clusters (`-uB`, `-Wignore`)
 # and no abbreviations; `-c` and `-m` end its options (the step reads `-c`; `-m MODULE`'s
 # words are the module's, see `python_module`).

@@ -67,6 +67,7 @@ _PIP_INSTALL = Program(
     },
     parser="argparse",
     source=f"pip install ({_PIP_SOURCE})",
+    fetches_code=True,  # builds from source run the package's setup code
 )
 _PIP_LIST = Program(
     options={
@@ -107,20 +108,88 @@ _PIP = Program(
         "list": _PIP_LIST,
         "show": _PIP_SHOW,
         "freeze": _PIP_FREEZE,
-        "download": Program(options={"-d": _WRITE, "--dest": _WRITE, "-r": _READ}),
-        "wheel": Program(options={"-w": _WRITE, "--wheel-dir": _WRITE, "-r": _READ}),
+        # Both build source distributions to read their metadata: the package's code runs.
+        "download": Program(
+            options={"-d": _WRITE, "--dest": _WRITE, "-r": _READ}, fetches_code=True
+        ),
+        "wheel": Program(
+            options={"-w": _WRITE, "--wheel-dir": _WRITE, "-r": _READ}, fetches_code=True
+        ),
     },
 )  # fmt: skip
+_NPM_OPTIONS = {
+    "--prefix": _WRITE, "-C": _WRITE, "--cache": _WRITE, "--userconfig": _READ,
+    "--globalconfig": _READ, "--registry": _NET, "--proxy": _NET, "--https-proxy": _NET,
+}  # fmt: skip
+
+
+def _subcommands(
+    options: dict[str, Opt], runs: frozenset[str], others: frozenset[str]
+) -> dict[str, Program]:
+    """Each subcommand with the program's options; `runs` download and run package code."""
+    out = {name: Program(options=options, fetches_code=True) for name in runs}
+    out.update({name: Program(options=options) for name in others})
+    return out
+
+
+# npm 10.9 `lib/utils/cmd-list.js`: every command and alias (npm also takes any unique
+# abbreviation and camelCase spellings: those are left out, so they are not understood).
+# Install scripts of the packages run: install, ci, update, dedupe, rebuild, link, the
+# install-test pair, and `audit fix`; `exec` and `init <initializer>` download a package
+# and run it. Left out: `explore` (runs a command in a package) and `edit` (runs $EDITOR).
+_NPM_RUNS = frozenset(
+    {
+        "install", "add", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta",
+        "isntal", "isntall", "ci", "clean-install", "ic", "install-clean", "isntall-clean",
+        "install-test", "it", "install-ci-test", "cit", "clean-install-test", "sit",
+        "update", "up", "upgrade", "udpate", "dedupe", "ddp", "rebuild", "rb", "link", "ln",
+        "audit", "exec", "x", "init", "create", "innit",
+    }
+)  # fmt: skip
+_NPM_OTHERS = frozenset(
+    {
+        "access", "adduser", "add-user", "bugs", "issues", "cache", "completion", "config",
+        "c", "deprecate", "diff", "dist-tag", "dist-tags", "docs", "home", "doctor",
+        "explain", "why", "find-dupes", "fund", "get", "help", "hlep", "help-search", "ll",
+        "la", "login", "logout", "ls", "list", "org", "ogr", "outdated", "owner", "author",
+        "pack", "ping", "pkg", "prefix", "profile", "prune", "publish", "query", "repo",
+        "restart", "root", "run-script", "run", "rum", "urn", "sbom", "search", "find", "s",
+        "se", "set", "shrinkwrap", "star", "stars", "start", "stop", "team", "test", "t",
+        "tst", "token", "uninstall", "unlink", "remove", "rm", "r", "un", "unpublish",
+        "unstar", "version", "verison", "view", "info", "show", "v", "whoami",
+    }
+)  # fmt: skip
 _NPM = Program(
-    options={"--prefix": _WRITE, "-C": _WRITE, "--cache": _WRITE, "--userconfig": _READ,
-             "--globalconfig": _READ, "--registry": _NET, "--proxy": _NET,
-             "--https-proxy": _NET},
+    options=_NPM_OPTIONS,
+    subcommands=_subcommands(_NPM_OPTIONS, _NPM_RUNS, _NPM_OTHERS),
+)
+_CARGO_OPTIONS = {
+    "--root": _WRITE, "--target-dir": _WRITE, "--manifest-path": _READ, "--config": _V,
+    "-Z": _V, "-p": _V, "--package": _V, "--bin": _V, "--features": _V, "-F": _V, "-j": _V,
+    "--jobs": _V, "--target": _V,
+}  # fmt: skip
+# cargo 1.95 `cargo --list`. Building runs build scripts and procedural macros of every
+# dependency, downloaded as the manifest says: build, check, test, run, bench, doc, clippy,
+# fix, rustc, rustdoc, package, install and miri. Any other word is a `cargo-NAME` program
+# on PATH or an alias from a `.cargo/config.toml`: not understood.
+_CARGO_RUNS = frozenset(
+    {
+        "build", "b", "check", "c", "test", "t", "run", "r", "bench", "doc", "d", "clippy",
+        "fix", "rustc", "rustdoc", "package", "install", "miri",
+    }
+)  # fmt: skip
+_CARGO_OTHERS = frozenset(
+    {
+        "add", "clean", "config", "fetch", "fmt", "generate-lockfile", "help", "info", "init",
+        "locate-project", "login", "logout", "metadata", "new", "owner", "pkgid", "publish",
+        "read-manifest", "remove", "rm", "report", "search", "tree", "uninstall", "update",
+        "vendor", "verify-project", "version", "yank",
+    }
 )  # fmt: skip
 _CARGO = Program(
-    options={"--root": _WRITE, "--target-dir": _WRITE, "--manifest-path": _READ,
-             "--config": _V, "-Z": _V, "-p": _V, "--package": _V, "--bin": _V,
-             "--features": _V, "-F": _V, "-j": _V, "--jobs": _V, "--target": _V},
-)  # fmt: skip
+    options=_CARGO_OPTIONS,
+    subcommands=_subcommands(_CARGO_OPTIONS, _CARGO_RUNS, _CARGO_OTHERS),
+)
 
 PROGRAMS: dict[str, Program] = {
     "pip": _PIP,

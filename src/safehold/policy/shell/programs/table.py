@@ -17,6 +17,7 @@ from typing import Literal
 from safehold.policy.shell.words import Word
 
 __all__ = [
+    "FETCHES_CODE",
     "PARSERS",
     "ROLES",
     "Opt",
@@ -127,6 +128,10 @@ class Program:
     # Where the option list comes from: the program and version whose `--help` or man page
     # it was taken from ("GNU grep 3.11"). Empty: the list is not (yet) complete.
     source: str = ""
+    # The (sub)command downloads packages and runs code that comes with them: install and
+    # build scripts (`pip install`, `npm install`, `cargo build`). Read as the mode
+    # `FETCHES_CODE`; unconfined it asks (security-model rule 3: downloaded code).
+    fetches_code: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +253,10 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
     """
     reading = read_roles(program, words)
     return list(reading.uses), set(reading.modes)
+
+
+FETCHES_CODE = "fetches-code"
+"""The mode a `Program(fetches_code=True)` reading reports."""
 
 
 def read_roles(program: Program, words: tuple[Word, ...]) -> Reading:
@@ -389,6 +398,8 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
         RoleUse(role, Word(text, True) if text is not None else Word("<computed>", False, True))
         for role, text in spec.implicit
     )
+    if spec.fetches_code or program.fetches_code:
+        modes.add(FETCHES_CODE)
     return uses, modes, unknown
 
 
