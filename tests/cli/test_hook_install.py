@@ -136,3 +136,17 @@ def test_a_settings_file_that_is_not_understood_is_left_alone(
 def test_every_cli_has_both_scopes_described() -> None:
     assert set(CLIS) == {"claude-code", "gemini-cli"}
     assert CLIS["claude-code"].project_scope and not CLIS["gemini-cli"].project_scope
+
+
+def test_install_interactive_and_the_two_answers_exclude_each_other(
+    home: Path, tmp_path: Path
+) -> None:
+    done = safehold(home, tmp_path, "hook", "install", "gemini-cli", "--interactive")
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = commands(home / ".gemini" / "settings.json", "BeforeTool")
+    assert len(found) == 1 and found[0].endswith(" hook gemini-cli --interactive || exit 2")
+    both = safehold(
+        home, tmp_path, "hook", "install", "gemini-cli", "--interactive", "--ask-as-deny"
+    )
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    assert "Traceback" not in both.stderr

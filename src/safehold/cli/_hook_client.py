@@ -97,7 +97,8 @@ def _enabled() -> bool:
 
 
 def plain_hook(words: list[str]) -> bool:
-    """`hook <cli> [--config F | --config=F] [--ask-as-deny]`: what the server path handles."""
+    """`hook <cli> [--config F | --config=F] [--ask-as-deny | --interactive]`: what the
+    server path handles."""
     if len(words) < 2 or words[0] != "hook" or words[1] not in _FLAVOURS:
         return False
     rest = words[2:]
@@ -105,7 +106,7 @@ def plain_hook(words: list[str]) -> bool:
         word = rest.pop(0)
         if word == "--config" and rest and not rest[0].startswith("-"):
             rest.pop(0)
-        elif not (word == "--ask-as-deny" or word.startswith("--config=")):
+        elif not (word in ("--ask-as-deny", "--interactive") or word.startswith("--config=")):
             return False
     return True
 

@@ -58,10 +58,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             help="a TOML/JSON config file (default: $SAFEHOLD_CONFIG, <project>/.safehold.toml, "
             "~/.config/safehold/config.toml, else the built-in defaults)",
         )
-        f.add_argument(
+        person = f.add_mutually_exclusive_group()
+        person.add_argument(
             "--ask-as-deny",
             action="store_true",
-            help="answer deny where safehold would ask (no person is there to answer)",
+            help="answer deny where safehold would ask (no person is there to answer); "
+            "without it or --interactive, the hook looks: $SAFEHOLD_HEADLESS, the CLI's "
+            "headless switch (claude -p, gemini -p), Claude Code's dontAsk mode, a terminal",
+        )
+        person.add_argument(
+            "--interactive",
+            action="store_true",
+            help="a person answers the CLI's prompts even where the hook sees no terminal "
+            "(an IDE extension, a desktop app): asks stay asks",
         )
         f.set_defaults(handler=run)
     from safehold.cli.hook_install import register_actions
@@ -109,7 +118,35 @@ def _decide(args: argparse.Namespace) -> dict[str, Any]:
         from safehold.policy.provenance import Provenance, annotate
 
         decision = annotate(decision, Provenance.of(loaded, source.describe()))
-    return flavour.render(decision, ask_as_deny=args.ask_as_deny)
+    return flavour.render(decision, no_person=_no_person(args, hook_call))
+
+
+def _no_person(args: argparse.Namespace, hook_call: HookCall) -> str | None:
+    """Why no person can answer an ask here (it is then answered deny), or None.
+
+    The user's word first (the flags, then `$SAFEHOLD_HEADLESS`), then the payload, then what
+    the hook process saw (`safehold.cli._headless`).
+    """
+    import os
+
+    from safehold.cli import _headless
+
+    if args.ask_as_deny:
+        return "--ask-as-deny"
+    if getattr(args, "interactive", False):
+        return None
+    try:
+        choice = _headless.user_choice(os.environ)
+    except ValueError as exc:
+        raise HookError(str(exc)) from None
+    if choice is not None:
+        return f"${_headless.HEADLESS_VAR}" if choice else None
+    if hook_call.no_person is not None:
+        return hook_call.no_person
+    seen = os.environ.get(_headless.SEEN_VAR)
+    if seen is None:  # not marked by a hook process (called in-process): look from here
+        return _headless.detect(args.flavour)
+    return seen or None
 
 
 def _decide_audited(config: SafetyConfig, hook_call: HookCall) -> Decision:

@@ -125,10 +125,17 @@ def register_actions(
         )
         if action == "install":
             p.add_argument("--config", metavar="F", help="pin this config file in the hook command")
-            p.add_argument(
+            person = p.add_mutually_exclusive_group()
+            person.add_argument(
                 "--ask-as-deny",
                 action="store_true",
-                help="the hook answers deny where safehold would ask (headless runs)",
+                help="the hook always answers deny where safehold would ask (without it, "
+                "the hook does so when it sees a headless run)",
+            )
+            person.add_argument(
+                "--interactive",
+                action="store_true",
+                help="asks stay asks even where the hook sees no terminal (an IDE extension)",
             )
         p.set_defaults(handler=run_install if action == "install" else run_uninstall, scope=None)
 
@@ -147,13 +154,17 @@ def safehold_command() -> list[str]:
     return [sys.executable, "-m", "safehold"]
 
 
-def hook_command(cli: str, *, config: str | None = None, ask_as_deny: bool = False) -> str:
+def hook_command(
+    cli: str, *, config: str | None = None, ask_as_deny: bool = False, interactive: bool = False
+) -> str:
     """The shell command the CLI runs: absolute, fail closed (`|| exit 2`)."""
     words = [*safehold_command(), "hook", cli]
     if config is not None:
         words += ["--config", str(Path(config).expanduser().resolve())]
     if ask_as_deny:
         words.append("--ask-as-deny")
+    elif interactive:
+        words.append("--interactive")
     return f"{shlex.join(words)} || exit 2"
 
 
@@ -286,7 +297,12 @@ def run_install(args: argparse.Namespace) -> int:
     """Merge the hook into the settings file, then run the self-test."""
     target = CLIS[args.cli]
     scope, path = _where(args, target)
-    command = hook_command(target.name, config=args.config, ask_as_deny=args.ask_as_deny)
+    command = hook_command(
+        target.name,
+        config=args.config,
+        ask_as_deny=args.ask_as_deny,
+        interactive=args.interactive,
+    )
     merged = with_safehold(_read(path), target, command, path)
     if args.dry_run:
         print(f"would write {path} ({scope} settings of {target.title}):")

@@ -264,3 +264,27 @@ def test_doctor_shows_the_server_and_stop_ends_it_cleanly(project: Project, serv
     # SIGTERM took the socket and the lock file with it.
     assert list(server.runtime.glob("safehold/hook-*")) == []
     assert f"hook server: not running ({sock})" in doctor()
+
+
+def test_the_server_answers_for_the_callers_terminal(project: Project, server: Server) -> None:
+    """The server has no terminal: what counts is the hook process's (headless or not)."""
+    from tests.adapters.hooks.test_headless import ASKS, _run, _verdict
+
+    probe = (
+        "import json, sys\nfrom safehold.cli import main\ncode = main(['hook', 'gemini-cli'])\n"
+        "sys.stdout.flush()\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    )
+    env = server.env()
+    del env["SAFEHOLD_HEADLESS"]  # tests/conftest.py pins it; here the hook looks
+    for terminal, expected in ((True, "ask"), (False, "deny")):
+        done = _run(
+            project,
+            [sys.executable, "-c", probe],
+            env=env,
+            terminal=terminal,
+            stdin=project.payload("gemini-cli", ASKS["gemini-cli"]),
+        )
+        assert done.returncode == 0, done.stderr
+        assert _verdict("gemini-cli", json.loads(done.stdout))[0] == expected
+        loaded = set(json.loads(done.stderr.splitlines()[-1]))
+        assert "safehold.policy.engine" not in loaded  # the server answered
