@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from safehold.errors import SafeholdError
+from safehold.errors import SafeholdError, value_kind
 
 __all__ = ["CLIS", "HookInstallError", "Target", "installed_hooks", "register_actions"]
 
@@ -204,7 +204,7 @@ def _read(path: Path) -> dict[str, Any]:
             "nothing was changed"
         ) from None
     if not isinstance(data, dict):
-        raise HookInstallError(f"{path}: expected a JSON object, found {type(data).__name__}")
+        raise HookInstallError(f"{path}: expected a JSON object, found {value_kind(data)}")
     return data
 
 

@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from safehold.errors import ConfigError
+from safehold.errors import ConfigError, value_kind
 from safehold.policy.decision import Verdict
 from safehold.policy.examples import PolicyExample
 from safehold.policy.modes import (
@@ -621,6 +621,36 @@ def _line_of(key: str, text: str) -> int | None:
 
 _MERGED_FIELDS = frozenset({"denied_paths", "protected_paths", "readonly_paths", "command_rules"})
 _NAMED = re.compile(r"^`(\w+)`: ")
+_LIST, _TABLE = "a list (`[...]`)", "a table (`[section]` or `{ key = value }`)"
+_EXPECTED: dict[str, str] = {
+    # pydantic's error types, in the words of a TOML/JSON file (not "a valid tuple").
+    "tuple_type": _LIST,
+    "list_type": _LIST,
+    "set_type": _LIST,
+    "frozen_set_type": _LIST,
+    "dict_type": _TABLE,
+    "model_type": _TABLE,
+    "model_attributes_type": _TABLE,
+    "dataclass_type": _TABLE,
+    "string_type": "a string",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+}
+_SHOULD_BE = "Input should be "
+
+
+def _shown(value: object) -> str:
+    """A value as the file spells it (`"yes"`, `null`, `[1, 2]`), at most 80 characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def format_validation_error(
@@ -643,8 +673,13 @@ def format_validation_error(
             err["loc"] = (loc,)
         if err["type"] == "extra_forbidden":
             msg = "unknown field (not a SafetyConfig setting; check the spelling)"
-        elif "input" in err and err["type"] not in ("missing", "value_error"):
-            msg = f"{msg} (got {err['input']!r})"
+        elif err["type"] in _EXPECTED:
+            msg = f"expected {_EXPECTED[err['type']]}"
+        elif msg.startswith(_SHOULD_BE):  # `literal_error`, `enum`: the values it may take
+            msg = "expected " + msg[len(_SHOULD_BE) :].replace("'", "`")
+        if "input" in err and err["type"] not in ("missing", "value_error", "extra_forbidden"):
+            got = err["input"]
+            msg += ", got null" if got is None else f", got {value_kind(got)} {_shown(got)}"
         where = ""
         if text is not None:
             keys = [str(x) for x in err["loc"] if isinstance(x, str)]

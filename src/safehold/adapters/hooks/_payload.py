@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from safehold.errors import SafeholdError
+from safehold.errors import SafeholdError, value_kind
 from safehold.policy.calls import ToolCall
 from safehold.policy.decision import Decision, Verdict
 
@@ -63,7 +63,7 @@ def read_payload(
     `safehold hook …` subcommand for the message, `project_var` the CLI's project variable.
     """
     if not isinstance(payload, Mapping):
-        raise HookInputError(f"hook payload: expected a JSON object, got {type(payload).__name__}")
+        raise HookInputError(f"hook payload: expected a JSON object, got {value_kind(payload)}")
     sent = text_field(payload, "hook_event_name", required=False)
     if sent is not None and sent != event:
         raise HookInputError(
@@ -74,7 +74,7 @@ def read_payload(
     arguments = field(payload, "tool_input")
     if not isinstance(arguments, Mapping):
         raise HookInputError(
-            f"hook payload: `tool_input` must be an object, got {type(arguments).__name__}"
+            f"hook payload: `tool_input` must be an object, got {value_kind(arguments)}"
         )
     cwd = text_field(payload, "cwd", required=False)
     workspace = workspace_of(env.get(project_var) or None, cwd, project_var)

@@ -23,11 +23,14 @@ FRAMEWORK = "MCP server"
 
 # First matching row wins. `destructiveHint` only means something when `readOnlyHint` is not
 # true (the MCP spec says so), hence the read-only rows first; a read-only tool that reaches
-# the open world (a web search) still sends data out, so it is a fetch.
+# the open world (a web search) still sends data out, so it is a fetch. A destructive tool
+# is an edit, not a delete: the spec's "destructive updates" are overwrites as much as
+# deletions (the reference filesystem server's `write_file` says `destructiveHint: true`),
+# and both kinds are the write side, so the verdict is the same and the words are right.
 _RULES: tuple[tuple[Mapping[str, bool], ToolKind], ...] = (
     ({"readOnlyHint": True, "openWorldHint": True}, ToolKind.FETCH),
     ({"readOnlyHint": True}, ToolKind.READ),
-    ({"destructiveHint": True}, ToolKind.DELETE),
+    ({"destructiveHint": True}, ToolKind.EDIT),
     ({"openWorldHint": True}, ToolKind.FETCH),
     ({"destructiveHint": False}, ToolKind.EDIT),
     ({"readOnlyHint": False}, ToolKind.EDIT),
