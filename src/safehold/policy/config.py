@@ -24,6 +24,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from safehold.errors import ConfigError, value_kind
 from safehold.policy.decision import Verdict
@@ -653,6 +654,23 @@ def _shown(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def validation_message(err: ErrorDetails, *, setting: str = "a SafetyConfig") -> str:
+    """One pydantic error in the words of a TOML/JSON file: what was expected, what came."""
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    if err["type"] == "extra_forbidden":
+        msg = f"unknown field (not {setting} setting; check the spelling)"
+    elif err["type"] in _EXPECTED:
+        msg = f"expected {_EXPECTED[err['type']]}"
+    elif msg.startswith(_SHOULD_BE):  # `literal_error`, `enum`: the values it may take
+        msg = "expected " + msg[len(_SHOULD_BE) :].replace("'", "`")
+    if "input" in err and err["type"] not in ("missing", "value_error", "extra_forbidden"):
+        got = err["input"]
+        msg += ", got null" if got is None else f", got {value_kind(got)} {_shown(got)}"
+    return msg
+
+
 def format_validation_error(
     exc: ValidationError, *, source: Path | None = None, text: str | None = None
 ) -> str:
@@ -664,22 +682,11 @@ def format_validation_error(
             # The index counts the built-in entries merged in front; the message names the value.
             parts_of_loc = [x for x in parts_of_loc if not isinstance(x, int)]
         loc = ".".join(str(x) for x in parts_of_loc)
-        msg = err["msg"]
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
+        msg = validation_message(err)
         named = _NAMED.match(msg) if not parts_of_loc else None
         if named:  # a whole-config check that names its field (`mode`)
             loc, msg = named.group(1), msg[named.end() :]
             err["loc"] = (loc,)
-        if err["type"] == "extra_forbidden":
-            msg = "unknown field (not a SafetyConfig setting; check the spelling)"
-        elif err["type"] in _EXPECTED:
-            msg = f"expected {_EXPECTED[err['type']]}"
-        elif msg.startswith(_SHOULD_BE):  # `literal_error`, `enum`: the values it may take
-            msg = "expected " + msg[len(_SHOULD_BE) :].replace("'", "`")
-        if "input" in err and err["type"] not in ("missing", "value_error", "extra_forbidden"):
-            got = err["input"]
-            msg += ", got null" if got is None else f", got {value_kind(got)} {_shown(got)}"
         where = ""
         if text is not None:
             keys = [str(x) for x in err["loc"] if isinstance(x, str)]

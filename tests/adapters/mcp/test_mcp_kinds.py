@@ -79,12 +79,28 @@ def test_config_wins_over_annotations_and_unmapped_tools_warn_once(
 
 
 @pytest.mark.parametrize(
-    "section",
-    [{"tools": {"x": "reed"}}, {"tool": {}}, {"tools": {"x": {"kind": "read", "pathargs": []}}}],
+    ("section", "message"),
+    [
+        ({"tools": {"x": "reed"}}, "`mcp.tools.x`: expected `read`, `edit`, "),
+        ({"tool": {}}, "`mcp.tool`: unknown field (not an `[mcp]` setting"),
+        (
+            {"tools": {"x": {"kind": "read", "pathargs": []}}},
+            "`mcp.tools.x.pathargs`: unknown field",
+        ),
+        (
+            {"tools": {"x": {"kind": "read", "path_args": "p"}}},
+            '`mcp.tools.x.path_args`: expected a list (`[...]`), got a string "p"',
+        ),
+        ({"tools": 3}, "`mcp.tools`: expected a table"),
+    ],
 )
-def test_bad_mcp_section_is_a_config_error(section: object) -> None:
-    with pytest.raises(ConfigError, match="mcp"):
+def test_bad_mcp_section_is_a_config_error(section: object, message: str) -> None:
+    """One message naming the entry in the file's words: no pydantic branch tags."""
+    with pytest.raises(ConfigError) as info:
         McpSettings.from_section(section, "f.toml")
+    text = str(info.value)
+    assert text.startswith("f.toml: ") and message in text, text
+    assert "str-enum" not in text and "McpToolEntry" not in text and "Input should" not in text
 
 
 def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
