@@ -22,9 +22,7 @@ import contextlib
 import json
 import os
 import shlex
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -258,6 +256,8 @@ def with_safehold(
 
 def _write(path: Path, settings: dict[str, Any]) -> None:
     """Replace the file in one step (a crash leaves the old file or the new one)."""
+    import tempfile  # here, not on top: every hook call builds this module's parsers
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
@@ -356,6 +356,9 @@ def self_test(target: Target, command: str) -> int:
     It passes when the harmless read gets a verdict (whatever the config says) and the
     `.env` read is denied (or asked, which the CLI shows to the person).
     """
+    import subprocess
+    import tempfile
+
     print(f"self-test: the command above, run as {target.title} runs it:")
     env = {
         k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
