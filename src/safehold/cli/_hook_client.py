@@ -38,6 +38,7 @@ __all__ = [
     "run",
     "server_key",
     "socket_path",
+    "warm",
 ]
 
 MAX_PAYLOAD = 16 * 1024 * 1024
@@ -188,6 +189,21 @@ def _write(stream: object, data: bytes) -> None:
         buffer.flush()
     elif data:
         stream.write(data.decode("utf-8", "replace"))  # type: ignore[attr-defined]
+
+
+def warm() -> int:
+    """`safehold hook warm`: start the server in the background unless its socket is there.
+
+    A CLI runs it as a session starts (`SessionStart`), so that the session's first tool
+    call is answered warm. It prints nothing (Claude Code would add stdout to the model's
+    context), waits for nothing and always exits 0: a session never waits on it.
+    """
+    if not _enabled():
+        return 0
+    path = socket_path(server_key())
+    if path is not None and not os.path.exists(path + ".sock"):
+        _start_server(path)  # one server per socket: a second one started exits at once
+    return 0
 
 
 def run(words: list[str]) -> int | None:

@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "decision; exit 2 (which blocks the call) on any error.",
     )
     flavours = p.add_subparsers(
-        dest="flavour", metavar="{claude-code,gemini-cli,install,uninstall}"
+        dest="flavour", metavar="{claude-code,gemini-cli,install,uninstall,warm}"
     )
     flavours.required = True
     for name, what in _FLAVOURS.items():
@@ -76,6 +76,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from safehold.cli.hook_install import register_actions
 
     register_actions(flavours)
+    w = flavours.add_parser(
+        "warm",
+        help="start the warm hook server in the background (for a CLI's SessionStart hook)",
+        description="Start the hook server unless it runs, so that a session's first tool "
+        "call is answered warm. Prints nothing; always exits 0.",
+    )
+    w.set_defaults(handler=_warm)
+
+
+def _warm(args: argparse.Namespace) -> int:
+    from safehold.cli._hook_client import warm
+
+    return warm()
 
 
 def _read_payload() -> Any:

@@ -23,6 +23,7 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -63,6 +64,14 @@ class Target:
         if self.named:
             hook = {"type": "command", "name": "safehold", **hook}
         return {"matcher": self.matcher, "hooks": [hook]}
+
+    def warm_entry(self, command: str) -> dict[str, Any]:
+        """The `SessionStart` group `install` adds: start the hook server as a session opens,
+        so that its first tool call is answered warm (no matcher: every kind of start)."""
+        hook: dict[str, Any] = {"type": "command", "command": command, "timeout": self.timeout}
+        if self.named:
+            hook = {"type": "command", "name": "safehold-warm", **hook}
+        return {"hooks": [hook]}
 
     def payload(self, workspace: str, path: str) -> dict[str, Any]:
         """A read of `path` as the CLI sends it to the hook."""
@@ -166,6 +175,15 @@ def hook_command(
     return f"{shlex.join(words)} || exit 2"
 
 
+WARM_EVENT: Final = "SessionStart"
+"""The event both CLIs send as a session starts (Claude Code and Gemini CLI hook docs)."""
+
+
+def warm_command() -> str:
+    """The `SessionStart` command: never fails the session (`|| true`), prints nothing."""
+    return f"{shlex.join([*safehold_command(), 'hook', 'warm'])} || true"
+
+
 def _is_ours(hook: object, cli: str) -> bool:
     if not isinstance(hook, dict):
         return False
@@ -216,16 +234,18 @@ def _groups(settings: dict[str, Any], event: str, path: Path) -> list[Any]:
     return groups
 
 
-def without_safehold(settings: dict[str, Any], target: Target, path: Path) -> dict[str, Any]:
-    """`settings` without the entries `install` writes (empty groups and lists dropped)."""
-    groups = _groups(settings, target.event, path)
+def _without(
+    settings: dict[str, Any], event: str, ours: Callable[[object], bool], path: Path
+) -> dict[str, Any]:
+    """`settings` without the hooks of `event` that `ours` picks (empty groups dropped)."""
+    groups = _groups(settings, event, path)
     kept = []
     for group in groups:
         inner = group.get("hooks") if isinstance(group, dict) else None
         if not isinstance(inner, list):
             kept.append(group)
             continue
-        rest = [h for h in inner if not _is_ours(h, target.name)]
+        rest = [h for h in inner if not ours(h)]
         if rest:
             kept.append({**group, "hooks": rest})
         elif len(rest) == len(inner):  # an empty group the person wrote: keep it
@@ -233,9 +253,9 @@ def without_safehold(settings: dict[str, Any], target: Target, path: Path) -> di
     out = dict(settings)
     hooks = dict(out.get("hooks", {}))
     if kept:
-        hooks[target.event] = kept
+        hooks[event] = kept
     else:
-        hooks.pop(target.event, None)
+        hooks.pop(event, None)
     if hooks:
         out["hooks"] = hooks
     else:
@@ -243,13 +263,21 @@ def without_safehold(settings: dict[str, Any], target: Target, path: Path) -> di
     return out
 
 
+def without_safehold(settings: dict[str, Any], target: Target, path: Path) -> dict[str, Any]:
+    """`settings` without the entries `install` writes (empty groups and lists dropped)."""
+    out = _without(settings, target.event, lambda h: _is_ours(h, target.name), path)
+    return _without(out, WARM_EVENT, lambda h: _is_ours(h, "warm"), path)
+
+
 def with_safehold(
     settings: dict[str, Any], target: Target, command: str, path: Path
 ) -> dict[str, Any]:
-    """`settings` with exactly one safehold entry, first among the event's hooks."""
+    """`settings` with exactly one safehold entry, first among the event's hooks, and one
+    warm-up entry first among the `SessionStart` hooks."""
     out = without_safehold(settings, target, path)
     hooks = dict(out.get("hooks", {}))
     hooks[target.event] = [target.entry(command), *hooks.get(target.event, [])]
+    hooks[WARM_EVENT] = [target.warm_entry(warm_command()), *hooks.get(WARM_EVENT, [])]
     out["hooks"] = hooks
     return out
 
@@ -311,6 +339,7 @@ def run_install(args: argparse.Namespace) -> int:
         _write(path, merged)
         print(f"installed: {path} ({scope} settings of {target.title})")
     print(f"  command: {command}")
+    print(f"  warm-up: {warm_command()} (at {WARM_EVENT}: a session's first call is answered warm)")
     return self_test(target, command)
 
 
