@@ -72,7 +72,7 @@ def user_choice(env: Mapping[str, str]) -> bool | None:
 
 def _has_terminal(tty: str) -> bool:
     try:
-        fd = os.open(tty, os.O_RDWR | os.O_NOCTTY)
+        fd = os.open(tty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
     except OSError:  # ENXIO: no controlling terminal
         return False
     os.close(fd)

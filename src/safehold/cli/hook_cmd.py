@@ -1,6 +1,11 @@
-"""`safehold hook claude-code | gemini-cli [--config F] [--ask-as-deny]`: a tool-call hook.
+"""`safehold hook claude-code | gemini-cli [--config F] [--ask-as-deny | --interactive]`.
 
-(`safehold hook install | uninstall` live in `safehold.cli.hook_install`.)
+(`safehold hook install | uninstall` live in `safehold.cli.hook_install`; `hook warm` in
+`safehold.cli._hook_client`.)
+
+An ASK that no person can answer is answered deny (`safehold would ask: …`): the flags,
+`$SAFEHOLD_HEADLESS`, the payload and what the hook process saw decide that
+(`safehold.cli._headless`).
 
 Reads the CLI's hook payload on stdin, decides the tool call, prints the CLI's decision JSON
 on stdout and exits 0. Anything else (empty or malformed stdin, an unknown event, a missing
