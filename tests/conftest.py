@@ -51,6 +51,10 @@ def _isolate() -> None:
     # A hook call would start a per-user hook server that outlives the test; only the hook
     # server tests turn it on, each with its own runtime directory, and stop it themselves.
     os.environ["SAFEHOLD_HOOK_SERVER"] = "0"
+    # A hook answers an ask deny when it sees no person (no terminal, `claude -p`...): the
+    # verdicts a test expects must not depend on how the suite was started. The tests of
+    # that detection (tests/adapters/hooks/test_headless.py) set or drop it themselves.
+    os.environ["SAFEHOLD_HEADLESS"] = "0"
 
 
 _isolate()

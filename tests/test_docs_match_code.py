@@ -154,3 +154,18 @@ def test_acp_sdk_range_is_stated_once_the_way_pyproject_says() -> None:
         text = (DOCS / page).read_text(encoding="utf-8")
         stated = re.findall(r"`agent-client-protocol[<>=!~][^`]*`", text)
         assert stated == [f"`{spec}`"], f"docs/{page} states the supported SDK as {stated}"
+
+
+_IN_PROGRESS = re.compile(r"\b(?:being added|will be added|coming soon|not yet implemented)\b")
+
+
+def test_no_page_describes_work_in_progress() -> None:
+    """A page says what the release does: `migrating.md` said a rule was "being added"."""
+    pages = [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]
+    found = [
+        f"{page.relative_to(ROOT)}:{n}"
+        for page in pages
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if _IN_PROGRESS.search(line)
+    ]
+    assert found == []

@@ -49,6 +49,8 @@ def test_a_hook_deciding_bash_loads_no_second_parser(tmp_path: Path) -> None:
     code = "import sys\nfrom safehold.cli import main\nmain(['hook', 'claude-code'])"
     loaded = _loaded(code, payload)
     assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+    # `hook install` shares the parser, not its work: no self-test machinery per call.
+    assert "subprocess" not in loaded
 
 
 def test_exported_names_resolve_lazily() -> None:

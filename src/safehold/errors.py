@@ -16,6 +16,8 @@ and for components that cannot do their job.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 __all__ = [
     "ConfigError",
     "PolicyError",
@@ -23,6 +25,7 @@ __all__ = [
     "SandboxError",
     "SandboxUnavailable",
     "UnknownSessionError",
+    "value_kind",
 ]
 
 
@@ -60,3 +63,23 @@ class SandboxError(SafeholdError):
 
 class SandboxUnavailable(SandboxError):
     """bubblewrap is missing or cannot create namespaces on this host."""
+
+
+def value_kind(value: object) -> str:
+    """What a value read from JSON or TOML is, in the file's words (`null`, `a list`), never
+    Python's (`NoneType`, `tuple`): for messages about a payload, an argument or a config."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, bytes | bytearray):
+        return "bytes"
+    return f"a {type(value).__name__}"  # a TOML date or time, or a caller's own object

@@ -37,7 +37,7 @@ def test_validate_accepts_the_mcp_table_mcp_proxy_reads(tmp_path: Path) -> None:
     ("name", "text", "needle"),
     [
         ("typo.toml", "denied_path = ['x']\n", "`denied_path`: unknown field"),
-        ("type.toml", "read_only = 'yes'\n", "`read_only`: Input should be a valid boolean"),
+        ("type.toml", "read_only = 'yes'\n", "`read_only`: expected true or false"),
         (
             "nan.toml",
             "acp_approval_timeout = nan\n",

@@ -136,3 +136,43 @@ def test_a_settings_file_that_is_not_understood_is_left_alone(
 def test_every_cli_has_both_scopes_described() -> None:
     assert set(CLIS) == {"claude-code", "gemini-cli"}
     assert CLIS["claude-code"].project_scope and not CLIS["gemini-cli"].project_scope
+
+
+def test_install_interactive_and_the_two_answers_exclude_each_other(
+    home: Path, tmp_path: Path
+) -> None:
+    done = safehold(home, tmp_path, "hook", "install", "gemini-cli", "--interactive")
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = commands(home / ".gemini" / "settings.json", "BeforeTool")
+    assert len(found) == 1 and found[0].endswith(" hook gemini-cli --interactive || exit 2")
+    both = safehold(
+        home, tmp_path, "hook", "install", "gemini-cli", "--interactive", "--ask-as-deny"
+    )
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    assert "Traceback" not in both.stderr
+
+
+@pytest.mark.parametrize("cli", sorted(CLIS))
+def test_install_adds_one_session_start_warm_up_and_uninstall_removes_it(
+    home: Path, tmp_path: Path, cli: str
+) -> None:
+    target = CLIS[cli]
+    settings = target.settings("user", home=home, cwd=tmp_path)
+    settings.parent.mkdir()
+    theirs = {"hooks": [{"type": "command", "command": "echo hello"}]}
+    original = {"hooks": {"SessionStart": [theirs]}}
+    settings.write_text(json.dumps(original))
+    for _ in range(2):  # installing twice leaves one warm-up
+        done = safehold(home, tmp_path, "hook", "install", cli)
+        assert done.returncode == 0, done.stdout + done.stderr
+    groups = json.loads(settings.read_text())["hooks"]["SessionStart"]
+    assert groups[1] == theirs and len(groups) == 2
+    (warm,) = groups[0]["hooks"]
+    assert "matcher" not in groups[0]  # every kind of session start
+    assert warm["command"].endswith(" hook warm || true")
+    assert os.path.isabs(warm["command"].split(" ")[0])
+    assert (warm.get("name") == "safehold-warm") is target.named
+    assert "warm-up: " in done.stdout
+    gone = safehold(home, tmp_path, "hook", "uninstall", cli)
+    assert gone.returncode == 0, gone.stderr
+    assert json.loads(settings.read_text()) == original

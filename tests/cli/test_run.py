@@ -111,3 +111,14 @@ def test_usage_errors_are_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "--cwd" in capsys.readouterr().err
     assert main(["run", "--timeout", "nan", "--", "true"]) == 2
     assert "--timeout" in capsys.readouterr().err
+
+
+def test_a_missing_command_is_named_in_the_shells_words(tmp_path: Path) -> None:
+    """Not `safehold-limits: line 1: exec: …`: the words of the internal limits script."""
+    out = cli("run", "--cwd", str(tmp_path), "--", "no-such-program-here", "x")
+    assert out.returncode == 127
+    assert out.stderr == "no-such-program-here: command not found\n"
+    (tmp_path / "notes.txt").write_text("not a program\n")
+    out = cli("run", "--cwd", str(tmp_path), "--", "./notes.txt")
+    assert out.returncode == 126
+    assert out.stderr == "./notes.txt: not an executable file\n"

@@ -209,7 +209,7 @@ def test_loaded_file_protects_itself(tmp_path: Path) -> None:
         (
             "a.toml",
             'read_only = "yes"\n',
-            r"a\.toml: line 1: `read_only`: Input should be a valid boolean",
+            r'a\.toml: line 1: `read_only`: expected true or false, got a string "yes"$',
         ),
         ("b.toml", "\n\ndenied_path = []\n", r"line 3: `denied_path`: unknown field"),
         ("c.toml", "read_only = \n", r"c\.toml: invalid TOML: .*line 1"),
@@ -222,7 +222,25 @@ def test_loaded_file_protects_itself(tmp_path: Path) -> None:
         (
             "f.toml",
             '[sandbox]\nmode = "linx"\n',
-            r"line 2: `sandbox\.mode`: Input should be 'bwrap' or 'none'",
+            r'line 2: `sandbox\.mode`: expected `bwrap` or `none`, got a string "linx"$',
+        ),
+        # A TOML list is a list, not "a valid tuple"; a JSON null is null, not NoneType.
+        (
+            "i.toml",
+            'denied_paths = ".env"\n',
+            r'line 1: `denied_paths`: expected a list \(`\[\.\.\.\]`\), got a string "\.env"$',
+        ),
+        ("j.json", '{"readonly_paths": null}', r"`readonly_paths`: expected a list .*, got null$"),
+        ("k.toml", "sandbox = 3\n", r"`sandbox`: expected a table .*, got a number 3$"),
+        (
+            "l.toml",
+            "[sandbox]\nmax_processes = 1.5\n",
+            r"expected a whole number, got a number 1\.5$",
+        ),
+        (
+            "m.toml",
+            'acp_approval_timeout = "30"\n',
+            r"`acp_approval_timeout`: timeout must be a number of seconds, got a string '30'$",
         ),
         ("g.json", "[1, 2]", r"top level must be a table"),
         ("h.yaml", "read_only: true", r"unknown config format `\.yaml`"),

@@ -7,6 +7,7 @@ in config files. Every call goes through `evaluate` on a real temporary tree.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -455,3 +456,22 @@ def test_a_matching_explicit_flag_is_fine_and_a_contradicting_one_is_an_error(
     f.write_text("mode = 1\n")
     with pytest.raises(ConfigError, match="`mode`"):
         SafetyConfig.load(f)
+
+
+def test_wrong_argument_types_are_named_in_the_payloads_words(tmp_path: Path) -> None:
+    """A JSON null is `null` and a number `a number`: never Python's `NoneType` or `int`."""
+    ws = str(tmp_path)
+    cases = [
+        (ToolCall("bash", {"command": None}, kind=ToolKind.EXECUTE), "the command is null,"),
+        (ToolCall("bash", {"command": 5}, kind=ToolKind.EXECUTE), "the command is a number,"),
+        (
+            ToolCall("edit", {"target": 3}, kind=ToolKind.EDIT, path_args=("target",)),
+            "argument `target` should be a path but is a number",
+        ),
+        (ToolCall("edit", {"path": [True]}, kind=ToolKind.EDIT), "is a boolean"),
+    ]
+    for call, expected in cases:
+        decision = evaluate(AUTO, call, workspace=ws)
+        text = "; ".join(r.message for r in decision.reasons)
+        assert decision.verdict is D and expected in text, text
+        assert not re.search(r"\b(NoneType|int|bool|str|dict|tuple)\b", text), text

@@ -36,7 +36,7 @@ from safehold.adapters.acp.permission import (
     PermissionOptions,
     make_acp_approval_callback,
 )
-from safehold.errors import ConfigError
+from safehold.errors import ConfigError, value_kind
 from safehold.policy.approval import ApprovalCallback, ApprovalOutcome, ApprovalRequest
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig, format_validation_error
@@ -272,9 +272,7 @@ def safety_config_from_aar(
     `ConfigError` naming the field.
     """
     if not isinstance(section, Mapping):
-        raise ConfigError(
-            f"the safety section must be a table/object, got {type(section).__name__}"
-        )
+        raise ConfigError(f"the safety section must be a table/object, got {value_kind(section)}")
     data: dict[str, Any] = dict(base or {})
     unknown: list[str] = []
     notes: list[str] = []

@@ -54,9 +54,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `safehold` command."""
     words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == ["hook"]:
+    if words == ["hook", "warm"]:
         from safehold.cli import _hook_client
 
+        return _hook_client.warm()
+    if words[:1] == ["hook"]:
+        from safehold.cli import _headless, _hook_client
+
+        _headless.mark(words)  # in this process: the server has neither its terminal nor parents
         code = _hook_client.run(words)
         if code is not None:
             return code

@@ -38,6 +38,7 @@ __all__ = [
     "run",
     "server_key",
     "socket_path",
+    "warm",
 ]
 
 MAX_PAYLOAD = 16 * 1024 * 1024
@@ -97,7 +98,8 @@ def _enabled() -> bool:
 
 
 def plain_hook(words: list[str]) -> bool:
-    """`hook <cli> [--config F | --config=F] [--ask-as-deny]`: what the server path handles."""
+    """`hook <cli> [--config F | --config=F] [--ask-as-deny | --interactive]`: what the
+    server path handles."""
     if len(words) < 2 or words[0] != "hook" or words[1] not in _FLAVOURS:
         return False
     rest = words[2:]
@@ -105,7 +107,7 @@ def plain_hook(words: list[str]) -> bool:
         word = rest.pop(0)
         if word == "--config" and rest and not rest[0].startswith("-"):
             rest.pop(0)
-        elif not (word == "--ask-as-deny" or word.startswith("--config=")):
+        elif not (word in ("--ask-as-deny", "--interactive") or word.startswith("--config=")):
             return False
     return True
 
@@ -187,6 +189,21 @@ def _write(stream: object, data: bytes) -> None:
         buffer.flush()
     elif data:
         stream.write(data.decode("utf-8", "replace"))  # type: ignore[attr-defined]
+
+
+def warm() -> int:
+    """`safehold hook warm`: start the server in the background unless its socket is there.
+
+    A CLI runs it as a session starts (`SessionStart`), so that the session's first tool
+    call is answered warm. It prints nothing (Claude Code would add stdout to the model's
+    context), waits for nothing and always exits 0: a session never waits on it.
+    """
+    if not _enabled():
+        return 0
+    path = socket_path(server_key())
+    if path is not None and not os.path.exists(path + ".sock"):
+        _start_server(path)  # one server per socket: a second one started exits at once
+    return 0
 
 
 def run(words: list[str]) -> int | None:

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from safehold.cli.config_cmd import load_config_from
-from safehold.errors import SafeholdError
+from safehold.errors import SafeholdError, value_kind
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Verdict
@@ -104,9 +104,7 @@ def _build_call(args: argparse.Namespace) -> ToolCall:
                 f"`--args`: invalid JSON: {exc.msg} at column {exc.colno}"
             ) from None
         if not isinstance(arguments, dict):
-            raise CheckInputError(
-                f"`--args`: expected a JSON object, got {type(arguments).__name__}"
-            )
+            raise CheckInputError(f"`--args`: expected a JSON object, got {value_kind(arguments)}")
     return ToolCall(args.tool, arguments, kind)
 
 

@@ -1,6 +1,11 @@
-"""`safehold hook claude-code | gemini-cli [--config F] [--ask-as-deny]`: a tool-call hook.
+"""`safehold hook claude-code | gemini-cli [--config F] [--ask-as-deny | --interactive]`.
 
-(`safehold hook install | uninstall` live in `safehold.cli.hook_install`.)
+(`safehold hook install | uninstall` live in `safehold.cli.hook_install`; `hook warm` in
+`safehold.cli._hook_client`.)
+
+An ASK that no person can answer is answered deny (`safehold would ask: …`): the flags,
+`$SAFEHOLD_HEADLESS`, the payload and what the hook process saw decide that
+(`safehold.cli._headless`).
 
 Reads the CLI's hook payload on stdin, decides the tool call, prints the CLI's decision JSON
 on stdout and exits 0. Anything else (empty or malformed stdin, an unknown event, a missing
@@ -47,7 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "decision; exit 2 (which blocks the call) on any error.",
     )
     flavours = p.add_subparsers(
-        dest="flavour", metavar="{claude-code,gemini-cli,install,uninstall}"
+        dest="flavour", metavar="{claude-code,gemini-cli,install,uninstall,warm}"
     )
     flavours.required = True
     for name, what in _FLAVOURS.items():
@@ -58,15 +63,37 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             help="a TOML/JSON config file (default: $SAFEHOLD_CONFIG, <project>/.safehold.toml, "
             "~/.config/safehold/config.toml, else the built-in defaults)",
         )
-        f.add_argument(
+        person = f.add_mutually_exclusive_group()
+        person.add_argument(
             "--ask-as-deny",
             action="store_true",
-            help="answer deny where safehold would ask (no person is there to answer)",
+            help="answer deny where safehold would ask (no person is there to answer); "
+            "without it or --interactive, the hook looks: $SAFEHOLD_HEADLESS, the CLI's "
+            "headless switch (claude -p, gemini -p), Claude Code's dontAsk mode, a terminal",
+        )
+        person.add_argument(
+            "--interactive",
+            action="store_true",
+            help="a person answers the CLI's prompts even where the hook sees no terminal "
+            "(an IDE extension, a desktop app): asks stay asks",
         )
         f.set_defaults(handler=run)
     from safehold.cli.hook_install import register_actions
 
     register_actions(flavours)
+    w = flavours.add_parser(
+        "warm",
+        help="start the warm hook server in the background (for a CLI's SessionStart hook)",
+        description="Start the hook server unless it runs, so that a session's first tool "
+        "call is answered warm. Prints nothing; always exits 0.",
+    )
+    w.set_defaults(handler=_warm)
+
+
+def _warm(args: argparse.Namespace) -> int:
+    from safehold.cli._hook_client import warm
+
+    return warm()
 
 
 def _read_payload() -> Any:
@@ -109,7 +136,35 @@ def _decide(args: argparse.Namespace) -> dict[str, Any]:
         from safehold.policy.provenance import Provenance, annotate
 
         decision = annotate(decision, Provenance.of(loaded, source.describe()))
-    return flavour.render(decision, ask_as_deny=args.ask_as_deny)
+    return flavour.render(decision, no_person=_no_person(args, hook_call))
+
+
+def _no_person(args: argparse.Namespace, hook_call: HookCall) -> str | None:
+    """Why no person can answer an ask here (it is then answered deny), or None.
+
+    The user's word first (the flags, then `$SAFEHOLD_HEADLESS`), then the payload, then what
+    the hook process saw (`safehold.cli._headless`).
+    """
+    import os
+
+    from safehold.cli import _headless
+
+    if args.ask_as_deny:
+        return "--ask-as-deny"
+    if getattr(args, "interactive", False):
+        return None
+    try:
+        choice = _headless.user_choice(os.environ)
+    except ValueError as exc:
+        raise HookError(str(exc)) from None
+    if choice is not None:
+        return f"${_headless.HEADLESS_VAR}" if choice else None
+    if hook_call.no_person is not None:
+        return hook_call.no_person
+    seen = os.environ.get(_headless.SEEN_VAR)
+    if seen is None:  # not marked by a hook process (called in-process): look from here
+        return _headless.detect(args.flavour)
+    return seen or None
 
 
 def _decide_audited(config: SafetyConfig, hook_call: HookCall) -> Decision:

@@ -22,14 +22,13 @@ import contextlib
 import json
 import os
 import shlex
-import subprocess
 import sys
-import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from safehold.errors import SafeholdError
+from safehold.errors import SafeholdError, value_kind
 
 __all__ = ["CLIS", "HookInstallError", "Target", "installed_hooks", "register_actions"]
 
@@ -65,6 +64,14 @@ class Target:
         if self.named:
             hook = {"type": "command", "name": "safehold", **hook}
         return {"matcher": self.matcher, "hooks": [hook]}
+
+    def warm_entry(self, command: str) -> dict[str, Any]:
+        """The `SessionStart` group `install` adds: start the hook server as a session opens,
+        so that its first tool call is answered warm (no matcher: every kind of start)."""
+        hook: dict[str, Any] = {"type": "command", "command": command, "timeout": self.timeout}
+        if self.named:
+            hook = {"type": "command", "name": "safehold-warm", **hook}
+        return {"hooks": [hook]}
 
     def payload(self, workspace: str, path: str) -> dict[str, Any]:
         """A read of `path` as the CLI sends it to the hook."""
@@ -125,10 +132,17 @@ def register_actions(
         )
         if action == "install":
             p.add_argument("--config", metavar="F", help="pin this config file in the hook command")
-            p.add_argument(
+            person = p.add_mutually_exclusive_group()
+            person.add_argument(
                 "--ask-as-deny",
                 action="store_true",
-                help="the hook answers deny where safehold would ask (headless runs)",
+                help="the hook always answers deny where safehold would ask (without it, "
+                "the hook does so when it sees a headless run)",
+            )
+            person.add_argument(
+                "--interactive",
+                action="store_true",
+                help="asks stay asks even where the hook sees no terminal (an IDE extension)",
             )
         p.set_defaults(handler=run_install if action == "install" else run_uninstall, scope=None)
 
@@ -147,14 +161,27 @@ def safehold_command() -> list[str]:
     return [sys.executable, "-m", "safehold"]
 
 
-def hook_command(cli: str, *, config: str | None = None, ask_as_deny: bool = False) -> str:
+def hook_command(
+    cli: str, *, config: str | None = None, ask_as_deny: bool = False, interactive: bool = False
+) -> str:
     """The shell command the CLI runs: absolute, fail closed (`|| exit 2`)."""
     words = [*safehold_command(), "hook", cli]
     if config is not None:
         words += ["--config", str(Path(config).expanduser().resolve())]
     if ask_as_deny:
         words.append("--ask-as-deny")
+    elif interactive:
+        words.append("--interactive")
     return f"{shlex.join(words)} || exit 2"
+
+
+WARM_EVENT: Final = "SessionStart"
+"""The event both CLIs send as a session starts (Claude Code and Gemini CLI hook docs)."""
+
+
+def warm_command() -> str:
+    """The `SessionStart` command: never fails the session (`|| true`), prints nothing."""
+    return f"{shlex.join([*safehold_command(), 'hook', 'warm'])} || true"
 
 
 def _is_ours(hook: object, cli: str) -> bool:
@@ -193,7 +220,7 @@ def _read(path: Path) -> dict[str, Any]:
             "nothing was changed"
         ) from None
     if not isinstance(data, dict):
-        raise HookInstallError(f"{path}: expected a JSON object, found {type(data).__name__}")
+        raise HookInstallError(f"{path}: expected a JSON object, found {value_kind(data)}")
     return data
 
 
@@ -207,16 +234,18 @@ def _groups(settings: dict[str, Any], event: str, path: Path) -> list[Any]:
     return groups
 
 
-def without_safehold(settings: dict[str, Any], target: Target, path: Path) -> dict[str, Any]:
-    """`settings` without the entries `install` writes (empty groups and lists dropped)."""
-    groups = _groups(settings, target.event, path)
+def _without(
+    settings: dict[str, Any], event: str, ours: Callable[[object], bool], path: Path
+) -> dict[str, Any]:
+    """`settings` without the hooks of `event` that `ours` picks (empty groups dropped)."""
+    groups = _groups(settings, event, path)
     kept = []
     for group in groups:
         inner = group.get("hooks") if isinstance(group, dict) else None
         if not isinstance(inner, list):
             kept.append(group)
             continue
-        rest = [h for h in inner if not _is_ours(h, target.name)]
+        rest = [h for h in inner if not ours(h)]
         if rest:
             kept.append({**group, "hooks": rest})
         elif len(rest) == len(inner):  # an empty group the person wrote: keep it
@@ -224,9 +253,9 @@ def without_safehold(settings: dict[str, Any], target: Target, path: Path) -> di
     out = dict(settings)
     hooks = dict(out.get("hooks", {}))
     if kept:
-        hooks[target.event] = kept
+        hooks[event] = kept
     else:
-        hooks.pop(target.event, None)
+        hooks.pop(event, None)
     if hooks:
         out["hooks"] = hooks
     else:
@@ -234,19 +263,29 @@ def without_safehold(settings: dict[str, Any], target: Target, path: Path) -> di
     return out
 
 
+def without_safehold(settings: dict[str, Any], target: Target, path: Path) -> dict[str, Any]:
+    """`settings` without the entries `install` writes (empty groups and lists dropped)."""
+    out = _without(settings, target.event, lambda h: _is_ours(h, target.name), path)
+    return _without(out, WARM_EVENT, lambda h: _is_ours(h, "warm"), path)
+
+
 def with_safehold(
     settings: dict[str, Any], target: Target, command: str, path: Path
 ) -> dict[str, Any]:
-    """`settings` with exactly one safehold entry, first among the event's hooks."""
+    """`settings` with exactly one safehold entry, first among the event's hooks, and one
+    warm-up entry first among the `SessionStart` hooks."""
     out = without_safehold(settings, target, path)
     hooks = dict(out.get("hooks", {}))
     hooks[target.event] = [target.entry(command), *hooks.get(target.event, [])]
+    hooks[WARM_EVENT] = [target.warm_entry(warm_command()), *hooks.get(WARM_EVENT, [])]
     out["hooks"] = hooks
     return out
 
 
 def _write(path: Path, settings: dict[str, Any]) -> None:
     """Replace the file in one step (a crash leaves the old file or the new one)."""
+    import tempfile  # here, not on top: every hook call builds this module's parsers
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
@@ -286,7 +325,12 @@ def run_install(args: argparse.Namespace) -> int:
     """Merge the hook into the settings file, then run the self-test."""
     target = CLIS[args.cli]
     scope, path = _where(args, target)
-    command = hook_command(target.name, config=args.config, ask_as_deny=args.ask_as_deny)
+    command = hook_command(
+        target.name,
+        config=args.config,
+        ask_as_deny=args.ask_as_deny,
+        interactive=args.interactive,
+    )
     merged = with_safehold(_read(path), target, command, path)
     if args.dry_run:
         print(f"would write {path} ({scope} settings of {target.title}):")
@@ -295,6 +339,7 @@ def run_install(args: argparse.Namespace) -> int:
         _write(path, merged)
         print(f"installed: {path} ({scope} settings of {target.title})")
     print(f"  command: {command}")
+    print(f"  warm-up: {warm_command()} (at {WARM_EVENT}: a session's first call is answered warm)")
     return self_test(target, command)
 
 
@@ -340,6 +385,9 @@ def self_test(target: Target, command: str) -> int:
     It passes when the harmless read gets a verdict (whatever the config says) and the
     `.env` read is denied (or asked, which the CLI shows to the person).
     """
+    import subprocess
+    import tempfile
+
     print(f"self-test: the command above, run as {target.title} runs it:")
     env = {
         k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from safehold.errors import value_kind
 from safehold.policy._memo import remember
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.decision import Reason
@@ -406,7 +407,9 @@ class _Finder:
             for i, item in enumerate(value):
                 self.take(item, f"{where}[{i}]", depth + 1, declared=True, write=write)
         elif declared:
-            self.bad(where, f"should be a path but is a {type(value).__name__}")
+            scalar = isinstance(value, int | float)  # bool too: `true`, as the payload says
+            shown = f" ({str(value).lower() if isinstance(value, bool) else value})" * scalar
+            self.bad(where, f"should be a path but is {value_kind(value)}{shown}")
         # A number or bool under a common name (`target: 3`) is not a path; ignore it.
 
     def filters(self, value: object, where: str, depth: int) -> None:

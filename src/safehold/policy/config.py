@@ -24,8 +24,9 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
-from safehold.errors import ConfigError
+from safehold.errors import ConfigError, value_kind
 from safehold.policy.decision import Verdict
 from safehold.policy.examples import PolicyExample
 from safehold.policy.modes import (
@@ -621,6 +622,53 @@ def _line_of(key: str, text: str) -> int | None:
 
 _MERGED_FIELDS = frozenset({"denied_paths", "protected_paths", "readonly_paths", "command_rules"})
 _NAMED = re.compile(r"^`(\w+)`: ")
+_LIST, _TABLE = "a list (`[...]`)", "a table (`[section]` or `{ key = value }`)"
+_EXPECTED: dict[str, str] = {
+    # pydantic's error types, in the words of a TOML/JSON file (not "a valid tuple").
+    "tuple_type": _LIST,
+    "list_type": _LIST,
+    "set_type": _LIST,
+    "frozen_set_type": _LIST,
+    "dict_type": _TABLE,
+    "model_type": _TABLE,
+    "model_attributes_type": _TABLE,
+    "dataclass_type": _TABLE,
+    "string_type": "a string",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+}
+_SHOULD_BE = "Input should be "
+
+
+def _shown(value: object) -> str:
+    """A value as the file spells it (`"yes"`, `null`, `[1, 2]`), at most 80 characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def validation_message(err: ErrorDetails, *, setting: str = "a SafetyConfig") -> str:
+    """One pydantic error in the words of a TOML/JSON file: what was expected, what came."""
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    if err["type"] == "extra_forbidden":
+        msg = f"unknown field (not {setting} setting; check the spelling)"
+    elif err["type"] in _EXPECTED:
+        msg = f"expected {_EXPECTED[err['type']]}"
+    elif msg.startswith(_SHOULD_BE):  # `literal_error`, `enum`: the values it may take
+        msg = "expected " + msg[len(_SHOULD_BE) :].replace("'", "`")
+    if "input" in err and err["type"] not in ("missing", "value_error", "extra_forbidden"):
+        got = err["input"]
+        msg += ", got null" if got is None else f", got {value_kind(got)} {_shown(got)}"
+    return msg
 
 
 def format_validation_error(
@@ -634,17 +682,11 @@ def format_validation_error(
             # The index counts the built-in entries merged in front; the message names the value.
             parts_of_loc = [x for x in parts_of_loc if not isinstance(x, int)]
         loc = ".".join(str(x) for x in parts_of_loc)
-        msg = err["msg"]
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
+        msg = validation_message(err)
         named = _NAMED.match(msg) if not parts_of_loc else None
         if named:  # a whole-config check that names its field (`mode`)
             loc, msg = named.group(1), msg[named.end() :]
             err["loc"] = (loc,)
-        if err["type"] == "extra_forbidden":
-            msg = "unknown field (not a SafetyConfig setting; check the spelling)"
-        elif "input" in err and err["type"] not in ("missing", "value_error"):
-            msg = f"{msg} (got {err['input']!r})"
         where = ""
         if text is not None:
             keys = [str(x) for x in err["loc"] if isinstance(x, str)]

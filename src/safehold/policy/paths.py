@@ -28,7 +28,7 @@ from typing import Literal
 
 import pathspec
 
-from safehold.errors import PolicyError
+from safehold.errors import PolicyError, value_kind
 from safehold.policy import _patterns
 from safehold.policy._patterns import PatternEntry, PatternSet, RootSet
 from safehold.policy.config import ENV_TEMPLATE_NAMES, SafetyConfig
@@ -233,7 +233,7 @@ def _absolute(raw: object, workspace: str, home: str) -> str:
     if isinstance(raw, bytes):
         raw = os.fsdecode(raw)
     if not isinstance(raw, str):
-        raise _reject("path-invalid", f"a path must be a string, got {type(raw).__name__}")
+        raise _reject("path-invalid", f"a path must be a string, got {value_kind(raw)}")
     if not raw:
         raise _reject("path-invalid", "the path is empty")
     if len(raw) > MAX_PATH_CHARS:

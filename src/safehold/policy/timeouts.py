@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
+from safehold.errors import value_kind
+
 __all__ = ["Seconds", "validate_timeout"]
 
 
@@ -17,10 +19,8 @@ def validate_timeout(value: Any) -> float:
     timeout is always a wiring mistake.
     """
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(
-            f"timeout must be a number of seconds (int or float), got {type(value).__name__} "
-            f"{value!r}"
-        )
+        got = "null" if value is None else f"{value_kind(value)} {value!r:.80}"
+        raise ValueError(f"timeout must be a number of seconds, got {got}")
     if math.isnan(value) or math.isinf(value):
         raise ValueError(f"timeout must be finite, got {value!r}")
     if value < 0:

@@ -264,3 +264,73 @@ def test_doctor_shows_the_server_and_stop_ends_it_cleanly(project: Project, serv
     # SIGTERM took the socket and the lock file with it.
     assert list(server.runtime.glob("safehold/hook-*")) == []
     assert f"hook server: not running ({sock})" in doctor()
+
+
+def test_the_server_answers_for_the_callers_terminal(project: Project, server: Server) -> None:
+    """The server has no terminal: what counts is the hook process's (headless or not)."""
+    from tests.adapters.hooks.test_headless import ASKS, _run, _verdict
+
+    probe = (
+        "import json, sys\nfrom safehold.cli import main\ncode = main(['hook', 'gemini-cli'])\n"
+        "sys.stdout.flush()\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    )
+    env = server.env()
+    del env["SAFEHOLD_HEADLESS"]  # tests/conftest.py pins it; here the hook looks
+    for terminal, expected in ((True, "ask"), (False, "deny")):
+        done = _run(
+            project,
+            [sys.executable, "-c", probe],
+            env=env,
+            terminal=terminal,
+            stdin=project.payload("gemini-cli", ASKS["gemini-cli"]),
+        )
+        assert done.returncode == 0, done.stderr
+        assert _verdict("gemini-cli", json.loads(done.stdout))[0] == expected
+        loaded = set(json.loads(done.stderr.splitlines()[-1]))
+        assert "safehold.policy.engine" not in loaded  # the server answered
+
+
+def test_warm_starts_the_server_and_says_nothing(project: Project) -> None:
+    """`hook warm` (a CLI's SessionStart hook): exit 0, no output, a server comes up."""
+    runtime = Path(tempfile.mkdtemp(prefix="sh-", dir="/tmp"))
+    warm = Server(project, runtime)
+    try:
+        off = subprocess.run(
+            [sys.executable, "-m", "safehold.cli", "hook", "warm"],
+            capture_output=True,
+            env={**warm.env(), "SAFEHOLD_HOOK_SERVER": "0"},
+            timeout=60,
+            check=False,
+        )
+        assert (off.returncode, off.stdout, off.stderr) == (0, b"", b"")
+        assert not list(runtime.glob("safehold/hook-*"))  # turned off: nothing started
+        on = subprocess.run(
+            [sys.executable, "-m", "safehold.cli", "hook", "warm"],
+            capture_output=True,
+            env=warm.env(),
+            timeout=60,
+            check=False,
+        )
+        assert (on.returncode, on.stdout, on.stderr) == (0, b"", b"")
+        deadline = time.monotonic() + 60
+        while not list(runtime.glob("safehold/hook-*.sock")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert list(runtime.glob("safehold/hook-*.sock")), "hook warm started no server"
+        # The next hook call is answered by it: the engine is not loaded in the caller.
+        probe = (
+            "import json, sys\nfrom safehold.cli import main\ncode = main(['hook', 'claude-code'])"
+            "\nsys.stdout.flush()\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+        )
+        run = subprocess.run(
+            [sys.executable, "-c", probe],
+            input=project.payload("claude-code", "read_source").encode(),
+            capture_output=True,
+            cwd=project.root,
+            env=warm.env(),
+            timeout=120,
+            check=True,
+        )
+        assert "safehold.policy.engine" not in json.loads(run.stderr.splitlines()[-1])
+    finally:
+        warm.stop()
+        shutil.rmtree(runtime, ignore_errors=True)

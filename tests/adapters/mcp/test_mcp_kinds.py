@@ -20,8 +20,8 @@ from safehold.errors import ConfigError
         ({"readOnlyHint": True}, ToolKind.READ),
         ({"readOnlyHint": True, "openWorldHint": True}, ToolKind.FETCH),
         ({"readOnlyHint": True, "destructiveHint": True}, ToolKind.READ),
-        ({"destructiveHint": True}, ToolKind.DELETE),
-        ({"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True}, ToolKind.DELETE),
+        ({"destructiveHint": True}, ToolKind.EDIT),
+        ({"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True}, ToolKind.EDIT),
         ({"openWorldHint": True}, ToolKind.FETCH),
         ({"destructiveHint": False}, ToolKind.EDIT),
         ({"readOnlyHint": False}, ToolKind.EDIT),
@@ -35,6 +35,26 @@ from safehold.errors import ConfigError
 )
 def test_kind_from_annotations(hints: object, kind: ToolKind | None) -> None:
     assert kind_from_annotations(hints) is kind
+
+
+def test_the_reference_servers_write_file_is_an_edit_with_a_writes_verdict(
+    tmp_path: Path,
+) -> None:
+    """Not "kind `delete`": `write_file` overwrites. The verdict is a write's, as before."""
+    from safehold import SafetyConfig, evaluate
+    from safehold.policy.calls import ToolCall
+
+    # @modelcontextprotocol/server-filesystem's `write_file` annotations.
+    hints = {"readOnlyHint": False, "idempotentHint": True, "destructiveHint": True}
+    call = mcp_tool_table({"write_file": hints}).to_call(
+        "write_file", {"path": str(tmp_path / "notes.txt"), "content": "x"}
+    )
+    assert call.kind is ToolKind.EDIT
+    config = SafetyConfig()
+    decision = evaluate(config, call, workspace=str(tmp_path))
+    assert "delete" not in str(decision.reasons)
+    as_delete = ToolCall(call.name, call.arguments, kind=ToolKind.DELETE)
+    assert decision.verdict is evaluate(config, as_delete, workspace=str(tmp_path)).verdict
 
 
 def test_config_wins_over_annotations_and_unmapped_tools_warn_once(
@@ -59,12 +79,28 @@ def test_config_wins_over_annotations_and_unmapped_tools_warn_once(
 
 
 @pytest.mark.parametrize(
-    "section",
-    [{"tools": {"x": "reed"}}, {"tool": {}}, {"tools": {"x": {"kind": "read", "pathargs": []}}}],
+    ("section", "message"),
+    [
+        ({"tools": {"x": "reed"}}, "`mcp.tools.x`: expected `read`, `edit`, "),
+        ({"tool": {}}, "`mcp.tool`: unknown field (not an `[mcp]` setting"),
+        (
+            {"tools": {"x": {"kind": "read", "pathargs": []}}},
+            "`mcp.tools.x.pathargs`: unknown field",
+        ),
+        (
+            {"tools": {"x": {"kind": "read", "path_args": "p"}}},
+            '`mcp.tools.x.path_args`: expected a list (`[...]`), got a string "p"',
+        ),
+        ({"tools": 3}, "`mcp.tools`: expected a table"),
+    ],
 )
-def test_bad_mcp_section_is_a_config_error(section: object) -> None:
-    with pytest.raises(ConfigError, match="mcp"):
+def test_bad_mcp_section_is_a_config_error(section: object, message: str) -> None:
+    """One message naming the entry in the file's words: no pydantic branch tags."""
+    with pytest.raises(ConfigError) as info:
         McpSettings.from_section(section, "f.toml")
+    text = str(info.value)
+    assert text.startswith("f.toml: ") and message in text, text
+    assert "str-enum" not in text and "McpToolEntry" not in text and "Input should" not in text
 
 
 def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

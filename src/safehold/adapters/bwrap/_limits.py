@@ -73,12 +73,18 @@ def limit_prefix(shell: str, max_processes: int, max_memory_mb: int) -> list[str
     """argv that sets the limits inside the sandbox and then execs the command appended to it."""
     # `ulimit` with neither -S nor -H sets both. Failing to *raise* a limit (the hard limit
     # is already lower) leaves the lower one: stricter, so it is ignored.
+    # A command that is not there gets the shell's own words for it, not "exec: not found"
+    # from an internal script; `$0` names safehold in anything else the shell says.
     script = (
         f"ulimit -d {max_memory_mb * 1024} 2>/dev/null; "
         f"ulimit -u {max_processes} 2>/dev/null; "
+        'if ! type -P -- "$1" >/dev/null; then '
+        'if [ -e "$1" ] && [ "${1#*/}" != "$1" ]; then '
+        "printf '%s: not an executable file\\n' \"$1\" >&2; exit 126; fi; "
+        "printf '%s: command not found\\n' \"$1\" >&2; exit 127; fi; "
         'exec "$@"'
     )
-    return [shell, "-c", script, "safehold-limits"]
+    return [shell, "-c", script, "safehold"]
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from safehold.errors import SafeholdError
+from safehold.errors import SafeholdError, value_kind
 from safehold.policy.calls import ToolCall
 from safehold.policy.decision import Decision, Verdict
 
@@ -38,6 +38,8 @@ class HookCall:
     """The project directory: the allowed root and the base of discovery for `.safehold.toml`."""
     read_only: bool = False
     """The CLI's session is in a read-only mode (Claude Code's plan mode)."""
+    no_person: str | None = None
+    """Why the payload says no person answers a prompt (Claude Code's `dontAsk` mode)."""
     session_id: str | None = None
 
 
@@ -61,7 +63,7 @@ def read_payload(
     `safehold hook …` subcommand for the message, `project_var` the CLI's project variable.
     """
     if not isinstance(payload, Mapping):
-        raise HookInputError(f"hook payload: expected a JSON object, got {type(payload).__name__}")
+        raise HookInputError(f"hook payload: expected a JSON object, got {value_kind(payload)}")
     sent = text_field(payload, "hook_event_name", required=False)
     if sent is not None and sent != event:
         raise HookInputError(
@@ -72,7 +74,7 @@ def read_payload(
     arguments = field(payload, "tool_input")
     if not isinstance(arguments, Mapping):
         raise HookInputError(
-            f"hook payload: `tool_input` must be an object, got {type(arguments).__name__}"
+            f"hook payload: `tool_input` must be an object, got {value_kind(arguments)}"
         )
     cwd = text_field(payload, "cwd", required=False)
     workspace = workspace_of(env.get(project_var) or None, cwd, project_var)
@@ -111,16 +113,18 @@ def workspace_of(project_dir: str | None, cwd: str | None, project_var: str) -> 
     return os.path.normpath(chosen)
 
 
-def reason_text(decision: Decision, *, unanswered: bool = False) -> str:
+def reason_text(decision: Decision, *, unanswered: str | None = None) -> str:
     """The decision in one line for the person and the model: verdict, every reason, and for
     an ask or a deny the rules behind it and where they came from (`Decision.trace`).
 
-    `unanswered`: an ASK that no person can answer, sent as a deny (`safehold would ask: …`).
+    `unanswered`: why no person can answer an ASK, which is then sent as a deny
+    (`safehold would ask: …`).
     """
     messages = "; ".join(r.message for r in decision.reasons) or "no rule objected"
     verb = {Verdict.ALLOW: "allowed", Verdict.ASK: "asks", Verdict.DENY: "denied"}
     trace = decision.trace() if not decision.allowed else ""
     tail = f" [{trace}]" if trace else ""
     if unanswered and decision.verdict is Verdict.ASK:
-        return f"safehold would ask: {messages} (no person can answer here, so it is denied)" + tail
+        why = f"denied: no person can answer here ({unanswered})"
+        return f"safehold would ask: {messages} ({why})" + tail
     return f"safehold {verb[decision.verdict]}: {messages}" + tail

@@ -2,7 +2,7 @@
 
 Input (stdin): `session_id`, `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`
 (`PreToolUse`), `tool_name`, `tool_input`, `tool_use_id`. The workspace is
-`$CLAUDE_PROJECT_DIR` when set, else `cwd`; `permission_mode: "plan"` is judged read-only.
+`$CLAUDE_PROJECT_DIR` when set, else `cwd`; `permission_mode: "plan"` is judged read-only, and `"dontAsk"` as a run no person answers.
 Output (stdout): `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
 "permissionDecision": "allow" | "ask" | "deny", "permissionDecisionReason": ...}}`.
 """
@@ -29,6 +29,9 @@ __all__ = ["EVENT", "PROJECT_VAR", "parse", "render"]
 EVENT: Final = "PreToolUse"
 PROJECT_VAR: Final = "CLAUDE_PROJECT_DIR"
 _READ_ONLY_MODES: Final = frozenset({"plan"})
+_NO_PROMPT_MODES: Final = frozenset({"dontAsk"})
+"""Claude Code's docs (permission modes): `dontAsk` denies every tool not pre-approved
+instead of prompting, so no person sees an ask."""
 
 
 def parse(
@@ -63,19 +66,28 @@ def parse(
         # The shell runs where the session `cd`-ed to, not necessarily the project root.
         call = table.to_call(name, {**arguments, "cwd": cwd}, tool_call_id=call.tool_call_id)
     return HookCall(
-        call, workspace, read_only=mode in _READ_ONLY_MODES, session_id=common.session_id
+        call,
+        workspace,
+        read_only=mode in _READ_ONLY_MODES,
+        session_id=common.session_id,
+        no_person=f"permission mode {mode}" if mode in _NO_PROMPT_MODES else None,
     )
 
 
-def render(decision: Decision, *, ask_as_deny: bool = False) -> dict[str, Any]:
-    """The hook's stdout for a decision (an ASK becomes a deny when no one can answer)."""
+def render(
+    decision: Decision, *, no_person: str | None = None, ask_as_deny: bool = False
+) -> dict[str, Any]:
+    """The hook's stdout for a decision: an ASK becomes a deny when no one can answer
+    (`no_person` says why; `ask_as_deny` is `no_person="--ask-as-deny"`)."""
+    if ask_as_deny and no_person is None:
+        no_person = "--ask-as-deny"
     verdict = decision.verdict
-    if verdict is Verdict.ASK and ask_as_deny:
+    if verdict is Verdict.ASK and no_person:
         verdict = Verdict.DENY
     return {
         "hookSpecificOutput": {
             "hookEventName": EVENT,
             "permissionDecision": verdict.value,
-            "permissionDecisionReason": reason_text(decision, unanswered=ask_as_deny),
+            "permissionDecisionReason": reason_text(decision, unanswered=no_person),
         }
     }

@@ -47,12 +47,17 @@ def parse(
     )
 
 
-def render(decision: Decision, *, ask_as_deny: bool = False) -> dict[str, Any]:
-    """The hook's stdout for a decision (an ASK becomes a deny when no one can answer)."""
+def render(
+    decision: Decision, *, no_person: str | None = None, ask_as_deny: bool = False
+) -> dict[str, Any]:
+    """The hook's stdout for a decision: an ASK becomes a deny when no one can answer
+    (`no_person` says why; `ask_as_deny` is `no_person="--ask-as-deny"`)."""
+    if ask_as_deny and no_person is None:
+        no_person = "--ask-as-deny"
     verdict = decision.verdict
-    if verdict is Verdict.ASK and ask_as_deny:
+    if verdict is Verdict.ASK and no_person:
         verdict = Verdict.DENY
-    text = reason_text(decision, unanswered=ask_as_deny)
+    text = reason_text(decision, unanswered=no_person)
     out: dict[str, Any] = {"decision": verdict.value}
     if verdict is not Verdict.ALLOW:
         out["reason"] = text

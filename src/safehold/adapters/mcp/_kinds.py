@@ -16,18 +16,23 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from safehold.adapters.tool_table import ToolSpec, ToolTable
 from safehold.errors import ConfigError
 from safehold.policy.calls import ToolKind
+from safehold.policy.config import validation_message
 
 __all__ = ["McpSettings", "McpToolEntry", "kind_from_annotations", "mcp_tool_table"]
 
 FRAMEWORK = "MCP server"
+_BRANCH_TAGS = frozenset({"str-enum[ToolKind]", "McpToolEntry"})
 
 # First matching row wins. `destructiveHint` only means something when `readOnlyHint` is not
 # true (the MCP spec says so), hence the read-only rows first; a read-only tool that reaches
-# the open world (a web search) still sends data out, so it is a fetch.
+# the open world (a web search) still sends data out, so it is a fetch. A destructive tool
+# is an edit, not a delete: the spec's "destructive updates" are overwrites as much as
+# deletions (the reference filesystem server's `write_file` says `destructiveHint: true`),
+# and both kinds are the write side, so the verdict is the same and the words are right.
 _RULES: tuple[tuple[Mapping[str, bool], ToolKind], ...] = (
     ({"readOnlyHint": True, "openWorldHint": True}, ToolKind.FETCH),
     ({"readOnlyHint": True}, ToolKind.READ),
-    ({"destructiveHint": True}, ToolKind.DELETE),
+    ({"destructiveHint": True}, ToolKind.EDIT),
     ({"openWorldHint": True}, ToolKind.FETCH),
     ({"destructiveHint": False}, ToolKind.EDIT),
     ({"readOnlyHint": False}, ToolKind.EDIT),
@@ -81,9 +86,19 @@ class McpSettings(BaseModel):
         try:
             return cls.model_validate(section if section is not None else {})
         except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            where = ".".join(str(x) for x in first["loc"])
-            raise ConfigError(f"{source}: mcp.{where}: {first['msg']}") from None
+            # The first error of the first branch: a tool's entry is a kind name or a table,
+            # and pydantic's branch tags (`str-enum[ToolKind]`) are not the file's words.
+            errors = exc.errors(include_url=False)
+            # An entry written as a table is judged as a table, not as a kind name.
+            tables = [
+                e
+                for e in errors
+                if not ("str-enum[ToolKind]" in e["loc"] and isinstance(e["input"], Mapping))
+            ]
+            first = (tables or errors)[0]
+            where = ".".join(str(x) for x in first["loc"] if str(x) not in _BRANCH_TAGS)
+            message = validation_message(first, setting="an `[mcp]`")
+            raise ConfigError(f"{source}: `mcp.{where}`: {message}") from None
 
     def specs(self) -> dict[str, ToolSpec]:
         """The configured tools as tool-table specs."""

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from safehold.errors import value_kind
 from safehold.policy.decision import Reason
 from safehold.policy.shell.heredocs import (
     MAX_HEREDOC_LENGTH,
@@ -311,7 +312,7 @@ def _analyze(command: object) -> ShellAnalysis:
                 _reason(
                     "invalid-command",
                     "command",
-                    f"the command is a {type(command).__name__}, not a string or argv list",
+                    f"the command is {value_kind(command)}, not a string or argv list",
                 ),
             )
         )
