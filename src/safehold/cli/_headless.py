@@ -12,7 +12,9 @@ The signals, first found wins:
    the hook (an ancestor of the hook process): `claude -p|--print`, `gemini -p|--prompt`, and
    for Gemini CLI a standard input or output that is not a terminal (Gemini CLI's docs:
    "unless the input or output is piped or redirected");
-4. no controlling terminal at all (`/dev/tty` cannot be opened): CI, cron, a service.
+4. when no such CLI process is found: no controlling terminal at all (`/dev/tty` cannot be
+   opened): CI, cron, a service. An interactive CLI found in step 3 asks the person in its
+   own prompt, terminal or not (an IDE extension, a desktop app).
 
 Signals 3 and 4 are properties of the hook *process*, so the hook process finds them
 (`mark`) before it hands the payload to the warm server, which has neither the caller's
@@ -123,7 +125,8 @@ def _piped(proc: str, pid: int) -> bool:
 
 
 def _cli_headless(flavour: str, proc: str, pid: int) -> str | None:
-    """The CLI process above `pid`, when it runs headless: why, else None."""
+    """The CLI process above `pid`: why it runs headless, "" when it runs interactive,
+    None when no such process is found."""
     _names, options, piped = CLI_PROCESSES[flavour]
     current: int | None = pid
     for _ in range(_MAX_ANCESTORS):
@@ -142,7 +145,7 @@ def _cli_headless(flavour: str, proc: str, pid: int) -> str | None:
                 return f"`{program} {word.split('=', 1)[0]}` runs headless"
         if piped and _piped(proc, current):
             return f"`{program}` runs with its input or output piped (headless)"
-        return None  # the nearest CLI process is interactive
+        return ""  # the nearest CLI process is interactive: it shows its own prompt
     return None
 
 
@@ -153,7 +156,9 @@ def detect(
     if flavour in CLI_PROCESSES:
         why = _cli_headless(flavour, proc, os.getpid() if pid is None else pid)
         if why is not None:
-            return why
+            # Found: its own switches decide. An interactive CLI asks the person in its own
+            # prompt, with a terminal or without one (an IDE extension, a desktop app).
+            return why or None
     if not _has_terminal(tty):
         return "no terminal"
     return None

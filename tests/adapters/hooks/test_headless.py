@@ -237,11 +237,11 @@ def test_the_nearest_cli_process_decides(tmp_path: Path) -> None:
         70: (60, ["python3", "-m", "safehold", "hook", "gemini-cli"]),
     }
     proc = _proc(tmp_path, tree)
-    # ...the one that runs the hook is interactive: no CLI signal.
-    assert _headless._cli_headless("gemini-cli", str(proc), 70) is None
+    # ...the one that runs the hook is interactive ("": found, no headless switch).
+    assert _headless._cli_headless("gemini-cli", str(proc), 70) == ""
     # The prompt after `--` is an argument, not the switch.
     (proc / "50" / "cmdline").write_bytes(b"node\0/usr/bin/gemini\0--\0-p\0")
-    assert _headless._cli_headless("gemini-cli", str(proc), 70) is None
+    assert _headless._cli_headless("gemini-cli", str(proc), 70) == ""
     (proc / "50" / "cmdline").write_bytes(b"node\0/usr/bin/gemini\0-p\0hi\0")
     assert _headless._cli_headless("gemini-cli", str(proc), 70) == "`gemini -p` runs headless"
     # The other CLI's names are not this one's.
@@ -274,3 +274,22 @@ def test_user_choice(value: str, expected: bool | None) -> None:
 def test_user_choice_refuses_other_words() -> None:
     with pytest.raises(ValueError, match=r"\$SAFEHOLD_HEADLESS is 'maybe'"):
         _headless.user_choice({"SAFEHOLD_HEADLESS": "maybe"})
+
+
+def test_an_interactive_cli_without_a_terminal_keeps_the_ask(tmp_path: Path) -> None:
+    """An IDE extension or a desktop app runs `claude` with no terminal: Claude Code shows
+    its own prompt, so an ask stays an ask; with no CLI process found, no terminal is
+    headless; and `claude -p` is headless with or without one."""
+    no_tty = str(tmp_path / "no-tty")
+    tree = {
+        50: (1, ["node", "/opt/ext/@anthropic-ai/claude-code/cli.js", "--output-format", "x"]),
+        60: (50, ["/bin/sh", "-c", "safehold hook claude-code"]),
+        70: (60, ["python3", "-m", "safehold", "hook", "claude-code"]),
+    }
+    proc = _proc(tmp_path, tree)
+    assert _headless.detect("claude-code", tty=no_tty, proc=str(proc), pid=70) is None
+    assert _headless.detect("gemini-cli", tty=no_tty, proc=str(proc), pid=70) == "no terminal"
+    (proc / "50" / "cmdline").write_bytes(b"claude\0-p\0hi\0")
+    assert _headless.detect("claude-code", tty=no_tty, proc=str(proc), pid=70) == (
+        "`claude -p` runs headless"
+    )
