@@ -73,6 +73,7 @@ def _where(args: argparse.Namespace) -> tuple[str, tuple[Any, ...]]:
 def run_list(args: argparse.Namespace) -> int:
     """Print the grants of the chosen scopes; a file that cannot be read is an error."""
     from safehold.grant_store import GrantFileError, GrantFiles, grant_id
+    from safehold.policy.grants import describe_grant_key
 
     workspace, scopes = _where(args)
     store = GrantFiles()
@@ -91,7 +92,7 @@ def run_list(args: argparse.Namespace) -> int:
                     "id": grant_id(g),
                     "scope": g.scope,
                     "effect": g.effect.value,
-                    "what": g.what,
+                    "what": g.what or describe_grant_key(g.key),
                     "key": g.key,
                     "expires_at": g.expires_at,
                     "granted_at": g.granted_at,
@@ -119,6 +120,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_revoke(args: argparse.Namespace) -> int:
     """Remove the grants with the given ids; exit 1 when an id matched nothing."""
     from safehold.grant_store import GrantFiles, grant_id
+    from safehold.policy.grants import describe_grant_key
 
     workspace, scopes = _where(args)
     store = GrantFiles()
@@ -127,7 +129,8 @@ def run_revoke(args: argparse.Namespace) -> int:
     for scope in scopes:
         for g in store.remove(scope, workspace, ids=wanted):
             found.add(grant_id(g))
-            print(f"revoked {grant_id(g)}  {g.scope}  {g.effect.value}  {_visible(g.what)}")
+            what = _visible(g.what or describe_grant_key(g.key))
+            print(f"revoked {grant_id(g)}  {g.scope}  {g.effect.value}  {what}")
     missing = sorted(wanted - found)
     for gid in missing:
         print(f"error: no {' or '.join(scopes)} grant has the id `{gid}`", file=sys.stderr)
