@@ -110,7 +110,7 @@ def test_a_damaged_file_fails_closed(env: dict[str, str], proj: Path, damage: by
     store = GrantFiles()
     store.add(str(proj), Grant(MAKE, GrantEffect.ALLOW, "user"))
     store.path("user").write_bytes(damage)
-    with pytest.raises(GrantFileError, match="user.json: the grants file is damaged"):
+    with pytest.raises(GrantFileError, match=r"user\.json: the grants file is damaged"):
         store.load("user")
     assert store.active(str(proj), time.time()) == {}
     with pytest.raises(GrantFileError):  # never overwritten by a new grant
@@ -216,7 +216,7 @@ def test_a_revoke_in_one_scope_leaves_the_other(env: dict[str, str], proj: Path)
 
 
 def test_clear_expired_then_all(env: dict[str, str], proj: Path) -> None:
-    _, old, reject = seed(proj)
+    _, _, reject = seed(proj)
     done = safehold(env, "grants", "clear", "--expired", cwd=proj)
     assert done.returncode == 0 and done.stdout.strip() == "cleared 1 expired grant (project, user)"
     assert [g.key for g in GrantFiles().load("user")] == [reject.key]

@@ -105,7 +105,7 @@ def test_durations(text: str, seconds: float) -> None:
 
 @pytest.mark.parametrize("text", ["", "1", "h", "0h", "-1h", "1x", "1.5h", "1h 2", "١h"])
 def test_bad_durations_name_the_form(text: str) -> None:
-    with pytest.raises(ValueError, match="unit|duration"):
+    with pytest.raises(ValueError, match=r"unit|duration"):
         parse_duration(text)
 
 
