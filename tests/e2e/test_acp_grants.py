@@ -51,6 +51,17 @@ def env(tmp_path: Path) -> dict[str, str]:
     }
 
 
+def safehold(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "safehold", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
 @asynccontextmanager
 async def agent(
     tmp_path: Path, env: dict[str, str], client: ById, *extra: str
@@ -95,14 +106,7 @@ async def test_a_project_grant_outlives_the_agent_until_revoked(
         "reject-always",
     ]
 
-    listed = subprocess.run(
-        [sys.executable, "-m", "safehold", "grants", "list", "--json", "--cwd", str(ws)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    listed = await asyncio.to_thread(safehold, env, "grants", "list", "--json", "--cwd", str(ws))
     (row,) = json.loads(listed.stdout)
     assert (row["scope"], row["effect"], row["what"]) == ("project", "allow", "mkdir -p out")
 
@@ -113,13 +117,8 @@ async def test_a_project_grant_outlives_the_agent_until_revoked(
         (done,) = await finished(second)
     assert done.status == "completed" and second.permission_requests == []
 
-    revoked = subprocess.run(
-        [sys.executable, "-m", "safehold", "grants", "revoke", row["id"], "--cwd", str(ws)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
+    revoked = await asyncio.to_thread(
+        safehold, env, "grants", "revoke", row["id"], "--cwd", str(ws)
     )
     assert revoked.returncode == 0, revoked.stderr
     third = ById(option_id="reject-once")
