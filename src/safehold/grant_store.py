@@ -192,7 +192,7 @@ class GrantFiles:
     ) -> tuple[Grant, ...]:
         where = self.root / name
         try:
-            data = read_private(name, fd)
+            data = read_private(name, fd, "the file")
         except FileNotFoundError:
             return ()
         except (OSError, ValueError) as exc:

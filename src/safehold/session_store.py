@@ -202,10 +202,11 @@ def open_private_dir(path: Path) -> int:
     return _open_dir(path)
 
 
-def read_private(name: str, dir_fd: int) -> bytes:
+def read_private(name: str, dir_fd: int, what: str = "the record") -> bytes:
     """The bytes of a regular 0600 file of the user in the directory, at most
-    `MAX_RECORD_BYTES`; ValueError or OSError (FileNotFoundError when absent) otherwise."""
-    return _read_record(name, dir_fd)
+    `MAX_RECORD_BYTES`; ValueError (its message names the file as `what`) or OSError
+    (FileNotFoundError when absent) otherwise."""
+    return _read_record(name, dir_fd, what)
 
 
 def _open_dir(path: Path) -> int:
@@ -230,24 +231,24 @@ def _open_dir(path: Path) -> int:
     return fd
 
 
-def _read_record(name: str, dir_fd: int) -> bytes:
+def _read_record(name: str, dir_fd: int, what: str = "the record") -> bytes:
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise ValueError("the record is not a regular file")
+            raise ValueError(f"{what} is not a regular file")
         if st.st_uid != os.getuid():
-            raise ValueError("the record belongs to another user")
+            raise ValueError(f"{what} belongs to another user")
         if st.st_mode & 0o077:
-            raise ValueError(f"the record's mode is {stat.S_IMODE(st.st_mode):o}, not 600")
+            raise ValueError(f"{what}'s mode is {stat.S_IMODE(st.st_mode):o}, not 600")
         if st.st_size > MAX_RECORD_BYTES:
-            raise ValueError(f"the record is larger than {MAX_RECORD_BYTES} bytes")
+            raise ValueError(f"{what} is larger than {MAX_RECORD_BYTES} bytes")
         chunks = []
         total = 0
         while chunk := os.read(fd, 65536):
             total += len(chunk)
             if total > MAX_RECORD_BYTES:
-                raise ValueError(f"the record is larger than {MAX_RECORD_BYTES} bytes")
+                raise ValueError(f"{what} is larger than {MAX_RECORD_BYTES} bytes")
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
