@@ -344,3 +344,26 @@ def test_a_grant_never_lifts_a_hard_ask_or_a_deny(ws: Path) -> None:
         store.add(str(ws), Grant(before.grant_key, GrantEffect.ALLOW, "user"))
         after = gate.decide("s", call)
         assert after.verdict is before.verdict and after.step == before.step
+
+
+@pytest.mark.parametrize("broken", ["raises", "nan", "text"])
+async def test_a_broken_clock_lifts_no_expiring_grant_and_records_none(
+    ws: Path, broken: str
+) -> None:
+    def clock() -> float:
+        if broken == "raises":
+            raise OSError("no time")
+        return math.nan if broken == "nan" else "soon"  # type: ignore[return-value]
+
+    policies = SessionPolicies(SafetyConfig())
+    policies.open("s", str(ws))
+    policies.grant("s", command_grant_key([["make"]]), GrantEffect.ALLOW, expires_at=4e9)
+    policies.grant("s", command_grant_key([["ls", "-z"]]), GrantEffect.ALLOW)  # no expiry
+    gate = Gate(policies, grant_store=GrantFiles(), clock=clock)
+    assert gate.decide("s", bash("make")).verdict is Verdict.ASK
+    _, cb = answering(ApprovalAnswer(ApprovalOutcome.ALLOW_ALWAYS, "project", expires_in=60))
+    decision = await gate.check("s", bash("make test"), cb)  # type: ignore[arg-type]
+    assert decision.verdict is Verdict.ALLOW  # this once, as answered
+    assert "no grant recorded: the clock" in decision.reasons[0].message
+    assert GrantFiles().load("project", str(ws)) == ()
+    assert gate.decide("s", bash("make test")).verdict is Verdict.ASK

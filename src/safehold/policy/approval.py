@@ -431,8 +431,7 @@ class Gate:
         try:
             config = self._policies.config(session_id)
             workspace = self._policies.workspace(session_id)
-            now = self._clock()
-            grants = self._grants(session_id, workspace, now)
+            grants = self._grants(session_id, workspace, self._now())
         except UnknownSessionError:
             reason = Reason(
                 "session-unknown",
@@ -447,6 +446,17 @@ class Gate:
                 "evaluate-error", "engine", f"the policy engine failed: {type(exc).__name__}: {exc}"
             )
             return Decision(Verdict.DENY, (reason,))
+
+    def _now(self) -> float:
+        """The clock's time; NaN when it fails or is not a finite number (no expiring grant
+        then holds, and no expiring grant is recorded)."""
+        try:
+            now = self._clock()
+        except Exception:
+            return math.nan
+        if isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now):
+            return math.nan
+        return float(now)
 
     def _grants(self, session_id: str, workspace: str, now: float) -> Mapping[str, GrantEffect]:
         """The session's grants and the stored project and user ones that hold at `now`."""
@@ -590,7 +600,13 @@ class Gate:
                 latency=latency,
                 grant_note=" (no grant recorded: the call has no narrow key)",
             )
-        now = self._clock()
+        now = self._now()
+        if given.expires_in is not None and math.isnan(now):
+            return _Answer(
+                outcome,
+                latency=latency,
+                grant_note=" (no grant recorded: the clock gave no time to count its expiry from)",
+            )
         expires_at = None if given.expires_in is None else now + given.expires_in
         until = "" if expires_at is None else f" until {_utc(expires_at)}"
         scope = given.scope
@@ -610,7 +626,12 @@ class Gate:
                 if self._policies.generation(request.session_id) != generation:
                     raise UnknownSessionError(request.session_id)
                 grant = Grant(
-                    key, effect, scope, expires_at, granted_at=now, what=_what(request, key)
+                    key,
+                    effect,
+                    scope,
+                    expires_at,
+                    granted_at=None if math.isnan(now) else now,
+                    what=_what(request, key),
                 )
                 try:
                     self._store.add(self._policies.workspace(request.session_id), grant)
