@@ -80,6 +80,9 @@ class GrantFiles:
         self, root: str | os.PathLike[str] | None = None, *, env: Mapping[str, str] | None = None
     ) -> None:
         self.root = Path(root) if root is not None else grants_root(env)
+        # The last parse of each file, by its stamp: an unchanged file is not parsed again.
+        # A write renames a new file into place (a new inode), so any change is seen.
+        self._parsed: dict[str, tuple[tuple[int, ...], tuple[Grant, ...]]] = {}
 
     def file_name(self, scope: GrantReach, workspace: str | None = None) -> str:
         """The file that holds `scope`'s grants (a project's: the workspace's)."""
@@ -191,6 +194,12 @@ class GrantFiles:
         self, fd: int, name: str, scope: GrantReach, workspace: str | None
     ) -> tuple[Grant, ...]:
         where = self.root / name
+        stamp = self._stamp(fd, name, where)
+        if stamp is None:
+            return ()
+        held = self._parsed.get(name)
+        if held is not None and held[0] == stamp:
+            return held[1]
         try:
             data = read_private(name, fd, "the file")
         except FileNotFoundError:
@@ -199,9 +208,30 @@ class GrantFiles:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise GrantFileError(f"{where}: cannot read the grants file: {why}") from None
         try:
-            return _parse(data, scope, None if workspace is None else project_of(workspace))
+            grants = _parse(data, scope, None if workspace is None else project_of(workspace))
         except (ValueError, TypeError, RecursionError) as exc:
             raise GrantFileError(f"{where}: the grants file is damaged: {exc}") from None
+        if self._stamp(fd, name, where) == stamp:  # unchanged while read: remember it
+            self._parsed[name] = (stamp, grants)
+        return grants
+
+    @staticmethod
+    def _stamp(fd: int, name: str, where: Path) -> tuple[int, ...] | None:
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise GrantFileError(f"{where}: cannot read the grants file: {exc.strerror}") from None
+        return (
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+            st.st_mode,
+            st.st_uid,
+        )
 
     def _write(
         self,

@@ -261,3 +261,20 @@ def test_a_newline_in_a_command_cannot_forge_a_row(env: dict[str, str], proj: Pa
     GrantFiles().add(str(proj), Grant(MAKE, GrantEffect.ALLOW, "user", what=forged))
     done = safehold(env, "grants", "list", "--scope", "user", cwd=proj)
     assert len(done.stdout.splitlines()) == 1 and "ls\\nabcdef" in done.stdout
+
+
+def test_a_file_changed_in_place_is_read_again(env: dict[str, str], proj: Path) -> None:
+    # The parse is remembered by the file's stamp: an edit in place, even of the same size,
+    # is seen at the next read (the gate reads before every decision).
+    store = GrantFiles()
+    store.add(str(proj), Grant(MAKE, GrantEffect.ALLOW, "user"))
+    assert store.active(str(proj), time.time()) == {MAKE: GrantEffect.ALLOW}
+    path = store.path("user")
+    text = path.read_bytes()
+    with path.open("r+b") as f:
+        f.write(text.replace(b'"allow"', b'"rejec"'))  # same size, no longer valid
+    with pytest.raises(GrantFileError, match="damaged"):
+        store.load("user")
+    with path.open("r+b") as f:
+        f.write(text.replace(b'"allow"', b'"rejct"').replace(b'"rejct"', b'"allow"'))
+    assert store.active(str(proj), time.time()) == {MAKE: GrantEffect.ALLOW}
