@@ -199,3 +199,58 @@ def test_unreadable_records_are_skipped_and_named(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stderr.startswith("error: ")
     assert "Traceback" not in done.stderr
     assert not os.path.exists(tmp_path / "missing.jsonl")
+
+
+async def test_json_output_is_one_object_with_the_changes(recorded: dict[str, Path]) -> None:
+    # `--json` says the same as the text, for a machine: summary, each moved call, exit code.
+    tighter = recorded["tmp"] / "tighter.toml"
+    tighter.write_text(_TIGHTER)
+    done = _safehold("replay", str(recorded["logs"]), "--config", str(tighter), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["summary"] == {
+        "replayed": 7,
+        "unchanged": 5,
+        "looser": 0,
+        "tighter": 2,
+        "skipped": 0,
+        "policies": report["summary"]["policies"],
+    }
+    assert len(report["summary"]["policies"]) == 2
+    changes = report["changes"]
+    assert {(c["direction"], c["before"], c["after"]) for c in changes} == {
+        ("tighter", "ask", "deny")
+    }
+    assert sorted(c["arguments"]["command"] for c in changes) == [
+        "terraform apply",
+        "terraform apply -auto-approve",
+    ]
+    first = changes[0]
+    assert first["group"] == "ask → deny: command-denied [terraform apply]"
+    assert first["after_reasons"][0]["code"] == "command-denied"
+    assert first["after_reasons"][0]["message"]  # the words a person reads
+    assert first["step"] == "deny" and first["tool"] in {"Bash", "bash"}
+    assert first["where"].endswith((":1",))
+
+    looser = recorded["tmp"] / "looser.toml"
+    looser.write_text(_LOOSER)
+    done = _safehold("replay", str(recorded["logs"] / "hook.jsonl"), "--config", str(looser), "--json")  # fmt: skip
+    assert done.returncode == 1  # looser still fails the run in JSON mode
+    report = json.loads(done.stdout)
+    assert report["summary"]["looser"] == 1
+    (change,) = report["changes"]
+    assert change["direction"] == "looser" and change["arguments"] == {"command": "make"}
+    assert change["before_reasons"] == [
+        {"code": "execute-needs-approval", "rule": "require_approval_for_execute"}
+    ]
+
+
+def test_json_output_lists_skipped_records(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    log.write_text('{"tool": "bash"}\nnot json\n')
+    done = _safehold("replay", str(log), "--json", "--cwd", str(tmp_path))
+    assert done.returncode == 2  # nothing could be replayed: an error, after the report
+    report = json.loads(done.stdout)
+    assert [s["where"] for s in report["skipped"]] == [f"{log}:1", f"{log}:2"]
+    assert report["summary"]["replayed"] == 0
+    assert done.stderr.strip().splitlines()[-1].startswith("error: ")

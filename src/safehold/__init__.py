@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         UnknownSessionError,
     )
     from safehold.policy.approval import (
+        ApprovalAnswer,
         ApprovalCallback,
         ApprovalOutcome,
         ApprovalRequest,
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from safehold.policy.config import AuditConfig, CommandRule, SafetyConfig
     from safehold.policy.decision import Decision, Reason, Verdict
     from safehold.policy.engine import evaluate
-    from safehold.policy.grants import GrantEffect
+    from safehold.policy.grants import Grant, GrantEffect
     from safehold.policy.modes import Mode
     from safehold.policy.paths import CompiledPolicy, PathCheck, compile_policy
     from safehold.policy.sandbox_config import SandboxConfig
@@ -50,6 +51,7 @@ __version__ = "0.2.0"
 # that decides one call, and never loads the shell parsers, asyncio or an adapter it does
 # not need.
 _EXPORTS: dict[str, str] = {
+    "ApprovalAnswer": "safehold.policy.approval",
     "ApprovalCallback": "safehold.policy.approval",
     "ApprovalOutcome": "safehold.policy.approval",
     "ApprovalRequest": "safehold.policy.approval",
@@ -62,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     "Decision": "safehold.policy.decision",
     "FileDiff": "safehold.policy.approval",
     "Gate": "safehold.policy.approval",
+    "Grant": "safehold.policy.grants",
     "GrantEffect": "safehold.policy.grants",
     "Mode": "safehold.policy.modes",
     "PathCheck": "safehold.policy.paths",
@@ -92,6 +95,7 @@ _EXPORTS: dict[str, str] = {
 
 
 __all__ = [
+    "ApprovalAnswer",
     "ApprovalCallback",
     "ApprovalOutcome",
     "ApprovalRequest",
@@ -104,6 +108,7 @@ __all__ = [
     "Decision",
     "FileDiff",
     "Gate",
+    "Grant",
     "GrantEffect",
     "Mode",
     "PathCheck",

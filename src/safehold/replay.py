@@ -117,6 +117,51 @@ class ReplayReport:
         )
         return "\n".join(lines)
 
+    def to_json(self) -> dict[str, Any]:
+        """The report as one JSON-ready object (`safehold replay --json`).
+
+        `summary` counts the calls; `changes` lists every call whose verdict moved (looser
+        first, then tighter, in log order) with the verdicts, the group `render` files it
+        under, the reasons then (code, rule) and now (code, rule, message) and the step that
+        decides now; `skipped` the records that could not be replayed.
+        """
+        order = {"looser": 0, "tighter": 1}
+        moved = sorted(
+            (r for r in self.replayed if r.direction != "same"),
+            key=lambda r: order[r.direction],
+        )
+        return {
+            "format": 1,
+            "summary": {
+                "replayed": len(self.replayed),
+                "unchanged": len(self.changed("same")),
+                "looser": len(self.changed("looser")),
+                "tighter": len(self.changed("tighter")),
+                "skipped": len(self.skipped),
+                "policies": sorted(self.policies),
+            },
+            "changes": [
+                {
+                    "where": r.where,
+                    "direction": r.direction,
+                    "group": r.group(),
+                    "tool": r.call.name,
+                    "kind": r.call.kind.value,
+                    "arguments": dict(r.call.arguments),
+                    "before": r.before.value,
+                    "after": r.after.verdict.value,
+                    "before_reasons": [{"code": c, "rule": ru} for c, ru in r.before_reasons],
+                    "after_reasons": [
+                        {"code": x.code, "rule": x.rule, "message": x.message}
+                        for x in r.after.reasons
+                    ],
+                    "step": r.after.step,
+                }
+                for r in moved
+            ],
+            "skipped": [{"where": w, "why": why} for w, why in self.skipped],
+        }
+
 
 _SHOWN: Final = 20
 

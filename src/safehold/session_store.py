@@ -113,34 +113,14 @@ class SessionStateDir:
                 "cwd": snapshot.cwd,
                 "flags": dict(zip(_FLAG_NAMES, (bool(f) for f in snapshot.flags), strict=True)),
                 "grants": {str(k): GrantEffect(v).value for k, v in snapshot.grants.items()},
+                "expires": {str(k): float(v) for k, v in snapshot.expires.items()},
                 "saved_at": time.time(),
             },
             ensure_ascii=False,
             sort_keys=True,
         ).encode("utf-8")
-        name = _name(session_id)
-        tmp = f".{name}.{secrets.token_hex(8)}.tmp"
         with self._lock:
-            fd = self._require_fd()
-            out = os.open(
-                tmp,
-                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                0o600,
-                dir_fd=fd,
-            )
-            try:
-                try:
-                    view = memoryview(body)
-                    while view:
-                        view = view[os.write(out, view) :]
-                    os.fsync(out)
-                finally:
-                    os.close(out)
-                os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp, dir_fd=fd)
-                raise
+            write_private(self._require_fd(), _name(session_id), body)
 
     def load(self, session_id: str) -> SessionSnapshot | None:
         """The session's saved state, or None when there is no valid, fresh record."""
@@ -186,8 +166,47 @@ class SessionStateDir:
         return self._fd
 
 
+def write_private(dir_fd: int, name: str, body: bytes) -> None:
+    """Replace `name` in the directory atomically: a fresh 0600 file, fsynced, renamed over it."""
+    tmp = f".{name}.{secrets.token_hex(8)}.tmp"
+    out = os.open(
+        tmp,
+        os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+        0o600,
+        dir_fd=dir_fd,
+    )
+    try:
+        try:
+            view = memoryview(body)
+            while view:
+                view = view[os.write(out, view) :]
+            os.fsync(out)
+        finally:
+            os.close(out)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+
+
 def _name(session_id: str) -> str:
     return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest() + _SUFFIX
+
+
+def open_private_dir(path: Path) -> int:
+    """A descriptor of `path` (created 0700): no symlink, the user's, not writable by others.
+
+    Anything else is a `ConfigError` naming the directory.
+    """
+    return _open_dir(path)
+
+
+def read_private(name: str, dir_fd: int, what: str = "the record") -> bytes:
+    """The bytes of a regular 0600 file of the user in the directory, at most
+    `MAX_RECORD_BYTES`; ValueError (its message names the file as `what`) or OSError
+    (FileNotFoundError when absent) otherwise."""
+    return _read_record(name, dir_fd, what)
 
 
 def _open_dir(path: Path) -> int:
@@ -212,24 +231,24 @@ def _open_dir(path: Path) -> int:
     return fd
 
 
-def _read_record(name: str, dir_fd: int) -> bytes:
+def _read_record(name: str, dir_fd: int, what: str = "the record") -> bytes:
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise ValueError("the record is not a regular file")
+            raise ValueError(f"{what} is not a regular file")
         if st.st_uid != os.getuid():
-            raise ValueError("the record belongs to another user")
+            raise ValueError(f"{what} belongs to another user")
         if st.st_mode & 0o077:
-            raise ValueError(f"the record's mode is {stat.S_IMODE(st.st_mode):o}, not 600")
+            raise ValueError(f"{what}'s mode is {stat.S_IMODE(st.st_mode):o}, not 600")
         if st.st_size > MAX_RECORD_BYTES:
-            raise ValueError(f"the record is larger than {MAX_RECORD_BYTES} bytes")
+            raise ValueError(f"{what} is larger than {MAX_RECORD_BYTES} bytes")
         chunks = []
         total = 0
         while chunk := os.read(fd, 65536):
             total += len(chunk)
             if total > MAX_RECORD_BYTES:
-                raise ValueError(f"the record is larger than {MAX_RECORD_BYTES} bytes")
+                raise ValueError(f"{what} is larger than {MAX_RECORD_BYTES} bytes")
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
@@ -259,9 +278,22 @@ def _parse(data: bytes, session_id: str) -> tuple[SessionSnapshot, float]:
         if not isinstance(key, str) or not isinstance(effect, str):
             raise ValueError("the record's grants are malformed")
         grants[key] = GrantEffect(effect)
+    expires_in = record.get("expires", {})  # absent in records written before expiry
+    if not isinstance(expires_in, Mapping):
+        raise ValueError("the record's grant expiries are malformed")
+    expires = {}
+    for key, when in expires_in.items():
+        if (
+            key not in grants
+            or isinstance(when, bool)
+            or not isinstance(when, int | float)
+            or not math.isfinite(when)
+        ):
+            raise ValueError("the record's grant expiries are malformed")
+        expires[key] = float(when)
     saved_at = record["saved_at"]
     if isinstance(saved_at, bool) or not isinstance(saved_at, int | float):
         raise ValueError("the record's time is malformed")
     if not math.isfinite(saved_at):
         raise ValueError("the record's time is malformed")
-    return SessionSnapshot(cwd, Flags(*values), grants), float(saved_at)
+    return SessionSnapshot(cwd, Flags(*values), grants, expires), float(saved_at)

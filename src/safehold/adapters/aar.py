@@ -37,7 +37,12 @@ from safehold.adapters.acp.permission import (
     make_acp_approval_callback,
 )
 from safehold.errors import ConfigError, value_kind
-from safehold.policy.approval import ApprovalCallback, ApprovalOutcome, ApprovalRequest
+from safehold.policy.approval import (
+    ApprovalAnswer,
+    ApprovalCallback,
+    ApprovalOutcome,
+    ApprovalRequest,
+)
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig, format_validation_error
 from safehold.policy.decision import Decision, Reason, Verdict
@@ -159,6 +164,8 @@ def make_aar_approval_callback(
             session_id, tool_call_from_aar(spec, call), decision or _AGENT_ASKS
         )
         outcome = await ask(request)
+        if isinstance(outcome, ApprovalAnswer):
+            outcome = outcome.outcome  # Aar has no scopes; its options offer none
         return _RESULT_OF.get(outcome, ApprovalResult.DENIED)
 
     return callback

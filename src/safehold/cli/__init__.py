@@ -1,4 +1,4 @@
-"""The `safehold` command: check, run, acp, demo, config, mcp-proxy, hook, doctor, replay.
+"""The `safehold` command: check, run, acp, demo, config, mcp-proxy, hook, doctor, replay, grants.
 
 Each subcommand lives in its own module with `register(subparsers)` and `run(args) -> int`.
 User errors print `error: ...` (and maybe `hint: ...`) on stderr and exit non-zero; no
@@ -26,7 +26,18 @@ if TYPE_CHECKING:
 
 __all__ = ["build_parser", "main", "run_command"]
 
-_COMMANDS = ("check", "run", "acp", "demo", "config", "mcp_proxy", "hook", "doctor", "replay")
+_COMMANDS = (
+    "check",
+    "run",
+    "acp",
+    "demo",
+    "config",
+    "mcp_proxy",
+    "hook",
+    "doctor",
+    "replay",
+    "grants",
+)
 _PARSERS: dict[str | None, argparse.ArgumentParser] = {}
 
 

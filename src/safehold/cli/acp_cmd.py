@@ -60,6 +60,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="a saved session older than this (since its last change) is not continued; "
         "default: 604800 (one week)",
     )
+    p.add_argument(
+        "--grant-scopes",
+        metavar="LIST",
+        default="session,project,user",
+        help="where an \u201calways allow\u201d answer may hold, offered as separate options: "
+        "a comma list of session, project, user (session is always offered); project and "
+        "user grants are kept under $XDG_STATE_HOME/safehold/grants and managed with "
+        "`safehold grants`; default: session,project,user",
+    )
+    p.add_argument(
+        "--always-for",
+        metavar="DURATION",
+        help="make every \u201calways allow\u201d grant expire after DURATION (`90m`, `8h`, "
+        "`7d`); the option labels say so; default: no expiry",
+    )
     p.add_argument("--log-file", metavar="F", help="append logs to this file instead of stderr")
     p.add_argument("--log-level", choices=_LEVELS, default="warning", help="default: warning")
     p.set_defaults(handler=run)
@@ -84,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 state = SessionStateDir(args.state_dir, max_age=args.state_max_age)
             except ValueError as exc:
                 raise ConfigError(f"--state-max-age: {exc}") from None
+        store, permission_options = _grant_options(args.grant_scopes, args.always_for)
     except BaseException:
         if early is not None:
             early.offer_sessions(None)
@@ -96,10 +112,38 @@ def run(args: argparse.Namespace) -> int:
         early.offer_sessions(lambda: session_setup_json(config, floor))
     from safehold.adapters.acp.agent import SafeholdAgent
 
-    agent = SafeholdAgent(config, floor=floor, state=state)
+    agent = SafeholdAgent(
+        config,
+        floor=floor,
+        state=state,
+        grant_store=store,
+        permission_options=permission_options,
+    )
     _configure_logging(args.log_file, args.log_level)
     asyncio.run(_serve(agent, early))
     return 0
+
+
+def _grant_options(scopes_text: str, always_for: str | None) -> tuple[Any, Any]:
+    """The grant store and the permission options `--grant-scopes` and `--always-for` name."""
+    from safehold.adapters.acp.permission import PermissionOptions
+    from safehold.errors import ConfigError
+    from safehold.grant_store import GrantFiles
+    from safehold.policy.grants import GRANT_REACHES, parse_duration
+
+    scopes = [w.strip() for w in scopes_text.split(",") if w.strip()]
+    unknown = [w for w in scopes if w not in GRANT_REACHES]
+    if unknown:
+        raise ConfigError(
+            f"--grant-scopes: unknown scope `{unknown[0]}`: expected session, project, user"
+        )
+    try:
+        ttl = None if always_for is None else parse_duration(always_for)
+    except ValueError as exc:
+        raise ConfigError(f"--always-for: {exc}") from None
+    wanted = ("session", *scopes)
+    store = GrantFiles() if set(wanted) - {"session"} else None
+    return store, PermissionOptions(scopes=wanted, expires_in=ttl)  # type: ignore[arg-type]
 
 
 class _OneLine(logging.Formatter):

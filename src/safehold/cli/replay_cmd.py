@@ -1,4 +1,4 @@
-"""`safehold replay LOG [--config F] [--cwd DIR] [--allow-looser]`: re-decide an audit log.
+"""`safehold replay LOG [--config F] [--cwd DIR] [--allow-looser] [--json]`: re-decide an audit log.
 
 Exit status: 0 nothing got looser (or `--allow-looser`), 1 a call got looser, 2 on any error
 (a missing log, an invalid config, no record that could be replayed). It runs nothing and
@@ -8,6 +8,7 @@ writes nothing but its report on stdout.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -41,6 +42,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="exit 0 even when a call would now be decided less strictly",
     )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report as one JSON object (summary, changes, skipped) instead of text",
+    )
     p.set_defaults(handler=run)
 
 
@@ -58,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
     config, source = load_config_from(args.config, workspace)
     print(f"config: {source.describe()} (policy {config.digest()})", file=sys.stderr)
     report = replay(read_records(files), config, workspace=workspace)
-    print(report.render())
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=1, default=repr))
+    else:
+        print(report.render())
     sys.stdout.flush()
     if not report.replayed:
         raise ConfigError(f"{args.log}: no record could be replayed")

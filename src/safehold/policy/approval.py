@@ -11,6 +11,11 @@ Semantics (SPEC §6), in the order `Gate.check` applies them:
   `cancelled` / `timed_out` / `failed` answer, an answer that is not an `ApprovalOutcome`,
   a session closed while the person was deciding, a policy that turned to DENY meanwhile,
   an audit sink that cannot record an ALLOW.
+- An "always" answer may name where its grant holds (`ApprovalAnswer`: `session`, `project`
+  or `user`) and for how long. Session grants live in `SessionPolicies`; project and user
+  grants in the gate's `grant_store` (`safehold.grant_store.GrantFiles`), read before every
+  decision. Expiry is judged against the gate's injectable `clock`; an expired grant never
+  holds.
 - Cancelling the caller's task (`asyncio.CancelledError`) propagates.
 - Concurrent ASKs with the same (session, grant key) share one dialog: one callback call,
   every waiter gets the answer. A waiter that is cancelled leaves the dialog running for
@@ -24,32 +29,42 @@ Semantics (SPEC §6), in the order `Gate.check` applies them:
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 from safehold.errors import UnknownSessionError
 from safehold.policy.calls import ToolCall
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.engine import Runner, evaluate
-from safehold.policy.grants import GrantEffect
+from safehold.policy.grants import (
+    GRANT_REACHES,
+    Grant,
+    GrantEffect,
+    GrantReach,
+    describe_grant_key,
+    merge_grants,
+)
 from safehold.policy.pending import PendingAsks, same_call
 from safehold.policy.redact import redact
 from safehold.policy.sessions import SessionPolicies
 from safehold.policy.timeouts import validate_timeout
 
 __all__ = [
+    "ApprovalAnswer",
     "ApprovalCallback",
     "ApprovalOutcome",
     "ApprovalRequest",
     "AuditSink",
     "FileDiff",
     "Gate",
+    "GrantStore",
     "gate",
 ]
 
@@ -64,6 +79,46 @@ class ApprovalOutcome(StrEnum):
     CANCELLED = "cancelled"
     TIMED_OUT = "timed_out"
     FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalAnswer:
+    """An answer with where its grant holds and for how long; a callback may return it
+    instead of a bare `ApprovalOutcome` (which means `scope="session"`, no expiry).
+
+    `scope` and `expires_in` (seconds from the answer, finite and > 0) matter only for the
+    two "always" outcomes.
+    """
+
+    outcome: ApprovalOutcome
+    scope: GrantReach = "session"
+    expires_in: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.outcome, ApprovalOutcome):
+            raise ValueError(f"outcome must be an ApprovalOutcome, got {self.outcome!r}")
+        if self.scope not in GRANT_REACHES:
+            raise ValueError(f"scope must be one of {', '.join(GRANT_REACHES)}, got {self.scope!r}")
+        ttl = self.expires_in
+        if ttl is not None and (
+            isinstance(ttl, bool)
+            or not isinstance(ttl, int | float)
+            or not math.isfinite(ttl)
+            or ttl <= 0
+        ):
+            raise ValueError(f"expires_in must be a finite number of seconds > 0, got {ttl!r}")
+
+
+class GrantStore(Protocol):
+    """Where project and user grants are kept (`safehold.grant_store.GrantFiles`)."""
+
+    def active(self, workspace: str, now: float) -> Mapping[str, GrantEffect]:
+        """The grants that hold for `workspace` at `now`; nothing when they cannot be read."""
+        ...
+
+    def add(self, workspace: str, grant: Grant) -> None:
+        """Record `grant` for `workspace` (project) or the user; raise when it cannot."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +144,10 @@ class ApprovalCallback(Protocol):
     """An async callable that asks a person about a request and returns their `ApprovalOutcome`.
 
     Structurally ``Callable[[ApprovalRequest], Awaitable[ApprovalOutcome]]``: any
-    ``async def ask(request)`` fits.
+    ``async def ask(request)`` fits. It may return an `ApprovalAnswer` to scope a grant.
     """
 
-    def __call__(self, request: ApprovalRequest, /) -> Awaitable[ApprovalOutcome]:
+    def __call__(self, request: ApprovalRequest, /) -> Awaitable[ApprovalOutcome | ApprovalAnswer]:
         """Ask about `request`."""
         ...
 
@@ -106,6 +161,7 @@ class AuditSink(Protocol):
 
 
 _APPROVAL = "approval"
+_WALL_CLOCK: Final = time.time  # the default `clock`; bound once (tests replace `time`)
 
 # Answer → (verdict, reason code, message). The message is completed with the grant note.
 # It says what was answered, never who: a client may answer by itself (acpx without a
@@ -193,6 +249,9 @@ class Gate:
     `audit`, when given, receives one record per decision. `runner` says who runs the
     commands this gate allows: `"host"` (the default: your code runs them, unconfined) or
     `"sandbox"` (only when every allowed command then runs through `run_sandboxed`).
+    `grant_store` keeps project and user grants (without one, such an answer is recorded
+    for the session only); `clock` (seconds since the epoch, default `time.time`) is the
+    time grant expiry is judged against.
     """
 
     def __init__(
@@ -201,12 +260,18 @@ class Gate:
         *,
         audit: AuditSink | None = None,
         runner: Runner = "host",
+        grant_store: GrantStore | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         if not isinstance(policies, SessionPolicies):
             raise TypeError(f"policies must be a SessionPolicies, got {type(policies).__name__}")
+        if clock is not None and not callable(clock):
+            raise TypeError("clock must be a callable returning seconds since the epoch")
         self._policies = policies
         self._audit = audit
         self._runner = check_runner(runner)
+        self._store = grant_store
+        self._clock: Callable[[], float] = clock if clock is not None else _WALL_CLOCK
         self._lock = threading.Lock()
         self._dialogs: dict[_DialogKey, _Dialog] = {}
         self._pending = PendingAsks()
@@ -215,6 +280,11 @@ class Gate:
     def policies(self) -> SessionPolicies:
         """The session store whose configs and grants this gate reads and writes."""
         return self._policies
+
+    @property
+    def grant_store(self) -> GrantStore | None:
+        """Where project and user grants are kept, or None (session grants only)."""
+        return self._store
 
     @property
     def runner(self) -> Runner:
@@ -226,7 +296,13 @@ class Gate:
         sessions and audit sink (with its own dialogs and pending answers)."""
         if check_runner(runner) == self._runner:
             return self
-        return Gate(self._policies, audit=self._audit, runner=runner)
+        return Gate(
+            self._policies,
+            audit=self._audit,
+            runner=runner,
+            grant_store=self._store,
+            clock=self._clock,
+        )
 
     async def check(
         self,
@@ -295,7 +371,9 @@ class Gate:
             self._pending.add(session_id, call, decision, generation)
         return decision
 
-    def answer(self, session_id: str, call: ToolCall, outcome: ApprovalOutcome) -> Decision:
+    def answer(
+        self, session_id: str, call: ToolCall, outcome: ApprovalOutcome | ApprovalAnswer
+    ) -> Decision:
         """Record the person's answer to an ASK `decide` returned; return the final decision.
 
         Only the first answer to a question counts. An answer to a call that was never
@@ -332,7 +410,7 @@ class Gate:
                 )
             )
             answer = _Answer(None, stale, latency)
-        elif not isinstance(outcome, ApprovalOutcome):
+        elif not isinstance(outcome, ApprovalOutcome | ApprovalAnswer):
             failure = Reason(
                 "approval-unknown-outcome",
                 _APPROVAL,
@@ -340,7 +418,7 @@ class Gate:
             )
             answer = _Answer(None, failure, latency)
         else:
-            answer = self._remember(request, outcome, latency, ask.generation)
+            answer = self._remember(request, _answer_of(outcome), latency, ask.generation)
         final = self._conclude(request, answer, ask.generation)
         return self._finish(session_id, call, final, _Asked(answer))
 
@@ -353,7 +431,7 @@ class Gate:
         try:
             config = self._policies.config(session_id)
             workspace = self._policies.workspace(session_id)
-            grants = self._policies.grants(session_id)
+            grants = self._grants(session_id, workspace, self._now())
         except UnknownSessionError:
             reason = Reason(
                 "session-unknown",
@@ -368,6 +446,28 @@ class Gate:
                 "evaluate-error", "engine", f"the policy engine failed: {type(exc).__name__}: {exc}"
             )
             return Decision(Verdict.DENY, (reason,))
+
+    def _now(self) -> float:
+        """The clock's time; NaN when it fails or is not a finite number (no expiring grant
+        then holds, and no expiring grant is recorded)."""
+        try:
+            now = self._clock()
+        except Exception:
+            return math.nan
+        if isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now):
+            return math.nan
+        return float(now)
+
+    def _grants(self, session_id: str, workspace: str, now: float) -> Mapping[str, GrantEffect]:
+        """The session's grants and the stored project and user ones that hold at `now`."""
+        held = self._policies.grants(session_id, now=now)
+        if self._store is None:
+            return held
+        try:
+            stored = self._store.active(workspace, now)
+        except Exception:  # a store that fails gives no grants: every call asks again
+            stored = {}
+        return merge_grants(held, stored) if stored else held
 
     def _generation(self, session_id: str) -> int | None:
         try:
@@ -464,14 +564,14 @@ class Gate:
                 )
                 return _Answer(None, failure, time.monotonic() - started)
             latency = time.monotonic() - started
-            if not isinstance(outcome, ApprovalOutcome):
+            if not isinstance(outcome, ApprovalOutcome | ApprovalAnswer):
                 failure = Reason(
                     "approval-unknown-outcome",
                     _APPROVAL,
                     f"the approval callback returned `{outcome!r}`, not an ApprovalOutcome",
                 )
                 return _Answer(None, failure, latency)
-            return self._remember(request, outcome, latency, generation)
+            return self._remember(request, _answer_of(outcome), latency, generation)
         finally:
             # INVARIANT: the grant is recorded and the dialog forgotten in one step with no
             # await between, so a later ASK either sees the grant or opens a new dialog; it
@@ -485,10 +585,11 @@ class Gate:
     def _remember(
         self,
         request: ApprovalRequest,
-        outcome: ApprovalOutcome,
+        given: ApprovalAnswer,
         latency: float,
         generation: int | None,
     ) -> _Answer:
+        outcome = given.outcome
         effect = _GRANT_EFFECT.get(outcome)
         if effect is None:
             return _Answer(outcome, latency=latency)
@@ -499,10 +600,50 @@ class Gate:
                 latency=latency,
                 grant_note=" (no grant recorded: the call has no narrow key)",
             )
+        now = self._now()
+        if given.expires_in is not None and math.isnan(now):
+            return _Answer(
+                outcome,
+                latency=latency,
+                grant_note=" (no grant recorded: the clock gave no time to count its expiry from)",
+            )
+        expires_at = None if given.expires_in is None else now + given.expires_in
+        until = "" if expires_at is None else f" until {_utc(expires_at)}"
+        scope = given.scope
+        fallback = ""
+        if scope != "session" and self._store is None:
+            scope, fallback = "session", f" (no grant store: the {given.scope} grant is kept"
+            fallback += " for this session only)"
         try:
             if generation is None:
                 raise UnknownSessionError(request.session_id)
-            self._policies.grant(request.session_id, key, effect, generation=generation)
+            if scope == "session":
+                self._policies.grant(
+                    request.session_id, key, effect, generation=generation, expires_at=expires_at
+                )
+            else:
+                assert self._store is not None
+                if self._policies.generation(request.session_id) != generation:
+                    raise UnknownSessionError(request.session_id)
+                grant = Grant(
+                    key,
+                    effect,
+                    scope,
+                    expires_at,
+                    granted_at=None if math.isnan(now) else now,
+                    what=_what(request, key),
+                )
+                try:
+                    self._store.add(self._policies.workspace(request.session_id), grant)
+                except Exception as exc:  # any failure of the store: no grant, no crash
+                    raise _StoreFailed(str(exc) or type(exc).__name__) from None
+        except _StoreFailed as exc:
+            return _Answer(
+                outcome,
+                latency=latency,
+                grant_note=f" (the {scope} grant could not be recorded: {exc}; this answer "
+                "counts for this call only)",
+            )
         except UnknownSessionError:
             if self._policies.is_open(request.session_id):
                 return _Answer(None, _reloaded(request.session_id), latency)
@@ -512,7 +653,12 @@ class Gate:
                 f"session `{request.session_id}` closed while the person was deciding",
             )
             return _Answer(None, failure, latency)
-        return _Answer(outcome, latency=latency, grant_note=f"; recorded grant `{key}`")
+        where = "" if scope == "session" else f"{scope} "
+        return _Answer(
+            outcome,
+            latency=latency,
+            grant_note=f"; recorded {where}grant `{key}`{until}{fallback}",
+        )
 
     # -- auditing ------------------------------------------------------------------------
 
@@ -605,6 +751,23 @@ def _audit_entry(
         "confined": decision.confined,
         "redacted": redact_secrets,
     }
+
+
+class _StoreFailed(Exception):
+    """The grant store could not record an answer."""
+
+
+def _answer_of(outcome: ApprovalOutcome | ApprovalAnswer) -> ApprovalAnswer:
+    return outcome if isinstance(outcome, ApprovalAnswer) else ApprovalAnswer(outcome)
+
+
+def _utc(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _what(request: ApprovalRequest, key: str) -> str:
+    command = request.call.arguments.get("command")
+    return command if isinstance(command, str) else describe_grant_key(key)
 
 
 def check_runner(runner: object) -> Runner:

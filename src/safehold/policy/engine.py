@@ -211,7 +211,7 @@ def _evaluate(
         reason = Reason(
             "grant-reject",
             str(grant_key),
-            "rejected by an earlier \u201calways reject\u201d answer in this session",
+            "rejected by an earlier \u201calways reject\u201d answer (a session, project or user grant)",
         )
         return (
             Decision(Verdict.DENY, (reason,), grant_key, step="grant-reject"),
@@ -233,7 +233,7 @@ def _evaluate(
         reason = Reason(
             "grant-allow",
             str(grant_key),
-            "allowed by an earlier \u201calways allow\u201d answer in this session",
+            "allowed by an earlier \u201calways allow\u201d answer (a session, project or user grant)",
         )
         return (
             Decision(Verdict.ALLOW, (reason,), grant_key, step="grant-allow"),

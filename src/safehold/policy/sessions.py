@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 from safehold.errors import PolicyError, UnknownSessionError
 from safehold.policy.config import SafetyConfig
-from safehold.policy.grants import GrantEffect
+from safehold.policy.grants import Grant, GrantEffect, active_grants
 from safehold.policy.modes import (
     Flags,
     Mode,
@@ -44,11 +44,15 @@ class SessionInfo:
 
 @dataclass(frozen=True, slots=True)
 class SessionSnapshot:
-    """What a session is, apart from its id: workspace, the three flags and the grants."""
+    """What a session is, apart from its id: workspace, the three flags and the grants.
+
+    `expires` holds the expiry (seconds since the epoch) of the grants that have one.
+    """
 
     cwd: str
     flags: Flags
     grants: Mapping[str, GrantEffect] = field(default_factory=dict)
+    expires: Mapping[str, float] = field(default_factory=dict)
 
 
 SessionObserver = Callable[[str, "SessionSnapshot | None"], None]
@@ -69,7 +73,16 @@ class _Session:
     cwd: str
     flags: Flags
     grants: dict[str, GrantEffect] = field(default_factory=dict)
+    expires: dict[str, float] = field(default_factory=dict)
     generation: int = field(default_factory=lambda: next(_generations))
+
+    def snapshot(self) -> SessionSnapshot:
+        return SessionSnapshot(
+            self.cwd,
+            self.flags,
+            MappingProxyType(dict(self.grants)),
+            MappingProxyType(dict(self.expires)),
+        )
 
 
 class SessionPolicies:
@@ -159,15 +172,17 @@ class SessionPolicies:
                 )
             config = self._config_for(flags)
             grants = {str(k): GrantEffect(v) for k, v in snapshot.grants.items()}
-            self._sessions[session_id] = _Session(cwd=snapshot.cwd, flags=flags, grants=grants)
+            expires = {k: float(v) for k, v in snapshot.expires.items() if k in grants}
+            self._sessions[session_id] = _Session(
+                cwd=snapshot.cwd, flags=flags, grants=grants, expires=expires
+            )
             self._changed(session_id)
             return config
 
     def snapshot(self, session_id: str) -> SessionSnapshot:
         """The open session's workspace, flags and grants (a copy)."""
         with self._lock:
-            state = self._get(session_id)
-            return SessionSnapshot(state.cwd, state.flags, MappingProxyType(dict(state.grants)))
+            return self._get(session_id).snapshot()
 
     def fork(self, src: str, dst: str, cwd: str | None = None) -> SafetyConfig:
         """Start `dst` as a copy of `src` (flags and grants); the two diverge from then on."""
@@ -179,6 +194,7 @@ class SessionPolicies:
                 cwd=cwd if cwd is not None else parent.cwd,
                 flags=parent.flags,
                 grants=dict(parent.grants),
+                expires=dict(parent.expires),
             )
             self._changed(dst)
             return self._config_for(parent.flags)
@@ -239,31 +255,75 @@ class SessionPolicies:
 
     # -- grants --------------------------------------------------------------------------
 
-    def grants(self, session_id: str) -> Mapping[str, GrantEffect]:
-        """A read-only snapshot of the session's grants (empty for unknown sessions)."""
+    def grants(self, session_id: str, *, now: float | None = None) -> Mapping[str, GrantEffect]:
+        """A read-only snapshot of the session's grants that hold (empty for unknown sessions).
+
+        A grant with an expiry holds only while `now` (seconds since the epoch, passed by the
+        caller) is before it. Without `now` nothing can be judged: such grants are left out
+        when they allow and kept when they reject (the stricter reading).
+        """
         with self._lock:
             state = self._sessions.get(session_id)
-            return MappingProxyType({} if state is None else dict(state.grants))
+            if state is None:
+                return MappingProxyType({})
+            if not state.expires:
+                return MappingProxyType(dict(state.grants))
+            held = self._grant_list(state)
+        if now is None:
+            kept = {
+                g.key: g.effect
+                for g in held
+                if g.expires_at is None or g.effect is GrantEffect.REJECT
+            }
+            return MappingProxyType(kept)
+        return MappingProxyType(active_grants(held, now=now))
+
+    def grant_list(self, session_id: str) -> tuple[Grant, ...]:
+        """Every grant of the session, expired or not, as `Grant`s (empty for unknown sessions)."""
+        with self._lock:
+            state = self._sessions.get(session_id)
+            return () if state is None else self._grant_list(state)
+
+    @staticmethod
+    def _grant_list(state: _Session) -> tuple[Grant, ...]:
+        return tuple(
+            Grant(key, effect, "session", expires_at=state.expires.get(key))
+            for key, effect in state.grants.items()
+        )
 
     def grant(
-        self, session_id: str, key: str, effect: GrantEffect, *, generation: int | None = None
+        self,
+        session_id: str,
+        key: str,
+        effect: GrantEffect,
+        *,
+        generation: int | None = None,
+        expires_at: float | None = None,
     ) -> None:
-        """Record an "always" answer for the session under `key`.
+        """Record an "always" answer for the session under `key`, until `expires_at` if given.
 
         With `generation`, only in that instance of the session: one reloaded or reopened
         since raises `UnknownSessionError` and records nothing.
         """
+        if expires_at is not None:
+            Grant(key, effect, expires_at=expires_at)  # validates: ValueError, nothing recorded
         with self._lock:
             state = self._get(session_id)
             if generation is not None and state.generation != generation:
                 raise UnknownSessionError(session_id)
             state.grants[key] = GrantEffect(effect)
+            if expires_at is None:
+                state.expires.pop(key, None)
+            else:
+                state.expires[key] = float(expires_at)
             self._changed(session_id)
 
     def revoke(self, session_id: str, key: str) -> bool:
         """Drop one grant; False if there was none."""
         with self._lock:
-            dropped = self._get(session_id).grants.pop(key, None) is not None
+            state = self._get(session_id)
+            dropped = state.grants.pop(key, None) is not None
+            state.expires.pop(key, None)
             if dropped:
                 self._changed(session_id)
             return dropped
@@ -274,6 +334,7 @@ class SessionPolicies:
             state = self._get(session_id)
             count = len(state.grants)
             state.grants.clear()
+            state.expires.clear()
             self._changed(session_id)
             return count
 
@@ -308,9 +369,4 @@ class SessionPolicies:
         if self._observer is None:
             return
         state = self._sessions.get(session_id)
-        snap = (
-            None
-            if state is None
-            else SessionSnapshot(state.cwd, state.flags, MappingProxyType(dict(state.grants)))
-        )
-        self._observer(session_id, snap)
+        self._observer(session_id, None if state is None else state.snapshot())

@@ -58,8 +58,11 @@ from safehold.adapters.acp._agent_text import (
     summary,
 )
 from safehold.adapters.acp.bridge import invalid_params
+from safehold.adapters.acp.permission import PermissionOptions
 from safehold.adapters.bwrap import run_sandboxed
 from safehold.audit import sink_from_config
+from safehold.policy.approval import GrantStore
+from safehold.policy.grants import GRANT_REACHES
 from safehold.policy.locations import call_locations
 from safehold.session_store import SessionStateDir
 
@@ -91,6 +94,8 @@ class SafeholdAgent:
         policies: SessionPolicies | None = None,
         floor: Mode | None = None,
         state: SessionStateDir | None = None,
+        grant_store: GrantStore | None = None,
+        permission_options: PermissionOptions | None = None,
     ) -> None:
         if policies is None:
             observer = state.record if state is not None else None
@@ -99,11 +104,16 @@ class SafeholdAgent:
         # The config's audit settings decide where every decision is recorded. Every
         # command this agent allows runs through `run_sandboxed`: it decides for the sandbox.
         audit = sink_from_config(self.policies.base.audit)
+        # With a grant store, "always allow" is offered for the project and the user too.
+        if permission_options is None:
+            scopes = GRANT_REACHES if grant_store is not None else ("session",)
+            permission_options = PermissionOptions(scopes=scopes)
         self.bridge = AcpPolicyBridge(
             self.policies,
-            gate=Gate(self.policies, audit=audit, runner="sandbox"),
+            gate=Gate(self.policies, audit=audit, runner="sandbox", grant_store=grant_store),
             saved_state=state.load if state is not None else None,
             runner="sandbox",
+            permission_options=permission_options,
         )
         self.conn: Any = None
         self._turns: dict[str, _Turn] = {}

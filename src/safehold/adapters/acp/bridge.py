@@ -117,7 +117,8 @@ class AcpPolicyBridge:
     `SessionPolicies`. `options` are the agent's own config options; `on_option_change`
     hears their changes. `saved_state` finds sessions an earlier process saved, so load
     and resume can continue them after a restart. `permission_options` sets the option
-    ids permission requests offer and the aliases they accept. `toggles` names the
+    ids permission requests offer and the aliases they accept, and
+    which grant scopes ("always allow in this project") they offer. `toggles` names the
     toggles to show (`()` hides all three: the mode still sets them, and a change of a
     hidden toggle is refused as unknown); `agent_options_first` lists the agent's options
     before safehold's. `runner` says who runs the commands the bridge allows: `"host"`
@@ -155,6 +156,11 @@ class AcpPolicyBridge:
         self._on_change = on_option_change
         self._boolean = bool(boolean_options)
         self._saved = saved_state
+        if set(permission_options.scopes) - {"session"} and self._gate.grant_store is None:
+            raise ValueError(
+                "AcpPolicyBridge: permission_options offer project or user grants, but the "
+                "gate has no grant_store to keep them"
+            )
         self._permission_options = permission_options
         self._toggles = tuple(toggles)
         self._agent_first = bool(agent_options_first)

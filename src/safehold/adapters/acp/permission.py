@@ -42,8 +42,14 @@ from safehold.adapters.acp._compat import (
     tool_call_update,
 )
 from safehold.policy._arguments import find_path_arguments
-from safehold.policy.approval import ApprovalCallback, ApprovalOutcome, ApprovalRequest
+from safehold.policy.approval import (
+    ApprovalAnswer,
+    ApprovalCallback,
+    ApprovalOutcome,
+    ApprovalRequest,
+)
 from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.grants import GRANT_REACHES, GrantReach
 from safehold.policy.locations import call_locations
 from safehold.policy.timeouts import validate_timeout
 
@@ -51,7 +57,9 @@ __all__ = [
     "AGENT_ASKS_CODE",
     "DEFAULT_OPTIONS",
     "OPTION_IDS",
+    "SCOPED_OPTION_IDS",
     "PermissionOptions",
+    "answer_of_response",
     "build_permission_tool_call",
     "make_acp_approval_callback",
     "outcome_of_response",
@@ -61,12 +69,34 @@ __all__ = [
 logger = logging.getLogger("safehold.adapters.acp")
 
 # (option id, label, ACP kind, outcome). The ids are stable so clients and tests can rely
-# on them; the kind is what an editor uses to style the button.
+# on them; the kind is what an editor uses to style the button. The two "always" ids hold
+# for the session, as they always did; the labels say so.
 _OPTIONS: tuple[tuple[str, str, PermissionKind, ApprovalOutcome], ...] = (
     ("allow-once", "Allow once", "allow_once", ApprovalOutcome.ALLOW_ONCE),
-    ("allow-always", "Always allow", "allow_always", ApprovalOutcome.ALLOW_ALWAYS),
+    (
+        "allow-always",
+        "Always allow in this session",
+        "allow_always",
+        ApprovalOutcome.ALLOW_ALWAYS,
+    ),
     ("reject-once", "Reject", "reject_once", ApprovalOutcome.REJECT_ONCE),
-    ("reject-always", "Always reject", "reject_always", ApprovalOutcome.REJECT_ALWAYS),
+    (
+        "reject-always",
+        "Always reject in this session",
+        "reject_always",
+        ApprovalOutcome.REJECT_ALWAYS,
+    ),
+)
+
+SCOPED_OPTION_IDS: Mapping[GrantReach, str] = MappingProxyType(
+    {"project": "allow-always-project", "user": "allow-always-user"}
+)
+"""The extra "always allow" ids offered for wider scopes (when `PermissionOptions.scopes`
+names them): `allow-always-project` (every session in this workspace) and
+`allow-always-user` (every session of this user)."""
+
+_SCOPED_LABELS: Final[Mapping[str, str]] = MappingProxyType(
+    {"project": "Always allow in this project", "user": "Always allow everywhere (all projects)"}
 )
 
 OPTION_IDS: Mapping[ApprovalOutcome, str] = MappingProxyType(
@@ -87,8 +117,31 @@ class PermissionOptions:
 
     ids: Mapping[ApprovalOutcome, str] = field(default_factory=lambda: dict(OPTION_IDS))
     aliases: Mapping[str, str] = field(default_factory=dict)
+    scopes: tuple[GrantReach, ...] = ("session",)
+    """Where an "always allow" may hold: `session` (the `allow-always` id) is always offered;
+    `project` and `user` add `SCOPED_OPTION_IDS` (the gate then needs a grant store)."""
+    expires_in: float | None = None
+    """Seconds an "always allow" grant lasts, whatever its scope (the labels say it); None:
+    no expiry. An "always reject" never expires."""
 
     def __post_init__(self) -> None:
+        scopes = tuple(self.scopes) if not isinstance(self.scopes, str) else (self.scopes,)
+        if not set(scopes) <= set(GRANT_REACHES) or "session" not in scopes:
+            raise ValueError(
+                "PermissionOptions.scopes must name `session` and any of `project`, `user`; "
+                f"got {self.scopes!r}"
+            )
+        object.__setattr__(self, "scopes", tuple(s for s in GRANT_REACHES if s in scopes))
+        ttl = self.expires_in
+        if ttl is not None and (
+            isinstance(ttl, bool)
+            or not isinstance(ttl, int | float)
+            or not math.isfinite(ttl)
+            or ttl <= 0
+        ):
+            raise ValueError(
+                f"PermissionOptions.expires_in must be a finite number of seconds > 0, got {ttl!r}"
+            )
         ids = {ApprovalOutcome(k): v for k, v in dict(self.ids).items()}
         wanted = {outcome for _, _, _, outcome in _OPTIONS}
         if set(ids) != wanted:
@@ -102,6 +155,13 @@ class PermissionOptions:
         if len(set(ids.values())) != len(ids):
             raise ValueError("PermissionOptions: the four option ids must be distinct")
         offered = set(ids.values())
+        scoped = {SCOPED_OPTION_IDS[s] for s in self.scopes if s != "session"}
+        if offered & scoped:
+            raise ValueError(
+                "PermissionOptions: an option id is already used by a scoped "
+                f"\u201calways allow\u201d: {', '.join(sorted(offered & scoped))}"
+            )
+        offered |= scoped
         aliases = dict(self.aliases)
         for alias, target in aliases.items():
             if not isinstance(alias, str) or not alias:
@@ -119,20 +179,52 @@ class PermissionOptions:
         object.__setattr__(self, "aliases", MappingProxyType(aliases))
 
     def options(self) -> list[Any]:
-        """The four `PermissionOption`s to offer, in a fixed order."""
-        return [
-            permission_option(self.ids[outcome], name, kind) for _, name, kind, outcome in _OPTIONS
-        ]
+        """The `PermissionOption`s to offer, in a fixed order: the four, with the scoped
+        "always allow" ones after `allow-always`."""
+        out = []
+        for _, name, kind, outcome in _OPTIONS:
+            if outcome is ApprovalOutcome.ALLOW_ALWAYS:
+                out.append(permission_option(self.ids[outcome], name + self._until, kind))
+                out.extend(
+                    permission_option(SCOPED_OPTION_IDS[s], _SCOPED_LABELS[s] + self._until, kind)
+                    for s in self.scopes
+                    if s != "session"
+                )
+            else:
+                out.append(permission_option(self.ids[outcome], name, kind))
+        return out
+
+    @property
+    def _until(self) -> str:
+        return "" if self.expires_in is None else f" for {_duration_text(self.expires_in)}"
 
     def outcome_of(self, option_id: object) -> ApprovalOutcome | None:
         """The answer an id stands for (offered or alias); None for any other id."""
+        answer = self.answer_of(option_id)
+        return None if answer is None else answer.outcome
+
+    def answer_of(self, option_id: object) -> ApprovalAnswer | None:
+        """The answer an id stands for, with its grant's scope and lifetime; None for an id
+        that was not offered."""
         if not isinstance(option_id, str):
             return None
         option_id = self.aliases.get(option_id, option_id)
+        ttl = self.expires_in
+        for scope in self.scopes:
+            if scope != "session" and SCOPED_OPTION_IDS[scope] == option_id:
+                return ApprovalAnswer(ApprovalOutcome.ALLOW_ALWAYS, scope, ttl)
         for outcome, oid in self.ids.items():
             if oid == option_id:
-                return outcome
+                lasts = ttl if outcome is ApprovalOutcome.ALLOW_ALWAYS else None
+                return ApprovalAnswer(outcome, "session", lasts)
         return None
+
+
+def _duration_text(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)} {unit}"
+    return f"{seconds:g} s"
 
 
 DEFAULT_OPTIONS: Final = PermissionOptions()
@@ -182,7 +274,7 @@ def make_acp_approval_callback(
             f"got {type(conn).__name__}"
         )
 
-    async def ask(request: ApprovalRequest) -> ApprovalOutcome:
+    async def ask(request: ApprovalRequest) -> ApprovalOutcome | ApprovalAnswer:
         if request.session_id != session_id:
             # The person looking at session A must never approve a call of session B.
             logger.error(
@@ -192,7 +284,7 @@ def make_acp_approval_callback(
             )
             return ApprovalOutcome.FAILED
         try:
-            tool_call = build_permission_tool_call(request, workspace)
+            tool_call = build_permission_tool_call(request, workspace, scopes=options.scopes)
         except Exception as exc:  # e.g. arguments that cannot be shown: never ask blind
             logger.warning("permission refused: cannot describe the call: %s", exc)
             return ApprovalOutcome.FAILED
@@ -225,7 +317,10 @@ def make_acp_approval_callback(
                 "permission for %s refused: %s: %s", tool_call.tool_call_id, type(exc).__name__, exc
             )
             return ApprovalOutcome.FAILED
-        return outcome_of_response(response, tool_call.tool_call_id, options)
+        answer = answer_of_response(response, tool_call.tool_call_id, options)
+        if answer.scope == "session" and answer.expires_in is None:
+            return answer.outcome  # the plain outcome, as before scopes existed
+        return answer
 
     return ask
 
@@ -234,23 +329,33 @@ def outcome_of_response(
     response: object, tool_call_id: str = "?", options: PermissionOptions = DEFAULT_OPTIONS
 ) -> ApprovalOutcome:
     """Map a `RequestPermissionResponse` to an outcome; anything but an offered option fails."""
+    return answer_of_response(response, tool_call_id, options).outcome
+
+
+_FAILED: Final = ApprovalAnswer(ApprovalOutcome.FAILED)
+
+
+def answer_of_response(
+    response: object, tool_call_id: str = "?", options: PermissionOptions = DEFAULT_OPTIONS
+) -> ApprovalAnswer:
+    """As `outcome_of_response`, with the scope and lifetime the chosen option gives a grant."""
     if not isinstance(response, RequestPermissionResponse):
         logger.warning("permission for %s refused: malformed reply %r", tool_call_id, response)
-        return ApprovalOutcome.FAILED
+        return _FAILED
     outcome = response.outcome
     if isinstance(outcome, DeniedOutcome) or getattr(outcome, "outcome", None) == "cancelled":
-        return ApprovalOutcome.CANCELLED
+        return ApprovalAnswer(ApprovalOutcome.CANCELLED)
     option_id = getattr(outcome, "option_id", None)
     if not isinstance(outcome, AllowedOutcome) or getattr(outcome, "outcome", None) != "selected":
         logger.warning("permission for %s refused: malformed outcome %r", tool_call_id, outcome)
-        return ApprovalOutcome.FAILED
-    chosen = options.outcome_of(option_id)
+        return _FAILED
+    chosen = options.answer_of(option_id)
     if chosen is None:
         # The SDK does not check that the id was offered; we do (ACP schema v2 requires it).
         logger.warning(
             "permission for %s refused: option %r was not offered", tool_call_id, option_id
         )
-        return ApprovalOutcome.FAILED
+        return _FAILED
     return chosen
 
 
@@ -258,7 +363,10 @@ def outcome_of_response(
 
 
 def build_permission_tool_call(
-    request: ApprovalRequest, workspace: str | None = None
+    request: ApprovalRequest,
+    workspace: str | None = None,
+    *,
+    scopes: Sequence[GrantReach] = ("session",),
 ) -> ToolCallUpdate:
     """The `ToolCallUpdate` of a permission request: full command/path, kind, locations, input.
 
@@ -276,7 +384,7 @@ def build_permission_tool_call(
     else:
         if why:
             content.append(text_content(f"safehold asks because: {why}"))
-        content.append(text_content(always_scope(request.decision.grant_key)))
+        content.append(text_content(always_scope(request.decision.grant_key, scopes)))
     content.extend(diff_content(d.path, d.new_text, d.old_text) for d in request.diffs)
     return tool_call_update(
         call.tool_call_id or f"safehold-{uuid.uuid4().hex}",
@@ -295,8 +403,23 @@ AGENT_ASKS_CODE: Final = "agent-asks"
 _AGENT_ALWAYS: Final = "The agent decides what an \u201calways\u201d answer covers."
 
 
-def always_scope(grant_key: str | None) -> str:
-    """Say what an "always" answer will cover: a tool-wide grant must not look like a narrow one."""
+def always_scope(grant_key: str | None, scopes: Sequence[GrantReach] = ("session",)) -> str:
+    """Say what an "always" answer will cover: a tool-wide grant must not look like a narrow one.
+
+    With wider `scopes` offered, it says where: the session, or as the answer chooses.
+    """
+    text = _always_what(grant_key)
+    if grant_key is None or len(scopes) < 2 or not text.endswith(_SESSION):
+        return text
+    where = {"session": "this session", "project": "this project", "user": "every project"}
+    choices = ", ".join(where[s] for s in scopes[:-1]) + " or " + where[scopes[-1]]
+    return text[: -len(_SESSION)] + f", in {choices}, as your answer says."
+
+
+_SESSION: Final = ", for this session."
+
+
+def _always_what(grant_key: str | None) -> str:
     try:
         if grant_key is None:
             return "An \u201calways\u201d answer is not remembered for this call: it asks again."
