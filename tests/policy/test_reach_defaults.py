@@ -44,3 +44,27 @@ def test_save_memory_is_a_write_to_the_memory_file(ws: Path) -> None:
     decision = evaluate(AUTO, call, workspace=str(ws), runner="sandbox")
     assert decision.verdict is not Verdict.ALLOW, decision.reasons
     assert any(".gemini/GEMINI.md" in r.message for r in decision.reasons)
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["~/.local/state/safehold/grants/user.json", "~/.config/safehold/config.toml"],
+)
+def test_safeholds_own_state_and_config_are_protected_even_where_writes_are_allowed(
+    target: str, ws: Path
+) -> None:
+    """A config that lets the agent write in the home directory still asks before it writes
+    safehold's grants file or user config: an agent there would approve itself."""
+    home = str(ws.parent)
+    roomy = AUTO.replace(allowed_paths=[str(ws), home])
+    for runner in ("host", "sandbox"):
+        edit = ToolCall("write_file", {"path": target, "content": "{}"}, ToolKind.EDIT)
+        decision = evaluate(roomy, edit, workspace=str(ws), runner=runner)
+        assert decision.verdict is Verdict.ASK, decision.reasons
+        assert "path-protected" in {r.code for r in decision.reasons}
+        shell = ToolCall("bash", {"command": f"echo '{{}}' > {target}"}, ToolKind.EXECUTE)
+        assert evaluate(roomy, shell, workspace=str(ws), runner=runner).verdict is not (
+            Verdict.ALLOW
+        )
+    neighbour = ToolCall("write_file", {"path": "~/notes.txt", "content": "x"}, ToolKind.EDIT)
+    assert evaluate(roomy, neighbour, workspace=str(ws)).verdict is Verdict.ALLOW

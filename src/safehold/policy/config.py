@@ -179,6 +179,10 @@ DEFAULT_PROTECTED_PATHS: Final[tuple[str, ...]] = (
     "safehold.json",
     ".safehold.toml",
     ".safehold.json",
+    # safehold's own user config and state (grants an "always" answer filed, audit logs,
+    # the hook server's socket): an agent that wrote there would approve itself.
+    "~/.config/safehold/",
+    "~/.local/state/safehold/",
     # Instructions every later agent session reads as its own: a prompt-injection foothold.
     "AGENTS.md",
     "CLAUDE.md",
