@@ -52,6 +52,9 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("git", "branch"): frozenset({"--edit-description"}),
     # Set any ini value (`cache_dir` anywhere); send the results to a web service.
     ("pytest",): frozenset({"-o", "--override-ini", "--pastebin"}),
+    # A makefile statement given as text; write every target.
+    ("make",): frozenset({"-E", "--eval", "-t", "--touch"}),
+    ("gmake",): frozenset({"-E", "--eval", "-t", "--touch"}),
     ("py.test",): frozenset({"-o", "--override-ini", "--pastebin"}),
     **{
         ("pip", sub): frozenset(

@@ -12,6 +12,7 @@ from safehold.policy.shell.programs.environment import is_dangerous_env
 from safehold.policy.shell.programs.options import WrapperOptions, skip_options
 from safehold.policy.shell.programs.step import Step, StepFn, opaque, unknown_option
 from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.vocab import flags, optional, valued
 from safehold.policy.shell.words import Word
 
 __all__ = ["PROGRAMS", "STEPS"]
@@ -319,7 +320,35 @@ STEPS: dict[str, StepFn] = {
 # Roles of wrappers' own options (their operands are the command they run, analysed on its
 # own): `time -o FILE` writes FILE (GNU time 1.9, `time --help`).
 _TIME_OUT = Opt(takes=True, role="write")
+# GNU make 4.3 (`make --help`): runs the project's own recipes, as `npm test` runs its
+# scripts. Left out, so that they ask: `-E`/`--eval` (a makefile statement given as text),
+# `-t`/`--touch` (writes every target). `-f` and `-I` name makefiles, which are read as
+# code; `-C` moves where everything runs. A `NAME=VALUE` operand overrides a variable the
+# recipes run (`CC=…`, `SHELL=…`): not understood (`variable_operands`).
+_MAKE = Program(
+    options={
+        **flags("-b", "-m", "-B", "--always-make", "-d", "-e", "--environment-overrides"),
+        **flags("-h", "--help", "-i", "--ignore-errors", "-k", "--keep-going", "-L"),
+        **flags("--check-symlink-times", "-n", "--just-print", "--dry-run", "--recon"),
+        **flags("-p", "--print-data-base", "-q", "--question", "-r", "--no-builtin-rules"),
+        **flags("-R", "--no-builtin-variables", "-s", "--silent", "--quiet", "--no-silent"),
+        **flags("-S", "--no-keep-going", "--stop", "--trace", "-v", "--version", "-w"),
+        **flags("--print-directory", "--no-print-directory", "--warn-undefined-variables"),
+        **optional("--debug", "-j", "--jobs", "-l", "--load-average", "--max-load", "-O"),
+        **optional("--output-sync"),
+        # `-o`/`-W` FILE: make only looks at the file's time; judged as a read all the same.
+        **valued("read", "-o", "--old-file", "--assume-old", "-W", "--what-if"),
+        **valued("read", "--new-file", "--assume-new"),
+        **valued("read", "-f", "--file", "--makefile", "-I", "--include-dir"),
+        **valued("cwd", "-C", "--directory"),
+    },
+    variable_operands=True,
+    source="GNU Make 4.3 (make --help)",
+)
+
 PROGRAMS: dict[str, Program] = {
+    "make": _MAKE,
+    "gmake": _MAKE,
     "time": Program(
         options={
             "-o": _TIME_OUT,

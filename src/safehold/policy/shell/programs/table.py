@@ -132,6 +132,9 @@ class Program:
     # build scripts (`pip install`, `npm install`, `cargo build`). Read as the mode
     # `FETCHES_CODE`; unconfined it asks (security-model rule 3: downloaded code).
     fetches_code: bool = False
+    # `NAME=VALUE` operands set variables the program's own code runs (make's `CC=…`,
+    # `SHELL=…`): each is not understood.
+    variable_operands: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,6 +382,9 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
                 )
     paths = operands[skip:]
     for k, w in enumerate(paths):
+        if spec.variable_operands and "=" in w.text:
+            unknown.append(w.text)  # make `CC=cmd`: a variable its recipes may run
+            continue
         if w.static and "=" in w.text and spec.keyvalue:
             key, _, value = w.text.partition("=")
             role = spec.keyvalue.get(key)
