@@ -20,7 +20,6 @@ import contextlib
 import errno
 import logging
 import os
-import shlex
 import threading
 import time
 import uuid
@@ -85,36 +84,28 @@ def limit_prefix(shell: str, max_processes: int, max_memory_mb: int) -> list[str
 class Cgroup:
     """A fresh pids cgroup for one run (root callers only).
 
-    Getting bwrap into it before bwrap forks: on cgroup v1 the spawning *thread* joins it
-    for the moment of the fork (a v1 `tasks` file moves single threads, and a child starts
-    in its parent thread's cgroup), then goes back; on v2, where only whole processes move,
-    a `/bin/sh` prefix writes its own pid into `cgroup.procs` and execs bwrap.
+    The sandbox's pid 1 is moved in after bwrap cloned it and before it runs anything:
+    bwrap is started with `--block-fd`, so its child builds the mounts and then waits on
+    that pipe; the runner reads the child's pid from bwrap's status pipe, moves it into the
+    cgroup (`admit`) and only then releases it. Every process of the command descends from
+    that child, so all of them start inside. Moving a process waits for the kernel's RCU
+    grace period (several ms): done this way it overlaps bwrap's own setup instead of
+    delaying the fork, and the runner's threads never change cgroup.
     """
 
     path: str
     max_processes: int
-    origin: str | None = None
-    """v1: the cgroup the spawning thread returns to; None on v2."""
 
-    def enter_prefix(self) -> list[str]:
-        """argv that moves itself into the cgroup, then execs bwrap (appended); v2 only."""
-        if self.origin is not None:
-            return []
-        procs = shlex.quote(os.path.join(self.path, "cgroup.procs"))
-        return ["/bin/sh", "-c", f'echo $$ > {procs} && exec "$@"', "safehold-cgroup"]
+    def admit(self, pid: int, parent: int) -> None:
+        """Move `pid` (bwrap's child, checked: never a recycled pid) into the cgroup.
 
-    def join_thread(self) -> None:
-        """v1: move the calling thread in, so the process it forks next starts inside."""
-        if self.origin is not None:
-            _write(os.path.join(self.path, "tasks"), str(threading.get_native_id()))
-
-    def leave_thread(self) -> None:
-        """v1: move the calling thread back where it was."""
-        if self.origin is not None:
-            try:
-                _write(os.path.join(self.origin, "tasks"), str(threading.get_native_id()))
-            except OSError as exc:
-                log.warning("could not move the spawning thread out of %s: %s", self.path, exc)
+        Raises `OSError` when it cannot: the caller then kills the sandbox before release.
+        """
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            ppid = next((ln.split()[1] for ln in fh if ln.startswith("PPid:")), "")
+        if ppid != str(parent):
+            raise OSError(errno.ESRCH, f"process {pid} is not the sandbox's pid 1")
+        _write(os.path.join(self.path, "cgroup.procs"), str(pid))
 
     def limit_hit(self) -> str | None:
         """A message once a fork was refused at the limit, else None."""
@@ -189,7 +180,7 @@ def _own(controller: str, v2: bool) -> str | None:
     return None
 
 
-def _make(parent: str, max_processes: int, *, v1: bool) -> Cgroup | None:
+def _make(parent: str, max_processes: int) -> Cgroup | None:
     path = os.path.join(parent, f"safehold-{uuid.uuid4().hex[:12]}")
     try:
         os.mkdir(path)
@@ -202,7 +193,7 @@ def _make(parent: str, max_processes: int, *, v1: bool) -> Cgroup | None:
         with contextlib.suppress(OSError):
             os.rmdir(path)
         return None
-    return Cgroup(path, max_processes, parent if v1 else None)
+    return Cgroup(path, max_processes)
 
 
 _warned: list[bool] = []
@@ -216,7 +207,7 @@ def open_cgroup(max_processes: int) -> Cgroup | None:
         _sweep()
     own = _own("pids", v2=False)
     if own is not None and os.path.isdir(_V1_ROOT):
-        group = _make(os.path.normpath(_V1_ROOT + "/" + own), max_processes, v1=True)
+        group = _make(os.path.normpath(_V1_ROOT + "/" + own), max_processes)
         if group is not None:
             return group
     own = _own("", v2=True)
@@ -224,7 +215,7 @@ def open_cgroup(max_processes: int) -> Cgroup | None:
     if own is not None and os.path.isfile(controllers):
         with contextlib.suppress(OSError), open(controllers, encoding="ascii") as fh:
             if "pids" in fh.read().split():
-                group = _make(os.path.normpath(_V2_ROOT + "/" + own), max_processes, v1=False)
+                group = _make(os.path.normpath(_V2_ROOT + "/" + own), max_processes)
                 if group is not None:
                     return group
     if not _warned:

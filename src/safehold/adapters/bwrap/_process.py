@@ -112,7 +112,8 @@ def spawn_and_collect(
     cancel_fd: int | None = None,
     cwd: str | None = None,
     watchdog: Callable[[Mapping[str, Any]], str | None] | None = None,
-    spawned: Callable[[], None] | None = None,
+    admit: Callable[[int, int], None] | None = None,
+    release_fd: int | None = None,
 ) -> RawOutcome:
     """Run `argv` with stdin from /dev/null, collecting capped output; kill on timeout/cancel.
 
@@ -120,8 +121,12 @@ def spawn_and_collect(
     (the status pipe only reaches EOF when no copy of its write end is left open here).
     `watchdog`, when given, is called every `_WATCH_EVERY` seconds with bwrap's status so far
     (`child-pid`: the sandbox's init); a message back kills the
-    process tree and is reported as `stopped`. `spawned` runs right after the fork, even
-    when it failed.
+    process tree and is reported as `stopped`.
+
+    `admit` and `release_fd` (owned: closed here) go together: once bwrap reports its
+    child's pid, `admit(pid, bwrap_pid)` runs (it moves the child into a cgroup) and only
+    then is a byte written to `release_fd`, the write end of bwrap's `--block-fd` pipe. When
+    `admit` fails, the sandbox is killed before it is released, and that is `stopped`.
     """
     try:
         proc = subprocess.Popen(
@@ -135,9 +140,11 @@ def spawn_and_collect(
             start_new_session=True,
             cwd=cwd,
         )
+    except BaseException:
+        if release_fd is not None:
+            os.close(release_fd)
+        raise
     finally:
-        if spawned is not None:
-            spawned()
         for fd in pass_fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -149,6 +156,7 @@ def spawn_and_collect(
     next_watch = time.monotonic() + _WATCH_EVERY
     deadline = None if timeout is None else time.monotonic() + timeout
     sel = selectors.DefaultSelector()
+    pending = release_fd  # the sandbox waits until this is written to (or closed)
     try:
         sinks: dict[int, _Capped | bytearray] = {
             proc.stdout.fileno(): out,
@@ -204,6 +212,16 @@ def spawn_and_collect(
                     sink.add(chunk)
                 elif len(sink) < _CHUNK:
                     sink += chunk
+                    if pending is not None and admit is not None and not killed:
+                        child = _parse_status(bytes(sink)).get("child-pid")
+                        if isinstance(child, int) and not isinstance(child, bool):
+                            stopped = _admit(admit, child, proc, pending)
+                            if stopped is not None:
+                                killed = True
+                                _kill_tree(proc, bytes(status))
+                                deadline = time.monotonic() + _DRAIN_GRACE
+                            os.close(pending)
+                            pending = None
         if not killed and proc.poll() is None:
             # The pipes closed but the process may live on (`exec >&- 2>&-; sleep 99`): wait
             # for its pidfd (readable at exit), the cancel pipe or the deadline.
@@ -213,6 +231,12 @@ def spawn_and_collect(
         _kill_tree(proc, bytes(status))
         raise
     finally:
+        if pending is not None:
+            # Never admitted (bwrap failed, or the run was stopped first): a sandbox still
+            # waiting is killed before its pipe closes, so it never runs outside the cgroup.
+            if proc.poll() is None:
+                _kill_tree(proc, bytes(status))
+            os.close(pending)
         sel.close()
         returncode = _reap(proc, bytes(status))
         proc.stdout.close()
@@ -227,6 +251,20 @@ def spawn_and_collect(
         status=_parse_status(bytes(status)),
         stopped=stopped,
     )
+
+
+def _admit(
+    admit: Callable[[int, int], None], child: int, proc: subprocess.Popen[bytes], release: int
+) -> str | None:
+    """Admit the sandbox's pid 1, then release it; the reason to stop it when admitting fails
+    (it is then still waiting: the caller kills it before closing `release`)."""
+    try:
+        admit(child, proc.pid)
+    except OSError as exc:
+        return f"safehold: could not put the sandbox in its pids cgroup ({exc}); it was stopped\n"
+    with contextlib.suppress(OSError):  # bwrap is gone already: its own error tells why
+        os.write(release, b"x")
+    return None
 
 
 def _wait_exit(

@@ -121,11 +121,19 @@ def _spawn_bwrap(
         os.write(seccomp_w, program)
     finally:
         os.close(seccomp_w)
+    fds: list[int] = []
     try:
-        status_r, status_w = os.pipe()
+        fds += os.pipe()  # status
+        if cgroup is not None:
+            fds += os.pipe()  # --block-fd: the sandbox waits until it is in its cgroup
     except OSError:
-        os.close(seccomp_r)
+        for fd in (seccomp_r, *fds):
+            os.close(fd)
         raise
+    status_r, status_w = fds[0], fds[1]
+    block_r: int | None = fds[2] if cgroup is not None else None
+    block_w: int | None = fds[3] if cgroup is not None else None
+    passed = (seccomp_r, status_w) if block_r is None else (seccomp_r, status_w, block_r)
     try:
         spec = SandboxSpec(
             network=network,
@@ -134,21 +142,19 @@ def _spawn_bwrap(
             seccomp_fd=seccomp_r,
             status_fd=status_w,
             command=argv,
+            block_fd=block_r,
         )
         try:
             full = build_argv(bwrap, plan, spec)
         except BaseException:
-            os.close(seccomp_r)
-            os.close(status_w)
+            for fd in (*passed, *(() if block_w is None else (block_w,))):
+                os.close(fd)
             raise
-        if cgroup is not None:
-            full = cgroup.enter_prefix() + full
-            cgroup.join_thread()
-        # spawn_and_collect owns and closes seccomp_r and status_w.
+        # spawn_and_collect owns and closes the passed fds and the block pipe's write end.
         return spawn_and_collect(
             full,
             env=env,
-            pass_fds=(seccomp_r, status_w),
+            pass_fds=passed,
             status_fd=status_r,
             timeout=timeout,
             cap=cap,
@@ -158,7 +164,8 @@ def _spawn_bwrap(
                 if cgroup is None
                 else lambda _status: cgroup.limit_hit()
             ),
-            spawned=None if cgroup is None else cgroup.leave_thread,
+            admit=None if cgroup is None else cgroup.admit,
+            release_fd=block_w,
         )
     finally:
         os.close(status_r)
