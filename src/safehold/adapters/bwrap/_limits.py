@@ -27,7 +27,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["Cgroup", "limit_message", "limit_prefix", "open_cgroup", "process_watchdog"]
+__all__ = [
+    "Cgroup",
+    "SandboxGone",
+    "limit_message",
+    "limit_prefix",
+    "open_cgroup",
+    "process_watchdog",
+]
 
 log = logging.getLogger("safehold.sandbox")
 
@@ -80,6 +87,10 @@ def limit_prefix(shell: str, max_processes: int, max_memory_mb: int) -> list[str
     return [shell, "-c", script, "safehold-limits"]
 
 
+class SandboxGone(Exception):
+    """bwrap's child exited before it could be admitted (its setup failed): nothing ran."""
+
+
 @dataclass(slots=True)
 class Cgroup:
     """A fresh pids cgroup for one run (root callers only).
@@ -99,13 +110,20 @@ class Cgroup:
     def admit(self, pid: int, parent: int) -> None:
         """Move `pid` (bwrap's child, checked: never a recycled pid) into the cgroup.
 
-        Raises `OSError` when it cannot: the caller then kills the sandbox before release.
+        Raises `SandboxGone` when that child has exited already (bwrap failed to set up),
+        `OSError` when it cannot be moved: the caller then kills the sandbox before release.
         """
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
-            ppid = next((ln.split()[1] for ln in fh if ln.startswith("PPid:")), "")
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+                ppid = next((ln.split()[1] for ln in fh if ln.startswith("PPid:")), "")
+        except FileNotFoundError:
+            raise SandboxGone(pid) from None
         if ppid != str(parent):
-            raise OSError(errno.ESRCH, f"process {pid} is not the sandbox's pid 1")
-        _write(os.path.join(self.path, "cgroup.procs"), str(pid))
+            raise SandboxGone(pid)  # exited, and its pid taken by another process
+        try:
+            _write(os.path.join(self.path, "cgroup.procs"), str(pid))
+        except ProcessLookupError:  # ESRCH: it exited meanwhile
+            raise SandboxGone(pid) from None
 
     def limit_hit(self) -> str | None:
         """A message once a fork was refused at the limit, else None."""

@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from safehold.adapters.bwrap._limits import SandboxGone
+
 __all__ = ["RawOutcome", "spawn_and_collect"]
 
 _CHUNK: Final = 65536
@@ -46,6 +48,8 @@ class RawOutcome:
     status: dict[str, Any] = field(default_factory=dict)
     stopped: str | None = None
     """The watchdog's message when it stopped the process (a resource limit was hit)."""
+    refused: str | None = None
+    """Why the sandbox was killed before it ran anything (it could not be admitted)."""
 
 
 class _Capped:
@@ -153,6 +157,7 @@ def spawn_and_collect(
     status = bytearray()
     timed_out = cancelled = killed = False
     stopped: str | None = None
+    refused: str | None = None
     next_watch = time.monotonic() + _WATCH_EVERY
     deadline = None if timeout is None else time.monotonic() + timeout
     sel = selectors.DefaultSelector()
@@ -215,8 +220,8 @@ def spawn_and_collect(
                     if pending is not None and admit is not None and not killed:
                         child = _parse_status(bytes(sink)).get("child-pid")
                         if isinstance(child, int) and not isinstance(child, bool):
-                            stopped = _admit(admit, child, proc, pending)
-                            if stopped is not None:
+                            refused = _admit(admit, child, proc, pending)
+                            if refused is not None:
                                 killed = True
                                 _kill_tree(proc, bytes(status))
                                 deadline = time.monotonic() + _DRAIN_GRACE
@@ -250,6 +255,7 @@ def spawn_and_collect(
         cancelled=cancelled,
         status=_parse_status(bytes(status)),
         stopped=stopped,
+        refused=refused,
     )
 
 
@@ -257,11 +263,15 @@ def _admit(
     admit: Callable[[int, int], None], child: int, proc: subprocess.Popen[bytes], release: int
 ) -> str | None:
     """Admit the sandbox's pid 1, then release it; the reason to stop it when admitting fails
-    (it is then still waiting: the caller kills it before closing `release`)."""
+    (it is then still waiting: the caller kills it before closing `release`). A child that
+    is gone already is no refusal: bwrap's own error (its stderr, no exit code) tells why."""
     try:
         admit(child, proc.pid)
     except OSError as exc:
-        return f"safehold: could not put the sandbox in its pids cgroup ({exc}); it was stopped\n"
+        return f"could not put the sandbox in its pids cgroup ({exc}); nothing was run"
+    except SandboxGone:
+        _kill_tree(proc, b"")  # nothing can run in it: make sure of that before the close
+        return None
     with contextlib.suppress(OSError):  # bwrap is gone already: its own error tells why
         os.write(release, b"x")
     return None

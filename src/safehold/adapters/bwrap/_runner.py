@@ -393,6 +393,8 @@ def _run(
         if cgroup is not None:
             cgroup.close()
     duration = time.monotonic() - started
+    if raw.refused is not None:
+        raise SandboxError(raw.refused)
     if raw.stopped is not None:
         log.warning("%s", raw.stopped.strip())
         raw.stderr = (raw.stderr + b"\n" + raw.stopped.encode())[-cap:]
