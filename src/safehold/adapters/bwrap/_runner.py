@@ -12,7 +12,6 @@ confines the command) without the sandbox, and refuses any decision that is not 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -467,6 +466,8 @@ async def run_sandboxed(
     The sandbox is spawned and reaped by one dedicated thread that outlives it, because
     `--die-with-parent` follows the spawning *thread* (a short-lived one would kill it).
     """
+    import asyncio  # here: `safehold run` (sync) should not pay for importing it
+
     loop = asyncio.get_running_loop()
     done: asyncio.Future[CommandResult] = loop.create_future()
     cancel_r, cancel_w = os.pipe()
