@@ -4,7 +4,7 @@ Usage: python benchmarks/bench_sandbox.py [--runs N] [--network] [--big] [--no-h
 
 Every part prints the load average: figures on a loaded machine are several times slower.
 
-Part 1 runs `true` interleaved (so load drift hits all alike) through a plain subprocess,
+Part 1 runs `true` interleaved (so load drift hits all alike; in a new order each round) through a plain subprocess,
 through bare bwrap with the runner's exact argv (same flags, mounts, seccomp program, status
 pipe and limit prefix, built once), through the runner, and `safehold run -- true` from a
 shell (a fresh interpreter), with the median and the maximum of each. The runner's extra
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -64,15 +65,20 @@ def timings_ms(
     fns: list[Callable[[], object]], runs: int, warmup: int = 3
 ) -> list[tuple[float, float]]:
     """(median, max) wall-clock ms of each callable, calls interleaved so load drift hits all
-    alike."""
+    alike, in a new order each round: a sandbox's teardown (namespaces are freed after it
+    exits) slows whatever runs next, and a fixed order would always hand that to the same row.
+    """
     for fn in fns:
         for _ in range(warmup):
             fn()
     times: list[list[float]] = [[] for _ in fns]
+    order = list(range(len(fns)))
+    shuffle = random.Random(25).shuffle
     for _ in range(runs):
-        for i, fn in enumerate(fns):
+        shuffle(order)
+        for i in order:
             start = time.perf_counter()
-            fn()
+            fns[i]()
             times[i].append((time.perf_counter() - start) * 1000)
     return [(statistics.median(t), max(t)) for t in times]
 

@@ -165,6 +165,7 @@ def _spawn_bwrap(
             ),
             admit=None if cgroup is None else cgroup.admit,
             release_fd=block_w,
+            new_session=False,  # bwrap's own --new-session isolates the command
         )
     finally:
         os.close(status_r)
