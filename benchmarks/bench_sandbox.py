@@ -354,7 +354,7 @@ def main() -> None:
         print(load())
         overhead(config, args.runs)
         sizes = [0, 10_000, 100_000] + ([500_000] if args.big else [])
-        by_size(config, sizes, max(5, args.runs // 3))
+        by_size(config, sizes, args.runs)
         if not args.no_home:
             real_home(config, real, max(5, args.runs // 3))
         print(load())

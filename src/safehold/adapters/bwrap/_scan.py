@@ -438,7 +438,8 @@ class Scanner:
         policy = (denied.patterns, protected.patterns, denied.fold("Aé"))
         self._cache = _cache_for(policy)
         self._store = store
-        self._store_name = _store.file_name(policy)
+        # The file's name hashes the patterns' repr: only worth it when there is a store.
+        self._store_name = "" if store is None else _store.file_name(policy)
         if store is not None and store not in self._cache.loaded:
             self._load(store)
         self._names = _NameFilter(denied, protected)
