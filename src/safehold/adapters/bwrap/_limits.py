@@ -20,6 +20,7 @@ import contextlib
 import errno
 import logging
 import os
+import queue
 import threading
 import time
 import uuid
@@ -211,7 +212,36 @@ def _make(parent: str, max_processes: int) -> Cgroup | None:
         with contextlib.suppress(OSError):
             os.rmdir(path)
         return None
+    _prime(parent)
     return Cgroup(path, max_processes)
+
+
+_primer: list[queue.SimpleQueue[str]] = []
+
+
+def _prime(own: str) -> None:
+    """Have a helper thread write this process into the cgroup it is in already (a no-op).
+
+    A move takes the kernel's cgroup-threadgroup lock for writing, which first waits for an
+    RCU grace period unless one passed just before. Asked for when the run's cgroup is made,
+    that wait runs while the runner plans and bwrap sets up, so the real move (`admit`)
+    finds it mostly done. One long-lived thread (starting a thread per run costs more than
+    it saves under load); nothing depends on it: errors are ignored.
+    """
+    with _pending_lock:
+        if not _primer:
+            _primer.append(queue.SimpleQueue())
+            threading.Thread(
+                target=_primer_loop, args=(_primer[0],), name="safehold-cgroup", daemon=True
+            ).start()
+        _primer[0].put(own)
+
+
+def _primer_loop(jobs: queue.SimpleQueue[str]) -> None:
+    while True:
+        own = jobs.get()
+        with contextlib.suppress(OSError):
+            _write(os.path.join(own, "cgroup.procs"), str(os.getpid()))
 
 
 _warned: list[bool] = []
