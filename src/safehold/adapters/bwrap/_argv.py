@@ -13,7 +13,7 @@ so the order is part of the security argument (see docs/sandbox.md, "flag table"
 4. writable roots, pins of their sub-directories, protected paths read-only (after the roots
    they sit in), then the deny masks last so nothing re-exposes them, then
    `--remount-ro /` (the skeleton tmpfs holding the mount points)
-5. `--seccomp FD --json-status-fd FD --chdir CWD -- COMMAND...`
+5. `--seccomp FD [--block-fd FD] --json-status-fd FD --chdir CWD -- COMMAND...`
 """
 
 from __future__ import annotations
@@ -42,6 +42,9 @@ class SandboxSpec:
     seccomp_fd: int | None
     status_fd: int
     command: Sequence[str]
+    block_fd: int | None = None
+    """bwrap's child waits on this pipe after building the mounts, before it runs anything
+    (the runner moves it into the run's pids cgroup meanwhile; `_limits.Cgroup`)."""
 
 
 def _base(bwrap: Bwrap, spec: SandboxSpec) -> list[str]:
@@ -110,6 +113,8 @@ def build_argv(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> list[str]:
     argv = _base(bwrap, spec) + _mounts(bwrap, plan, spec)
     if spec.seccomp_fd is not None:
         argv += ["--seccomp", str(spec.seccomp_fd)]
+    if spec.block_fd is not None:
+        argv += ["--block-fd", str(spec.block_fd)]
     argv += ["--json-status-fd", str(spec.status_fd), "--chdir", plan.cwd, "--"]
     if len(argv) + len(spec.command) > MAX_ARGS:
         if len(spec.command) > MAX_ARGS // 2 or len(argv) <= MAX_ARGS // 2:

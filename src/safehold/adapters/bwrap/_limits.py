@@ -20,7 +20,7 @@ import contextlib
 import errno
 import logging
 import os
-import shlex
+import queue
 import threading
 import time
 import uuid
@@ -28,7 +28,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["Cgroup", "limit_message", "limit_prefix", "open_cgroup", "process_watchdog"]
+__all__ = [
+    "Cgroup",
+    "SandboxGone",
+    "limit_message",
+    "limit_prefix",
+    "open_cgroup",
+    "process_watchdog",
+]
 
 log = logging.getLogger("safehold.sandbox")
 
@@ -87,40 +94,43 @@ def limit_prefix(shell: str, max_processes: int, max_memory_mb: int) -> list[str
     return [shell, "-c", script, "safehold"]
 
 
+class SandboxGone(Exception):
+    """bwrap's child exited before it could be admitted (its setup failed): nothing ran."""
+
+
 @dataclass(slots=True)
 class Cgroup:
     """A fresh pids cgroup for one run (root callers only).
 
-    Getting bwrap into it before bwrap forks: on cgroup v1 the spawning *thread* joins it
-    for the moment of the fork (a v1 `tasks` file moves single threads, and a child starts
-    in its parent thread's cgroup), then goes back; on v2, where only whole processes move,
-    a `/bin/sh` prefix writes its own pid into `cgroup.procs` and execs bwrap.
+    The sandbox's pid 1 is moved in after bwrap cloned it and before it runs anything:
+    bwrap is started with `--block-fd`, so its child builds the mounts and then waits on
+    that pipe; the runner reads the child's pid from bwrap's status pipe, moves it into the
+    cgroup (`admit`) and only then releases it. Every process of the command descends from
+    that child, so all of them start inside. Moving a process waits for the kernel's RCU
+    grace period (several ms): done this way it overlaps bwrap's own setup instead of
+    delaying the fork, and the runner's threads never change cgroup.
     """
 
     path: str
     max_processes: int
-    origin: str | None = None
-    """v1: the cgroup the spawning thread returns to; None on v2."""
 
-    def enter_prefix(self) -> list[str]:
-        """argv that moves itself into the cgroup, then execs bwrap (appended); v2 only."""
-        if self.origin is not None:
-            return []
-        procs = shlex.quote(os.path.join(self.path, "cgroup.procs"))
-        return ["/bin/sh", "-c", f'echo $$ > {procs} && exec "$@"', "safehold-cgroup"]
+    def admit(self, pid: int, parent: int) -> None:
+        """Move `pid` (bwrap's child, checked: never a recycled pid) into the cgroup.
 
-    def join_thread(self) -> None:
-        """v1: move the calling thread in, so the process it forks next starts inside."""
-        if self.origin is not None:
-            _write(os.path.join(self.path, "tasks"), str(threading.get_native_id()))
-
-    def leave_thread(self) -> None:
-        """v1: move the calling thread back where it was."""
-        if self.origin is not None:
-            try:
-                _write(os.path.join(self.origin, "tasks"), str(threading.get_native_id()))
-            except OSError as exc:
-                log.warning("could not move the spawning thread out of %s: %s", self.path, exc)
+        Raises `SandboxGone` when that child has exited already (bwrap failed to set up),
+        `OSError` when it cannot be moved: the caller then kills the sandbox before release.
+        """
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+                ppid = next((ln.split()[1] for ln in fh if ln.startswith("PPid:")), "")
+        except FileNotFoundError:
+            raise SandboxGone(pid) from None
+        if ppid != str(parent):
+            raise SandboxGone(pid)  # exited, and its pid taken by another process
+        try:
+            _write(os.path.join(self.path, "cgroup.procs"), str(pid))
+        except ProcessLookupError:  # ESRCH: it exited meanwhile
+            raise SandboxGone(pid) from None
 
     def limit_hit(self) -> str | None:
         """A message once a fork was refused at the limit, else None."""
@@ -195,7 +205,7 @@ def _own(controller: str, v2: bool) -> str | None:
     return None
 
 
-def _make(parent: str, max_processes: int, *, v1: bool) -> Cgroup | None:
+def _make(parent: str, max_processes: int) -> Cgroup | None:
     path = os.path.join(parent, f"safehold-{uuid.uuid4().hex[:12]}")
     try:
         os.mkdir(path)
@@ -208,7 +218,36 @@ def _make(parent: str, max_processes: int, *, v1: bool) -> Cgroup | None:
         with contextlib.suppress(OSError):
             os.rmdir(path)
         return None
-    return Cgroup(path, max_processes, parent if v1 else None)
+    _prime(parent)
+    return Cgroup(path, max_processes)
+
+
+_primer: list[queue.SimpleQueue[str]] = []
+
+
+def _prime(own: str) -> None:
+    """Have a helper thread write this process into the cgroup it is in already (a no-op).
+
+    A move takes the kernel's cgroup-threadgroup lock for writing, which first waits for an
+    RCU grace period unless one passed just before. Asked for when the run's cgroup is made,
+    that wait runs while the runner plans and bwrap sets up, so the real move (`admit`)
+    finds it mostly done. One long-lived thread (starting a thread per run costs more than
+    it saves under load); nothing depends on it: errors are ignored.
+    """
+    with _pending_lock:
+        if not _primer:
+            _primer.append(queue.SimpleQueue())
+            threading.Thread(
+                target=_primer_loop, args=(_primer[0],), name="safehold-cgroup", daemon=True
+            ).start()
+        _primer[0].put(own)
+
+
+def _primer_loop(jobs: queue.SimpleQueue[str]) -> None:
+    while True:
+        own = jobs.get()
+        with contextlib.suppress(OSError):
+            _write(os.path.join(own, "cgroup.procs"), str(os.getpid()))
 
 
 _warned: list[bool] = []
@@ -222,7 +261,7 @@ def open_cgroup(max_processes: int) -> Cgroup | None:
         _sweep()
     own = _own("pids", v2=False)
     if own is not None and os.path.isdir(_V1_ROOT):
-        group = _make(os.path.normpath(_V1_ROOT + "/" + own), max_processes, v1=True)
+        group = _make(os.path.normpath(_V1_ROOT + "/" + own), max_processes)
         if group is not None:
             return group
     own = _own("", v2=True)
@@ -230,7 +269,7 @@ def open_cgroup(max_processes: int) -> Cgroup | None:
     if own is not None and os.path.isfile(controllers):
         with contextlib.suppress(OSError), open(controllers, encoding="ascii") as fh:
             if "pids" in fh.read().split():
-                group = _make(os.path.normpath(_V2_ROOT + "/" + own), max_processes, v1=False)
+                group = _make(os.path.normpath(_V2_ROOT + "/" + own), max_processes)
                 if group is not None:
                     return group
     if not _warned:

@@ -65,15 +65,22 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def _under_any(path: str, reals: tuple[str, ...]) -> bool:
+    """`_inside(path, r)` for some `r` of `reals`, which are realpaths already."""
+    path = os.path.realpath(path)
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in reals)
+
+
 def _from_path(writable: tuple[str, ...]) -> str | None:
+    reals = tuple(os.path.realpath(w) for w in writable)  # once, not once per PATH entry
     for entry in os.environ.get("PATH", "").split(os.pathsep):
         # Relative entries (and "") mean "the current directory": never trust those, nor
         # anything the sandboxed command can write (the working directory, writable roots):
         # a `bwrap` planted there would run every later command unconfined.
-        if not entry or not os.path.isabs(entry) or any(_inside(entry, w) for w in writable):
+        if not entry or not os.path.isabs(entry) or _under_any(entry, reals):
             continue
         candidate = os.path.join(entry, "bwrap")
-        if _executable(candidate) and not any(_inside(candidate, w) for w in writable):
+        if _executable(candidate) and not _under_any(candidate, reals):
             return candidate
     return None
 

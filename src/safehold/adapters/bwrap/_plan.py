@@ -27,18 +27,35 @@ import functools
 import os
 import re
 import stat
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
 from safehold._runtime_dir import hook_folder
 from safehold.adapters.bwrap import _store
-from safehold.adapters.bwrap._scan import DirRecord, Matcher, Scanner
+from safehold.adapters.bwrap._scan import (
+    DirRecord,
+    Matcher,
+    Scanner,
+    TreeResult,
+    racy,
+    tree_unchanged,
+)
 from safehold.errors import SandboxError
 from safehold.policy.config import SafetyConfig
-from safehold.policy.paths import compile_policy
+from safehold.policy.paths import CompiledPolicy, compile_policy
 
-__all__ = ["SYSTEM_DIRS", "MountPlan", "Watch", "home_dir", "plan_mounts", "scan_protected"]
+__all__ = [
+    "SYSTEM_DIRS",
+    "MountPlan",
+    "Watch",
+    "clear_plans",
+    "home_dir",
+    "plan_mounts",
+    "scan_protected",
+]
 
 _GLOB: Final = re.compile(r"(?<!\\)[*?\[]")
 _PRIVATE_TMP: Final = "/tmp"
@@ -139,6 +156,71 @@ def _system_extras(system: tuple[tuple[str, str | None], ...]) -> tuple[str, ...
     return tuple(extras)
 
 
+_Stamp = tuple[int, int, int, int, int, int] | None
+
+
+def _lstat_stamp(path: str) -> _Stamp:
+    """(mode, device, inode, links, mtime, ctime) of `path` itself, or None when it is gone."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_mode, st.st_dev, st.st_ino, st.st_nlink, st.st_mtime_ns, st.st_ctime_ns)
+
+
+_PROBES: Final[dict[str, Callable[[str], object]]] = {
+    "lstat": _lstat_stamp,
+    "isdir": os.path.isdir,
+    "exists": os.path.exists,
+}
+
+
+class _Deps:
+    """What one plan read from the filesystem beyond its inputs, to tell when it is stale.
+
+    Every tree the scan walked (with its records), and every other look at a path (a
+    literal pattern's target, a symlink's resolution, a masked file's link count, a masked
+    directory's content) with what it saw. The plan is reused only while every one of them
+    sees the same again (`unchanged`). A racy stamp or an unreadable directory makes the
+    plan not reusable at all.
+    """
+
+    def __init__(self) -> None:
+        self.started = time.time_ns()
+        self.trees: list[tuple[str, TreeResult]] = []
+        self.probes: list[tuple[str, str, object]] = []
+        self.links: list[tuple[str, str]] = []
+        self.reusable = True
+
+    def probe(self, kind: str, path: str) -> object:
+        value = _PROBES[kind](path)
+        self.probes.append((kind, path, value))
+        if kind == "lstat" and value is not None:
+            stamp: tuple[int, ...] = value  # type: ignore[assignment]
+            if racy(stamp[4], stamp[5], self.started):
+                self.reusable = False
+        return value
+
+    def resolve(self, path: str) -> str:
+        real = _resolve(path)
+        self.links.append((path, real))
+        return real
+
+    def tree(self, top: str, found: TreeResult) -> TreeResult:
+        self.trees.append((top, found))
+        if found.unreadable:
+            self.reusable = False
+        return found
+
+    def unchanged(self) -> bool:
+        """True only when every recorded look sees exactly what it saw."""
+        return (
+            all(tree_unchanged(top, found) for top, found in self.trees)
+            and all(_resolve(path) == real for path, real in self.links)
+            and all(_PROBES[kind](path) == value for kind, path, value in self.probes)
+        )
+
+
 class _Collector:
     def __init__(
         self,
@@ -147,8 +229,10 @@ class _Collector:
         roots: tuple[str, ...],
         store: str | None = None,
         shown: tuple[str, ...] = (),
+        policy: CompiledPolicy | None = None,
     ):
-        policy = compile_policy(config, cwd)
+        self.deps = _Deps()
+        policy = compile_policy(config, cwd) if policy is None else policy
         self.denied = Matcher.of(policy.denied, policy.casefold)
         self.protected = Matcher.of(policy.protected, policy.casefold)
         limit = config.sandbox.scan_max_entries
@@ -170,11 +254,11 @@ class _Collector:
 
     def check(self, path: str, is_link: bool, *, protect: bool) -> bool:
         """Record masks/protection for one entry; return False when it must not be descended."""
-        real = _resolve(path) if is_link else path
+        real = self.deps.resolve(path) if is_link else path
         # Like the policy, match the literal path and the resolved one (a symlink named
         # `notes.txt` that points at `~/.aws/credentials` is denied).
         if self.denied(path) or (is_link and self.denied(real)):
-            if os.path.exists(real) and (
+            if self.deps.probe("exists", real) and (
                 not is_link or any(_inside(real, r) for r in self.link_targets)
             ):
                 self.masked.add(real)
@@ -183,15 +267,19 @@ class _Collector:
             self.seen.add(path)
             if is_link:
                 self.watch[path] = Watch(path, _readlink(path))
-            if self.in_root(real) and os.path.exists(real):
+            if self.in_root(real) and self.deps.probe("exists", real):
                 self.protect.add(real)
         return True
+
+    def hits(self, top: str, depth: int = -1) -> TreeResult:
+        """The scanner's result for the tree, recorded as a dependency of the plan."""
+        return self.deps.tree(top, self.scanner.hits(top, depth))
 
     def tree(self, top: str, *, protect: bool, depth: int = -1) -> None:
         """Masks and protected paths in the whole tree below `top` (cached per directory)."""
         if not self.check(top, os.path.islink(top), protect=protect):
             return
-        found = self.scanner.hits(top, depth)
+        found = self.hits(top, depth)
         if top in found.unreadable:
             raise SandboxError(
                 f"cannot list `{top}` (permission denied): the sandbox cannot tell which "
@@ -213,14 +301,14 @@ class _Collector:
             return  # floating (`**/.env`): found by the walks
         path, depth = target
         if depth == 0:
-            try:
-                st = os.lstat(path)
-            except OSError:
+            seen = self.deps.probe("lstat", path)
+            if seen is None:
                 return
-            self.check(path, stat.S_ISLNK(st.st_mode), protect=False)
+            mode: int = seen[0]  # type: ignore[index]
+            self.check(path, stat.S_ISLNK(mode), protect=False)
             return
-        if path != "/" and os.path.isdir(path):
-            found = self.scanner.hits(path, depth)
+        if path != "/" and self.deps.probe("isdir", path):
+            found = self.hits(path, depth)
             self.masked.update(found.denied)
             self.masked.update(found.unreadable)
             self.unreadable.update(found.unreadable)
@@ -279,31 +367,39 @@ def _multi_linked_secrets(col: _Collector, home: str) -> set[tuple[int, int]]:
     """
     wanted: set[tuple[int, int]] = set()
     budget = [col.scanner.limit]
+    deps = col.deps
 
-    def note(path: str) -> None:
-        try:
-            st = os.lstat(path)
-        except OSError:
-            return
-        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-            wanted.add((st.st_dev, st.st_ino))
-        elif stat.S_ISDIR(st.st_mode):
-            for dirpath, _dirs, files in os.walk(path):
-                budget[0] -= len(files) + len(_dirs)
-                if budget[0] < 0:
-                    return
-                for name in files:
-                    note(os.path.join(dirpath, name))
+    def note(top: str) -> None:
+        # Recorded looks: a new link to a masked file (its link count and ctime change) or a
+        # new file in a masked directory (its stamps change) makes a cached plan stale.
+        stack = [top]
+        while stack and budget[0] >= 0:
+            path = stack.pop()
+            seen = deps.probe("lstat", path)
+            if seen is None:
+                continue
+            mode: int = seen[0]  # type: ignore[index]
+            links: int = seen[3]  # type: ignore[index]
+            if stat.S_ISREG(mode) and links > 1:
+                wanted.add((seen[1], seen[2]))  # type: ignore[index]
+            elif stat.S_ISDIR(mode):
+                try:
+                    with os.scandir(path) as it:
+                        names = [e.name for e in it]
+                except OSError:
+                    continue
+                budget[0] -= len(names)
+                stack.extend(os.path.join(path, name) for name in names)
 
     for path in tuple(col.masked):
         note(path)
-    if home != "/" and os.path.isdir(home):
-        for directory, rec in col.scanner.tree(home, 1):
+    if home != "/" and deps.probe("isdir", home):
+        for directory, rec in col.hits(home, 1).dirs:
             for name in rec.denied:
                 note(os.path.join(directory, name))
             for sub in rec.subdirs:
                 if sub.startswith("."):
-                    for inner, inner_rec in col.scanner.tree(os.path.join(directory, sub), 1):
+                    for inner, inner_rec in col.hits(os.path.join(directory, sub), 1).dirs:
                         for name in inner_rec.denied:
                             note(os.path.join(inner, name))
     return wanted
@@ -367,8 +463,32 @@ def _read_roots(
     return tuple(dict.fromkeys(reals)), tuple(dict.fromkeys(links))
 
 
-def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
-    """Expand the policy's path lists into the mounts of one run (see the module docstring)."""
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """Everything a plan is computed from that is cheap to recompute on every run.
+
+    Resolved again for each run (realpaths, the roots, the system view, the store, the
+    hook folder, the audit log, the caller's ids and environment): a plan is reused only
+    for equal inputs, the same config and policy, and unchanged dependencies (`_Deps`).
+    """
+
+    cwd: str
+    real_cwd: str
+    home: str
+    roots: tuple[str, ...]
+    read_roots: tuple[tuple[str, bool], ...]
+    """(realpath, is a directory)."""
+    links: tuple[tuple[str, str], ...]
+    system: tuple[tuple[str, str | None], ...]
+    store_root: tuple[str, bool]
+    store: str | None
+    hooks: str | None
+    audit: tuple[str, bool, bool] | None
+    ids: tuple[int, ...]
+    environ: tuple[tuple[bytes, bytes], ...]
+
+
+def _inputs(config: SafetyConfig, cwd: str) -> _Inputs:
     home = home_dir()
     real_cwd = os.path.realpath(cwd)
     if not os.path.isdir(real_cwd):
@@ -389,41 +509,119 @@ def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
     # The scan cache on disk: created before any command could create it, and masked in
     # every run that would show it (a forged record could hide a secret; see `_store`).
     store_root, store = _store.prepare(home)
-    col = _Collector(config, real_cwd, roots, store, read_roots)
-    if os.path.isdir(store_root):
-        col.masked.add(store_root)
     hooks = hook_folder()
-    if os.path.isdir(hooks):
+    audit = None
+    if config.audit.path is not None:
+        # Resolved as the sink opens it.
+        log = os.path.realpath(os.path.expanduser(config.audit.path))
+        audit = (log, os.path.isfile(log), os.path.lexists(log))
+    return _Inputs(
+        cwd=cwd,
+        real_cwd=real_cwd,
+        home=home,
+        roots=roots,
+        read_roots=tuple((r, os.path.isdir(r)) for r in read_roots),
+        links=links,
+        system=system,
+        store_root=(store_root, os.path.isdir(store_root)),
+        store=store,
+        hooks=os.path.realpath(hooks) if os.path.isdir(hooks) else None,
+        audit=audit,
+        ids=(os.getuid(), os.geteuid(), os.getgid(), os.getegid(), *sorted(os.getgroups())),
+        environ=tuple(sorted(os.environb.items())),  # all of it: nothing is assumed not to matter
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Cached:
+    config: SafetyConfig
+    policy: CompiledPolicy
+    inputs: _Inputs
+    deps: _Deps
+    plan: MountPlan
+
+
+_MAX_PLANS: Final = 8
+_plans: list[_Cached] = []
+_plans_lock = threading.Lock()
+
+
+def clear_plans() -> None:
+    """Forget every cached mount plan in this process."""
+    with _plans_lock:
+        _plans.clear()
+
+
+def plan_mounts(config: SafetyConfig, cwd: str) -> MountPlan:
+    """Expand the policy's path lists into the mounts of one run (see the module docstring).
+
+    A plan is reused while its inputs are equal and nothing it read changed (`_Inputs`,
+    `_Deps`; docs/sandbox.md, "What a run costs"); anything else plans again.
+    """
+    inputs = _inputs(config, cwd)
+    policy = compile_policy(config, inputs.real_cwd)
+    with _plans_lock:
+        candidates = [
+            c
+            for c in _plans
+            if c.policy is policy
+            and c.inputs == inputs
+            and (c.config is config or c.config == config)
+        ]
+    for cached in candidates:
+        if cached.deps.unchanged():
+            return cached.plan
+    plan, deps = _plan(config, inputs, policy)
+    if deps.reusable:
+        with _plans_lock:
+            _plans[:] = [c for c in _plans if c.inputs != inputs or c.config != config]
+            _plans.append(_Cached(config, policy, inputs, deps, plan))
+            del _plans[:-_MAX_PLANS]
+    return plan
+
+
+def _plan(config: SafetyConfig, inputs: _Inputs, policy: CompiledPolicy) -> tuple[MountPlan, _Deps]:
+    """Plan from scratch (the per-directory scan cache still spares unchanged directories)."""
+    home, real_cwd, roots = inputs.home, inputs.real_cwd, inputs.roots
+    read_roots = tuple(r for r, _ in inputs.read_roots)
+    col = _Collector(config, real_cwd, roots, inputs.store, read_roots, policy)
+    store_root, store_shown = inputs.store_root
+    if store_shown:
+        col.masked.add(store_root)
+    if inputs.hooks is not None:
         # The warm hook server decides outside any sandbox: its socket is never in view.
-        col.masked.add(os.path.realpath(hooks))
+        col.masked.add(inputs.hooks)
     for top in dict.fromkeys((real_cwd, *roots)):
         col.tree(top, protect=top in roots)
-    for top in read_roots:
+    for top, is_dir in inputs.read_roots:
         if not any(_inside(top, r) for r in (real_cwd, *roots)):
-            if os.path.isdir(top):
+            if is_dir:
                 col.tree(top, protect=False)
             else:
                 col.check(top, False, protect=False)
     for pattern in col.denied.patterns:
         col.literal(pattern, home)
-    if config.audit.path is not None:
+    if inputs.audit is not None:
         # The record of what the agent was allowed to do: read-only to the agent (the gate
-        # appends from outside the sandbox). Resolved as the sink opens it.
-        log = os.path.realpath(os.path.expanduser(config.audit.path))
-        if col.in_root(log) and os.path.isfile(log):
+        # appends from outside the sandbox).
+        log, is_file, exists = inputs.audit
+        if col.in_root(log) and is_file:
             col.protect.add(log)
-        elif col.in_root(log) and not os.path.lexists(log):
+        elif col.in_root(log) and not exists:
             col.watch[log] = Watch(log, None)
     col.scanner.persist()
     _mask_hard_links(col, home)
-    home_tmpfs = home if home != "/" and os.path.isdir(home) else None
+    home_tmpfs = home if home != "/" and col.deps.probe("isdir", home) else None
     visible = (
-        *(p for p, target in system if target is None),
+        *(p for p, target in inputs.system if target is None),
         *read_roots,
         *roots,
         real_cwd,
     )
-    return _finish(col, real_cwd, roots, visible, system, home_tmpfs, read_roots, links)
+    plan = _finish(
+        col, real_cwd, roots, visible, inputs.system, home_tmpfs, read_roots, inputs.links
+    )
+    return plan, col.deps
 
 
 def _collapse(
@@ -471,7 +669,7 @@ def _finish(
     for path in masked:
         if _under(path, dir_set):
             continue  # already hidden by a masked parent directory
-        is_dir = path in col.unreadable or os.path.isdir(path)
+        is_dir = path in col.unreadable or bool(col.deps.probe("isdir", path))
         (mask_dirs if is_dir else mask_files).append(path)
         if is_dir:
             dir_set.add(path)

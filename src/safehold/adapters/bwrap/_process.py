@@ -6,7 +6,8 @@ still read and dropped: the command behaves the same whether or not anyone is li
 SIGPIPE, no blocked writes).
 
 Killing a sandbox: SIGKILL to the sandbox's pid 1 (host pid from the status pipe, verified to
-be bwrap's child through a pidfd) and to bwrap's process group. When a pid namespace's init
+be bwrap's child through a pidfd) and to bwrap. (A command run without a sandbox starts in
+its own session, and the kill reaches its whole process group.) When a pid namespace's init
 dies the kernel kills every process in it — forks ignoring SIGTERM, `setsid` daemons and
 `nohup` jobs included — and `--die-with-parent` covers the rest.
 """
@@ -23,6 +24,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
+
+from safehold.adapters.bwrap._limits import SandboxGone
 
 __all__ = ["RawOutcome", "spawn_and_collect"]
 
@@ -46,6 +49,8 @@ class RawOutcome:
     status: dict[str, Any] = field(default_factory=dict)
     stopped: str | None = None
     """The watchdog's message when it stopped the process (a resource limit was hit)."""
+    refused: str | None = None
+    """Why the sandbox was killed before it ran anything (it could not be admitted)."""
 
 
 class _Capped:
@@ -93,10 +98,11 @@ def _kill_child(pid: object, parent: int) -> None:
         os.close(pidfd)
 
 
-def _kill_tree(proc: subprocess.Popen[bytes], status: bytes) -> None:
+def _kill_tree(proc: subprocess.Popen[bytes], status: bytes, group: bool) -> None:
     _kill_child(_parse_status(status).get("child-pid"), proc.pid)
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)  # start_new_session: pgid == pid
+    if group:  # only a process started in its own session: then pgid == pid
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
         proc.kill()
 
@@ -112,7 +118,9 @@ def spawn_and_collect(
     cancel_fd: int | None = None,
     cwd: str | None = None,
     watchdog: Callable[[Mapping[str, Any]], str | None] | None = None,
-    spawned: Callable[[], None] | None = None,
+    admit: Callable[[int, int], None] | None = None,
+    release_fd: int | None = None,
+    new_session: bool = True,
 ) -> RawOutcome:
     """Run `argv` with stdin from /dev/null, collecting capped output; kill on timeout/cancel.
 
@@ -120,8 +128,16 @@ def spawn_and_collect(
     (the status pipe only reaches EOF when no copy of its write end is left open here).
     `watchdog`, when given, is called every `_WATCH_EVERY` seconds with bwrap's status so far
     (`child-pid`: the sandbox's init); a message back kills the
-    process tree and is reported as `stopped`. `spawned` runs right after the fork, even
-    when it failed.
+    process tree and is reported as `stopped`.
+
+    `new_session`: start the process in its own session, so a kill reaches its whole process
+    group (a command run without a sandbox). bwrap needs none of that (a sandbox dies with
+    its pid 1, and bwrap forks nothing else), and starts measurably faster without it.
+
+    `admit` and `release_fd` (owned: closed here) go together: once bwrap reports its
+    child's pid, `admit(pid, bwrap_pid)` runs (it moves the child into a cgroup) and only
+    then is a byte written to `release_fd`, the write end of bwrap's `--block-fd` pipe. When
+    `admit` fails, the sandbox is killed before it is released, and that is `stopped`.
     """
     try:
         proc = subprocess.Popen(
@@ -132,12 +148,14 @@ def spawn_and_collect(
             env=dict(env),
             pass_fds=tuple(pass_fds),
             close_fds=True,  # bwrap hands every inherited fd on to the command
-            start_new_session=True,
+            start_new_session=new_session,
             cwd=cwd,
         )
+    except BaseException:
+        if release_fd is not None:
+            os.close(release_fd)
+        raise
     finally:
-        if spawned is not None:
-            spawned()
         for fd in pass_fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -146,9 +164,11 @@ def spawn_and_collect(
     status = bytearray()
     timed_out = cancelled = killed = False
     stopped: str | None = None
+    refused: str | None = None
     next_watch = time.monotonic() + _WATCH_EVERY
     deadline = None if timeout is None else time.monotonic() + timeout
     sel = selectors.DefaultSelector()
+    pending = release_fd  # the sandbox waits until this is written to (or closed)
     try:
         sinks: dict[int, _Capped | bytearray] = {
             proc.stdout.fileno(): out,
@@ -172,14 +192,14 @@ def spawn_and_collect(
                 stopped = watchdog(_parse_status(bytes(status)))
                 if stopped is not None:
                     killed = True
-                    _kill_tree(proc, bytes(status))
+                    _kill_tree(proc, bytes(status), new_session)
                     deadline = time.monotonic() + _DRAIN_GRACE
                     continue
             if not events and deadline is not None and time.monotonic() >= deadline:
                 if killed:
                     break  # the pipes stayed open past the grace period: stop reading
                 timed_out = killed = True
-                _kill_tree(proc, bytes(status))
+                _kill_tree(proc, bytes(status), new_session)
                 deadline = time.monotonic() + _DRAIN_GRACE
                 continue
             for key, _ in events:
@@ -188,7 +208,7 @@ def spawn_and_collect(
                     sel.unregister(fd)
                     if not killed:
                         cancelled = killed = True
-                        _kill_tree(proc, bytes(status))
+                        _kill_tree(proc, bytes(status), new_session)
                         deadline = time.monotonic() + _DRAIN_GRACE
                     continue
                 try:
@@ -204,17 +224,35 @@ def spawn_and_collect(
                     sink.add(chunk)
                 elif len(sink) < _CHUNK:
                     sink += chunk
+                    if pending is not None and admit is not None and not killed:
+                        child = _parse_status(bytes(sink)).get("child-pid")
+                        if isinstance(child, int) and not isinstance(child, bool):
+                            refused = _admit(admit, child, proc, pending)
+                            if refused is not None:
+                                killed = True
+                                _kill_tree(proc, bytes(status), new_session)
+                                deadline = time.monotonic() + _DRAIN_GRACE
+                            os.close(pending)
+                            pending = None
         if not killed and proc.poll() is None:
             # The pipes closed but the process may live on (`exec >&- 2>&-; sleep 99`): wait
             # for its pidfd (readable at exit), the cancel pipe or the deadline.
-            timed_out, cancelled = _wait_exit(proc, sel, deadline, cancel_fd, bytes(status))
+            timed_out, cancelled = _wait_exit(
+                proc, sel, deadline, cancel_fd, bytes(status), new_session
+            )
     except BaseException:
         # KeyboardInterrupt or any bug: never leave a sandbox running behind us.
-        _kill_tree(proc, bytes(status))
+        _kill_tree(proc, bytes(status), new_session)
         raise
     finally:
+        if pending is not None:
+            # Never admitted (bwrap failed, or the run was stopped first): a sandbox still
+            # waiting is killed before its pipe closes, so it never runs outside the cgroup.
+            if proc.poll() is None:
+                _kill_tree(proc, bytes(status), new_session)
+            os.close(pending)
         sel.close()
-        returncode = _reap(proc, bytes(status))
+        returncode = _reap(proc, bytes(status), new_session)
         proc.stdout.close()
         proc.stderr.close()
     return RawOutcome(
@@ -226,7 +264,26 @@ def spawn_and_collect(
         cancelled=cancelled,
         status=_parse_status(bytes(status)),
         stopped=stopped,
+        refused=refused,
     )
+
+
+def _admit(
+    admit: Callable[[int, int], None], child: int, proc: subprocess.Popen[bytes], release: int
+) -> str | None:
+    """Admit the sandbox's pid 1, then release it; the reason to stop it when admitting fails
+    (it is then still waiting: the caller kills it before closing `release`). A child that
+    is gone already is no refusal: bwrap's own error (its stderr, no exit code) tells why."""
+    try:
+        admit(child, proc.pid)
+    except OSError as exc:
+        return f"could not put the sandbox in its pids cgroup ({exc}); nothing was run"
+    except SandboxGone:
+        _kill_tree(proc, b"", False)  # nothing can run in it: make sure of that before the close
+        return None
+    with contextlib.suppress(OSError):  # bwrap is gone already: its own error tells why
+        os.write(release, b"x")
+    return None
 
 
 def _wait_exit(
@@ -235,6 +292,7 @@ def _wait_exit(
     deadline: float | None,
     cancel_fd: int | None,
     status: bytes,
+    group: bool,
 ) -> tuple[bool, bool]:
     """Wait for the process to exit; return (timed_out, cancelled), killing it for either."""
     try:
@@ -246,22 +304,22 @@ def _wait_exit(
         while True:
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
-                _kill_tree(proc, status)
+                _kill_tree(proc, status, group)
                 return True, False
             for key, _ in sel.select(left):
                 if key.fd == pidfd:
                     return False, False
                 if key.fd == cancel_fd:
-                    _kill_tree(proc, status)
+                    _kill_tree(proc, status, group)
                     return False, True
     finally:
         sel.unregister(pidfd)
         os.close(pidfd)
 
 
-def _reap(proc: subprocess.Popen[bytes], status: bytes) -> int:
+def _reap(proc: subprocess.Popen[bytes], status: bytes, group: bool) -> int:
     try:
         return proc.wait(timeout=_DRAIN_GRACE)
     except subprocess.TimeoutExpired:
-        _kill_tree(proc, status)
+        _kill_tree(proc, status, group)
         return proc.wait()

@@ -12,7 +12,6 @@ confines the command) without the sandbox, and refuses any decision that is not 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -121,11 +120,19 @@ def _spawn_bwrap(
         os.write(seccomp_w, program)
     finally:
         os.close(seccomp_w)
+    fds: list[int] = []
     try:
-        status_r, status_w = os.pipe()
+        fds += os.pipe()  # status
+        if cgroup is not None:
+            fds += os.pipe()  # --block-fd: the sandbox waits until it is in its cgroup
     except OSError:
-        os.close(seccomp_r)
+        for fd in (seccomp_r, *fds):
+            os.close(fd)
         raise
+    status_r, status_w = fds[0], fds[1]
+    block_r: int | None = fds[2] if cgroup is not None else None
+    block_w: int | None = fds[3] if cgroup is not None else None
+    passed = (seccomp_r, status_w) if block_r is None else (seccomp_r, status_w, block_r)
     try:
         spec = SandboxSpec(
             network=network,
@@ -134,21 +141,19 @@ def _spawn_bwrap(
             seccomp_fd=seccomp_r,
             status_fd=status_w,
             command=argv,
+            block_fd=block_r,
         )
         try:
             full = build_argv(bwrap, plan, spec)
         except BaseException:
-            os.close(seccomp_r)
-            os.close(status_w)
+            for fd in (*passed, *(() if block_w is None else (block_w,))):
+                os.close(fd)
             raise
-        if cgroup is not None:
-            full = cgroup.enter_prefix() + full
-            cgroup.join_thread()
-        # spawn_and_collect owns and closes seccomp_r and status_w.
+        # spawn_and_collect owns and closes the passed fds and the block pipe's write end.
         return spawn_and_collect(
             full,
             env=env,
-            pass_fds=(seccomp_r, status_w),
+            pass_fds=passed,
             status_fd=status_r,
             timeout=timeout,
             cap=cap,
@@ -158,7 +163,9 @@ def _spawn_bwrap(
                 if cgroup is None
                 else lambda _status: cgroup.limit_hit()
             ),
-            spawned=None if cgroup is None else cgroup.leave_thread,
+            admit=None if cgroup is None else cgroup.admit,
+            release_fd=block_w,
+            new_session=False,  # bwrap's own --new-session isolates the command
         )
     finally:
         os.close(status_r)
@@ -386,6 +393,8 @@ def _run(
         if cgroup is not None:
             cgroup.close()
     duration = time.monotonic() - started
+    if raw.refused is not None:
+        raise SandboxError(raw.refused)
     if raw.stopped is not None:
         log.warning("%s", raw.stopped.strip())
         raw.stderr = (raw.stderr + b"\n" + raw.stopped.encode())[-cap:]
@@ -458,6 +467,8 @@ async def run_sandboxed(
     The sandbox is spawned and reaped by one dedicated thread that outlives it, because
     `--die-with-parent` follows the spawning *thread* (a short-lived one would kill it).
     """
+    import asyncio  # here: `safehold run` (sync) should not pay for importing it
+
     loop = asyncio.get_running_loop()
     done: asyncio.Future[CommandResult] = loop.create_future()
     cancel_r, cancel_w = os.pipe()

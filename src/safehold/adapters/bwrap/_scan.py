@@ -54,6 +54,8 @@ __all__ = [
     "Scanner",
     "TreeResult",
     "clear_cache",
+    "racy",
+    "tree_unchanged",
 ]
 
 MAX_CACHED_DIRS: Final = 250_000
@@ -71,6 +73,12 @@ _COARSE_RACY_NS: Final = 3_000_000_000
 def _racy_ns(mtime_ns: int, ctime_ns: int) -> int:
     coarse = mtime_ns % 1_000_000_000 == 0 and ctime_ns % 1_000_000_000 == 0
     return _COARSE_RACY_NS if coarse else _FINE_RACY_NS
+
+
+def racy(mtime_ns: int, ctime_ns: int, since_ns: int) -> bool:
+    """True when stamps are not clearly older than `since_ns` (a change in the same tick as
+    a read taken then would leave them unchanged)."""
+    return max(mtime_ns, ctime_ns) >= since_ns - _racy_ns(mtime_ns, ctime_ns)
 
 
 def _last_component(expanded: str) -> str | None:
@@ -430,7 +438,8 @@ class Scanner:
         policy = (denied.patterns, protected.patterns, denied.fold("Aé"))
         self._cache = _cache_for(policy)
         self._store = store
-        self._store_name = _store.file_name(policy)
+        # The file's name hashes the patterns' repr: only worth it when there is a store.
+        self._store_name = "" if store is None else _store.file_name(policy)
         if store is not None and store not in self._cache.loaded:
             self._load(store)
         self._names = _NameFilter(denied, protected)
@@ -633,3 +642,29 @@ class Scanner:
             while len(self._cache.inodes) > MAX_CACHED_DIRS:
                 del self._cache.inodes[next(iter(self._cache.inodes))]
         return result
+
+
+def tree_unchanged(top: str, found: TreeResult) -> bool:
+    """True only when `found` (a `Scanner.hits` result) still describes the tree at `top`.
+
+    Watched trees: no inotify event inside since it was made. Otherwise every directory it
+    lists must be a trusted record with exactly its stamps now, and a tree found empty must
+    still not exist. Any doubt (an unreadable directory, a racy record, an error) is False.
+    """
+    if found.unreadable:
+        return False
+    watcher = _get_watcher()
+    if watcher is not None and found.gen >= 0:
+        with _lock:
+            watcher.drain()
+            if not watcher.touched(top, found.gen):
+                return True
+    try:
+        if not found.dirs:
+            return _stat_key(top) is None
+        for directory, rec in found.dirs:
+            if not rec.trusted or _stat_key(directory) != rec.key:
+                return False
+    except OSError:
+        return False
+    return True
