@@ -59,3 +59,30 @@ def test_exported_names_resolve_lazily() -> None:
     for name in safehold.__all__:
         assert getattr(safehold, name) is not None
     assert set(safehold.__all__) <= set(dir(safehold))
+
+
+def test_the_acp_early_session_path_loads_no_sdk_asyncio_or_logging(
+    tmp_path: Path,
+) -> None:
+    # What `safehold acp` runs before the early reader may answer `session/new` (issue 29):
+    # its module, the config (none here: the defaults) and the answer's builder. Each of
+    # these modules would cost the answer tens of milliseconds on the development machine.
+    code = (
+        "import os\n"
+        f"os.chdir({str(tmp_path)!r})\n"
+        "import safehold.cli.acp_cmd\n"
+        "from safehold.cli.config_cmd import load_config\n"
+        "from safehold.adapters._acp_wire import session_setup_json\n"
+        "session_setup_json(load_config(None), None)\n"
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert run.returncode == 0, run.stderr
+    loaded = {m.split(".")[0] for m in json.loads(run.stderr.strip().splitlines()[-1])}
+    assert loaded.isdisjoint({"acp", "asyncio", "logging", "bashlex"}), sorted(loaded)
+    assert "pydantic" in loaded  # the config was really loaded and validated

@@ -72,6 +72,25 @@ def test_a_hard_boundary_denies_commands_that_read_outside(tree: Path) -> None:
     assert shell(hard, tree, "cat src/app.py").verdict is Verdict.ALLOW
 
 
+@pytest.mark.parametrize(
+    "command", ["ls", "ls -la", "find -name x", "grep -r x", "git status", "pwd", "ls ."]
+)
+def test_a_workspace_outside_the_roots_is_read_by_commands_that_run_in_it(
+    tree: Path, command: str
+) -> None:
+    # Roots that leave the workspace out (Aar's `allowed_paths = ["/safe/**"]`): a command
+    # that reads the directory it runs in without naming it reads outside. "deny" is never
+    # looser than "ask" here (before, the hard boundary allowed what the soft one asked).
+    roots = {"allowed_paths": (str(tree / "src"),)}
+    soft = SafetyConfig(**roots).with_mode("auto")  # type: ignore[arg-type]
+    hard = SafetyConfig(outside_reads="deny", **roots).with_mode("auto")  # type: ignore[arg-type]
+    assert shell(soft, tree, command).verdict is Verdict.ASK
+    denied = shell(hard, tree, command)
+    assert denied.verdict is Verdict.DENY
+    assert "path-outside-read" in codes(denied)
+    assert shell(hard, tree, "echo hi").verdict is Verdict.ALLOW  # reads no directory
+
+
 def test_write_denied_paths_deny_writes_and_leave_reads_alone(tree: Path) -> None:
     config = SafetyConfig(write_denied_paths=("{workspace}/vendor/**",)).with_mode("auto")
     assert read(config, tree, "vendor/lib.py").verdict is Verdict.ALLOW

@@ -8,17 +8,21 @@ the JSON-RPC stream. Logs go to stderr or to `--log-file`.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import logging
 import os
-import selectors
 import stat
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from safehold.cli.acp_initialize import EarlyInitialize, FirstMessage
 from safehold.errors import SafeholdError
+
+if TYPE_CHECKING:
+    import asyncio
+
+# asyncio, logging and selectors are imported where they are used: until the config is
+# loaded and the early reader may answer `session/new` (issue 29), this module's imports
+# are on the path of that answer, and asyncio alone costs about as much as the config.
 
 _LEVELS = ("debug", "info", "warning", "error")
 _STREAM_LIMIT = 16 * 1024 * 1024  # a prompt is one JSON line; allow large pasted blocks
@@ -119,7 +123,12 @@ def run(args: argparse.Namespace) -> int:
         grant_store=store,
         permission_options=permission_options,
     )
-    _configure_logging(args.log_file, args.log_level)
+    import asyncio
+
+    from safehold.cli._acp_logging import configure_logging
+
+    configure_logging(args.log_file, args.log_level)
+
     asyncio.run(_serve(agent, early))
     return 0
 
@@ -144,49 +153,6 @@ def _grant_options(scopes_text: str, always_for: str | None) -> tuple[Any, Any]:
     wanted = ("session", *scopes)
     store = GrantFiles() if set(wanted) - {"session"} else None
     return store, PermissionOptions(scopes=wanted, expires_in=ttl)  # type: ignore[arg-type]
-
-
-class _OneLine(logging.Formatter):
-    """One line a record: an exception is named after the message, not shown as a traceback.
-
-    A client that sends garbage makes the ACP SDK log the parse error with its traceback;
-    that is the client's mistake, and 29 lines of safehold's internals do not help with it.
-    At `--log-level debug` the traceback is kept.
-    """
-
-    def __init__(self, *, full: bool) -> None:
-        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
-        self._full = full
-
-    def format(self, record: logging.LogRecord) -> str:
-        if record.exc_info and record.exc_info[1] is not None and not self._full:
-            exc = record.exc_info[1]
-            line = f"{record.getMessage()}: {type(exc).__name__}: {exc}"
-            record = logging.makeLogRecord(
-                {**record.__dict__, "msg": line, "args": None, "exc_info": None, "exc_text": None}
-            )
-        return super().format(record)
-
-
-def _configure_logging(log_file: str | None, level: str) -> None:
-    handler: logging.Handler
-    if log_file:
-        try:
-            # O_NOFOLLOW: a symlink planted at the log's path must not make the agent
-            # append lines that quote commands to another file (`~/.bashrc`).
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
-            fd = os.open(log_file, flags, 0o600)
-            handler = logging.StreamHandler(os.fdopen(fd, "a", encoding="utf-8"))
-        except OSError as exc:
-            from safehold.errors import ConfigError
-
-            raise ConfigError(f"--log-file `{log_file}`: cannot open: {exc}") from None
-    else:
-        handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine(full=level == "debug"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
 
 
 async def _serve(agent: Any, early: EarlyInitialize | None = None) -> None:
@@ -227,6 +193,8 @@ async def _streams_after(
     protocol_fd: int, first: FirstMessage
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """Streams over stdin and the protocol fd, replaying what the early reader took."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=_STREAM_LIMIT)
     if first.unread:
@@ -247,6 +215,8 @@ async def _streams_after(
 
 async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """stdin/stdout as asyncio streams, with fd 1 moved out of everyone else's reach."""
+    import asyncio
+
     out_fd = sys.stdout.fileno()
     if not stat.S_ISFIFO(os.fstat(out_fd).st_mode) and not _is_stream(out_fd):
         raise SafeholdError(
@@ -277,6 +247,8 @@ def _is_stream(fd: int) -> bool:
 
 
 def _pollable(fd: int) -> bool:
+    import selectors
+
     with selectors.DefaultSelector() as probe:
         try:
             probe.register(fd, selectors.EVENT_READ)

@@ -14,7 +14,7 @@ DOC = Path(__file__).parents[3] / "docs" / "migrating.md"
 def run_page() -> dict[str, Any]:
     text = DOC.read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
-    assert len(blocks) == 4
+    assert len(blocks) == 5  # the last is the shim of "Aar's own tests"
     namespace: dict[str, Any] = {"__name__": "migrating_example"}
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), namespace)

@@ -773,8 +773,11 @@ def _check_paths(
             # `cd ~ && grep -r key`, `cd / && ls`: a program reads the directory it runs in.
             for d in dirs:
                 if d == policy.workspace:
-                    for reason in _workspace_read(policy, config):
+                    asks, denials = _workspace_read(policy, config)
+                    for reason in asks:
                         found.add(found.ask, reason)
+                    for reason in denials:  # `outside_reads = "deny"`: never looser than ask
+                        found.add(found.deny, reason)
                 elif d is not None and not private_scratch(d + "/x", config, policy.home):
                     _check_outside_read(d, [d], policy, config, found)
         elsewhere = False  # inside `docker exec c …`, `ssh h …`: not the host's paths
@@ -894,8 +897,11 @@ def _tree_reasons(
         )
 
 
-def _workspace_read(policy: CompiledPolicy, config: SafetyConfig) -> tuple[Reason, ...]:
-    """What reading the workspace itself asks (nothing, unless `allowed_paths` leaves it out).
+def _workspace_read(
+    policy: CompiledPolicy, config: SafetyConfig
+) -> tuple[tuple[Reason, ...], tuple[Reason, ...]]:
+    """What reading the workspace itself asks and denies (nothing, unless `allowed_paths`
+    leaves it out; then a denial with `outside_reads = "deny"`).
 
     Remembered per compiled policy: the policy already fixed where the workspace resolves
     when it was compiled (its patterns are spelled with that), and moving the workspace
@@ -907,17 +913,20 @@ def _workspace_read(policy: CompiledPolicy, config: SafetyConfig) -> tuple[Reaso
     found = _Findings([], [])
     if not private_scratch(policy.workspace + "/x", config, policy.home):
         _check_outside_read(policy.workspace, [policy.workspace], policy, config, found)
-    reasons = tuple(found.ask)
+    reasons = (tuple(found.ask), tuple(found.deny))
     remember(_WORKSPACE_READ, id(policy), (policy, config, reasons), 16)
     return reasons
 
 
-_WORKSPACE_READ: OrderedDict[int, tuple[CompiledPolicy, SafetyConfig, tuple[Reason, ...]]] = (
-    OrderedDict()
-)
+_WORKSPACE_READ: OrderedDict[
+    int,
+    tuple[CompiledPolicy, SafetyConfig, tuple[tuple[Reason, ...], tuple[Reason, ...]]],
+] = OrderedDict()
 
 
-def _workspace_read_on_host(policy: CompiledPolicy, config: SafetyConfig) -> tuple[Reason, ...]:
+def _workspace_read_on_host(
+    policy: CompiledPolicy, config: SafetyConfig
+) -> tuple[tuple[Reason, ...], tuple[Reason, ...]]:
     """`_workspace_read` as a host run judges it (no private `/tmp`), remembered likewise."""
     known = _WORKSPACE_READ_HOST.get(id(policy))
     if known is not None and known[0] is policy and known[1] is config:
@@ -927,9 +936,10 @@ def _workspace_read_on_host(policy: CompiledPolicy, config: SafetyConfig) -> tup
     return reasons
 
 
-_WORKSPACE_READ_HOST: OrderedDict[int, tuple[CompiledPolicy, SafetyConfig, tuple[Reason, ...]]] = (
-    OrderedDict()
-)
+_WORKSPACE_READ_HOST: OrderedDict[
+    int,
+    tuple[CompiledPolicy, SafetyConfig, tuple[tuple[Reason, ...], tuple[Reason, ...]]],
+] = OrderedDict()
 
 
 def _paths_of(words: tuple[Word, ...]) -> list[Word]:
