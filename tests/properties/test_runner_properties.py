@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from safehold.policy import engine
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
-from safehold.policy import engine
 from safehold.policy.engine import evaluate
 from safehold.policy.grants import GrantEffect
 from safehold.policy.modes import Mode
