@@ -62,7 +62,7 @@ from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import Program, RoleUse, is_remote, roles_of
 from safehold.policy.shell.programs.trees import Walking, walking
-from safehold.policy.shell.python_code import invocation_problem, read_python
+from safehold.policy.shell.python_code import cwd_first, invocation_problem, read_python
 from safehold.policy.shell.roles import Finding, judge_change, judge_use
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import (
@@ -328,11 +328,7 @@ def _own_module(
     before = texts[: at - 2]
     if invocation_problem(before, cmd.assignments) is not None:
         return None
-    if any(
-        t.startswith("-") and not t.startswith("--") and set(t[1:]) & {"I", "P"} for t in before
-    ):
-        return None
-    if any(a.split("=", 1)[0] == "PYTHONSAFEPATH" for a in cmd.assignments):
+    if not cwd_first(texts, cmd.assignments):
         return None
     if not _workspace_module(name.split(".", 1)[0], set(cmd.dirs), (), policy, base):
         return None
@@ -358,6 +354,9 @@ def _read_python(analysis: ShellAnalysis, policy: CompiledPolicy, base: str) -> 
     rest = tuple(r for r in analysis.opaque if r not in mine)
     redirects: list[Redirect] = []
     invocation = [invocation_problem(c.argv, c.assignments) for c in runs]
+    # `-I`, `-P`: the directory Python runs in is not searched, so no import is the workspace's.
+    if not all(cwd_first(c.argv, c.assignments) for c in runs):
+        dirs = set()
     for code in analysis.code:
         reading = read_python(code)
         why = next((p for p in invocation if p is not None), reading.why)
