@@ -298,6 +298,21 @@ def _materialise(ws: Path, names: list[str]) -> None:
             continue
         with contextlib.suppress(OSError):
             p.write_text("")
+    # A directory holding a named `.py` file is a regular package, as in the repositories
+    # the trajectories come from (`django/db/models/x.py`: `django/__init__.py`, …), and so
+    # is each directory above it: `import django` there is the workspace's own module.
+    packages = {
+        "/".join(parts[:k])
+        for n in names
+        if n.endswith(".py")
+        for parts in [n.split("/")]
+        for k in range(1, len(parts))
+    }
+    for d in sorted(packages):
+        init = ws / d / "__init__.py"
+        if (ws / d).is_dir() and not init.exists():
+            with contextlib.suppress(OSError):
+                init.write_text("")
 
 
 # ---------------------------------------------------------------------------------------

@@ -123,7 +123,7 @@ def isolated(tree: dict[str, Path], tmp_path: Path) -> dict[str, str]:
         '[sandbox]\nmode = "none"\n',
         '[audit]\npath = "~/.bashrc"\n',
         '[network]\nprivate_addresses = "allow"\n',
-        '[[programs]]\nname = "sqlfluff"\noperands = "read"\n',
+        '[[programs]]\nname = "sqlcheck"\noperands = "read"\n',
     ],
 )
 def test_an_untrusted_project_file_that_loosens_is_refused(

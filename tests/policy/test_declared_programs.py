@@ -18,7 +18,7 @@ from safehold.policy.shell.programs import table
 DECLARED = """
 mode = "auto"
 [[programs]]
-name = "sqlfluff"
+name = "sqlcheck"
 parser = "argparse"
 operands = "read"
 options = [{ name = "--config", value = "required", role = "read" }, { name = "--verbose" }]
@@ -40,19 +40,19 @@ def config(tmp_path: Path) -> SafetyConfig:
 def test_a_declared_program_is_understood_with_its_prefixes(
     config: SafetyConfig, tmp_path: Path
 ) -> None:
-    assert _decide(config, "sqlfluff --verb lint.sql", tmp_path).verdict is Verdict.ALLOW
-    unknown = _decide(config, "sqlfluff --fix lint.sql", tmp_path)
-    assert [r.rule for r in unknown.reasons] == ["sqlfluff --fix"]
+    assert _decide(config, "sqlcheck --verb lint.sql", tmp_path).verdict is Verdict.ALLOW
+    unknown = _decide(config, "sqlcheck --fix lint.sql", tmp_path)
+    assert [r.rule for r in unknown.reasons] == ["sqlcheck --fix"]
 
 
 def test_a_declared_programs_roles_are_judged(config: SafetyConfig, tmp_path: Path) -> None:
-    decision = _decide(config, "sqlfluff --conf ~/.ssh/id_rsa x.sql", tmp_path)
+    decision = _decide(config, "sqlcheck --conf ~/.ssh/id_rsa x.sql", tmp_path)
     assert decision.verdict is Verdict.DENY
 
 
 def test_undeclared_it_is_not_understood(tmp_path: Path) -> None:
     auto = SafetyConfig().with_mode("auto")
-    assert _decide(auto, "sqlfluff lint.sql", tmp_path).verdict is Verdict.ASK
+    assert _decide(auto, "sqlcheck lint.sql", tmp_path).verdict is Verdict.ASK
 
 
 @pytest.mark.parametrize(

@@ -115,13 +115,17 @@ def test_corpus_case_without_the_sandbox(
     assert set(codes) <= got, decision.reasons
 
 
-def test_the_corpus_has_sandbox_dependent_cases_and_host_allows() -> None:
-    """Cases with an `unsandboxed` verdict: many that only the sandbox allows, and benign
-    ones the host allows too (so "ask everything on the host" fails the corpus)."""
-    verdicts = {c.id.removesuffix("-unsandboxed"): c.values[1] for c in UNSANDBOXED}
-    sandbox = {c.id: c.values[1] for c in CASES}
-    dependent = [
-        k for k, v in verdicts.items() if sandbox[k] is Verdict.ALLOW and v is not Verdict.ALLOW
+def test_every_sandbox_dependent_case_asks_without_the_sandbox() -> None:
+    """Without the sandbox a case is never looser than with it: `unsandboxed = "allow"`
+    only for what the sandbox allows too (a command the tables understand in full)."""
+    assert len(UNSANDBOXED) >= 15
+    assert sum(c.values[1] is not Verdict.ALLOW for c in UNSANDBOXED) >= 15
+    sandboxed = {str(c.id): c.values[1] for c in CASES}
+    looser = [
+        c.id
+        for c in UNSANDBOXED
+        if c.values[1] is Verdict.ALLOW
+        and sandboxed[str(c.id).removesuffix("-unsandboxed")] is not Verdict.ALLOW
     ]
-    assert len(dependent) >= 15
-    assert sum(v is Verdict.ALLOW for v in verdicts.values()) >= 5
+    assert not looser, looser
+    assert sum(c.values[1] is Verdict.ALLOW for c in UNSANDBOXED) >= 5  # benign host allows

@@ -28,7 +28,7 @@ from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Verdict
 from safehold.policy.engine import evaluate
 from safehold.policy.sandbox_config import SandboxConfig
-from safehold.policy.shell.programs import PROGRAMS
+from safehold.policy.shell.programs import MODULES, PROGRAMS
 from safehold.policy.shell.programs.table import PARSERS, ROLES, Program
 from tests.help_options import HelpStyle, help_options
 
@@ -56,6 +56,17 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("make",): frozenset({"-E", "--eval", "-t", "--touch"}),
     ("gmake",): frozenset({"-E", "--eval", "-t", "--touch"}),
     ("py.test",): frozenset({"-o", "--override-ini", "--pastebin"}),
+    # Run code, import plugins or native modules, or name files inside a list or a value.
+    ("pylint",): frozenset(
+        {"--init-hook", "--evaluation", "--load-plugins", "--extension-pkg-allow-list"}
+        | {"--extension-pkg-whitelist", "-f", "--output-format", "--files", "--source-roots"}
+    ),
+    # Templaters and library paths import Python; a suffix computes the written name.
+    **{
+        ("sqlfluff", sub): frozenset({"-t", "--templater", "--library-path"})
+        | (frozenset({"-x", "--fixed-suffix"}) if sub in ("fix", "format") else frozenset())
+        for sub in ("lint", "fix", "format", "parse", "render")
+    },
     **{
         ("pip", sub): frozenset(
             {"--python", "--keyring-provider", "--trusted-host", "-f", "--find-links"}
@@ -74,6 +85,9 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
 _HELP_ENV: dict[str, tuple[tuple[str, str], ...]] = {
     "pytest": (("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),),
     "py.test": (("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),),
+    # Django's `test`, `check`, … read settings to build their parsers: its defaults.
+    "django-admin": (("DJANGO_SETTINGS_MODULE", "django.conf.global_settings"),),
+    "-m": (("DJANGO_SETTINGS_MODULE", "django.conf.global_settings"),),
 }
 
 
@@ -88,6 +102,8 @@ def _complete_tables() -> Iterator[tuple[tuple[str, ...], Program]]:
 
     for name, program in sorted(PROGRAMS.items()):
         yield from walk((name,), program)
+    for name, program in sorted(MODULES.items()):  # `python3 -m unittest`
+        yield from walk(("-m", name), program)
 
 
 _TABLES = list(_complete_tables())
@@ -97,6 +113,8 @@ def _help_command(path: tuple[str, ...]) -> tuple[tuple[str, ...], HelpStyle]:
     """How to ask for `path`'s options: its `--help`, or git's man page (`-h` lists few)."""
     if path in _HELP_COMMANDS:
         return _HELP_COMMANDS[path], "gnu"
+    if path[0] == "-m":  # a module: `python3 -m unittest --help`
+        return ("python3", *path, "--help"), "gnu"
     if len(path) > 1:
         if path[0] == "git" and shutil.which("man") is not None:
             return ("man", "-P", "cat", "-".join(path)), "man"
@@ -213,6 +231,7 @@ _FILES_NOT = frozenset(
         "--starting-file",  # diff -S NAME: a name inside the compared directories
         "--exclude-dir",  # grep: a glob on names
         "--dirstat-by-file",  # git: parameters of the statistics
+        "--msg-template",  # pylint: the format of a message line
     }
 )
 
@@ -254,6 +273,8 @@ _EVERYDAY = [
     "python -m pytest -xvs src/main.py",
     "pip list --format=json",
     "git stash list",
+    "python -m py_compile src/main.py",
+    "python3 -m unittest -v src.main",
 ]
 
 

@@ -24,6 +24,7 @@ import os
 import posixpath
 import re
 import shlex
+import sys
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,10 +47,10 @@ from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.judge import judge
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.parse import is_plain_text
-from safehold.policy.shell.programs import program_for
+from safehold.policy.shell.programs import module_command, program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
-from safehold.policy.shell.programs.interpreters import program_family
+from safehold.policy.shell.programs.interpreters import program_family, python_module
 from safehold.policy.shell.programs.network import URL_VARIABLES
 from safehold.policy.shell.programs.runners import PROGRAMS as WRAPPER_ROLES
 from safehold.policy.shell.programs.search import (
@@ -61,7 +62,7 @@ from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import Program, RoleUse, is_remote, roles_of
 from safehold.policy.shell.programs.trees import Walking, walking
-from safehold.policy.shell.python_code import invocation_problem, read_python
+from safehold.policy.shell.python_code import cwd_first, invocation_problem, read_python
 from safehold.policy.shell.roles import Finding, judge_change, judge_use
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import (
@@ -183,7 +184,7 @@ def _assess(
     _check_roles(analysis, policy, config, found, base)
     _check_flows(analysis, policy, config, found, base)
     if not sandboxed:
-        _closed_world(analysis, config, found, allow_reasons)
+        _closed_world(analysis, config, found, allow_reasons, policy, base)
     host = None
     if sandboxed and _same_on_host(analysis, policy, config, found, base):
         on_host = _host_findings(analysis, config, policy, found, base, allow_reasons)
@@ -267,7 +268,7 @@ def _host_findings(
     """`found` plus what only a host run adds: the closed world and the tree walks."""
     host = _Findings(list(found.deny), list(found.ask), found.grantable, found.places)
     host.exists, host.declared = found.exists, found.declared
-    _closed_world(analysis, config, host, allow_reasons)
+    _closed_world(analysis, config, host, allow_reasons, policy, base)
     _check_trees(analysis, policy, host, base)
     return host
 
@@ -277,17 +278,61 @@ def _closed_world(
     config: SafetyConfig,
     found: _Findings,
     allow_reasons: list[Reason] | None,
+    policy: CompiledPolicy,
+    base: str,
 ) -> None:
     """Unconfined, auto mode allows only what the analysis understands (docs/shell.md).
 
     Commands that the config's allow rules cover in full are the user's own word
-    (`make *`), as they are in review mode: auto is never stricter than review.
+    (`make *`), as they are in review mode: auto is never stricter than review. A module
+    of the workspace run as `python -m NAME` is the workspace's code (`_own_module`).
     """
     if config.require_approval_for_execute or allow_reasons is not None:
         return
     for cmd in analysis.commands:
-        for finding in judge(host_effects(cmd, found.declared), unconfined=True):
+        effects = host_effects(cmd, found.declared)
+        own = _own_module(cmd, found.declared, policy, base)
+        if own is not None:
+            effects = tuple(
+                e for e in effects if not (e.program.endswith(" -m") and e.target == own)
+            )
+        for finding in judge(effects, unconfined=True):
             _add(found, finding)
+
+
+def _own_module(
+    cmd: SimpleCommand,
+    declared: Mapping[str, Program] | None,
+    policy: CompiledPolicy,
+    base: str,
+) -> str | None:
+    """The module of `python -m NAME` when it is the workspace's own code, else None.
+
+    As `python script.py` runs a script of the workspace, `python -m pkg.tests.test_x` run
+    where `pkg` is a module or package of the workspace runs the workspace's code: Python
+    puts the directory it runs in first on `sys.path`. Only when the module has no table
+    (a table judges its words), the interpreter's options and `PYTHON*` variables change
+    nothing (`invocation_problem`), and no `-I`/`-P`/`PYTHONSAFEPATH` keeps that directory
+    off `sys.path`; `_workspace_module` says whether the name is the workspace's.
+    """
+    if program_family(cmd.program) != "python":
+        return None
+    command = module_command(cmd.words, declared)
+    found = python_module(cmd.words)
+    if command is None or command[2] is not None or found is None:
+        return None
+    at, name = found
+    texts = tuple(w.text for w in cmd.words)
+    if at < 3 or texts[at - 2] != "-m":  # `-m NAME` as two words, after plain options
+        return None
+    before = texts[: at - 2]
+    if invocation_problem(before, cmd.assignments) is not None:
+        return None
+    if not cwd_first(texts, cmd.assignments):
+        return None
+    if not _workspace_module(name.split(".", 1)[0], set(cmd.dirs), (), policy, base):
+        return None
+    return name
 
 
 def _read_python(analysis: ShellAnalysis, policy: CompiledPolicy, base: str) -> ShellAnalysis:
@@ -309,6 +354,9 @@ def _read_python(analysis: ShellAnalysis, policy: CompiledPolicy, base: str) -> 
     rest = tuple(r for r in analysis.opaque if r not in mine)
     redirects: list[Redirect] = []
     invocation = [invocation_problem(c.argv, c.assignments) for c in runs]
+    # `-I`, `-P`: the directory Python runs in is not searched, so no import is the workspace's.
+    if not all(cwd_first(c.argv, c.assignments) for c in runs):
+        dirs = set()
     for code in analysis.code:
         reading = read_python(code)
         why = next((p for p in invocation if p is not None), reading.why)
@@ -327,8 +375,16 @@ def _read_python(analysis: ShellAnalysis, policy: CompiledPolicy, base: str) -> 
 def _workspace_module(
     name: str, dirs: set[str | None], search: tuple[str, ...], policy: CompiledPolicy, base: str
 ) -> bool:
-    """True when `name` is a module or package in a workspace directory Python runs in."""
-    if not dirs:
+    """True when `name` is a module or package in a workspace directory Python runs in.
+
+    A module file (`name.py`) or a regular package (`name/__init__.py`): a directory without
+    `__init__.py` is a namespace portion, which loses to a regular package of that name
+    anywhere later on `sys.path` (importlib's path finder). Never a standard-library name
+    or a private one: those may be built in, frozen or imported at startup (`site` and the
+    `.pth` files), found before the workspace is searched.
+    """
+    top = name.split(".", 1)[0]
+    if not dirs or top in sys.stdlib_module_names or top.startswith("_"):
         return False
     for d in dirs:
         where = resolve_dir(d, base, policy.home)
@@ -340,7 +396,7 @@ def _workspace_module(
         found = False
         for extra in ("", *search):
             folder = posixpath.normpath(posixpath.join(where, extra, name))
-            if os.path.isfile(folder + ".py") or os.path.isdir(folder):
+            if os.path.isfile(folder + ".py") or os.path.isfile(folder + "/__init__.py"):
                 found = True
         if not found:
             return False
@@ -651,12 +707,18 @@ def _command_dirs_of(
 def _roles(
     cmd: SimpleCommand, declared: Mapping[str, Program] | None = None
 ) -> tuple[list[RoleUse], frozenset[str]]:
-    program = program_for(program_family(cmd.program)) if cmd.words else None
+    family = program_family(cmd.program) if cmd.words else ""
+    program = program_for(family) if cmd.words else None
     if program is None and declared and cmd.words:
         program = declared.get(cmd.program)  # a `[[programs]]` table
     if program is None:
         return [], frozenset()
     uses, modes = roles_of(program, cmd.words)
+    module = module_command(cmd.words, declared) if family == "python" else None
+    if module is not None and module[2] is not None:
+        # `python -m pytest --junit-xml=F`: the module's words have the module's roles.
+        inner, modes = roles_of(module[2], module[1])
+        uses += inner
     return uses, frozenset(modes)
 
 

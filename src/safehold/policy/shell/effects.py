@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from safehold.policy.shell.analysis import SimpleCommand
-from safehold.policy.shell.programs import PROGRAMS, STEPS, command_strings
+from safehold.policy.shell.programs import PROGRAMS, STEPS, command_strings, module_command
 from safehold.policy.shell.programs.editors import EDITORS
 from safehold.policy.shell.programs.interpreters import (
     INTERPRETERS,
@@ -84,6 +84,10 @@ def host_effects(
         )
     name = program_name(first)
     family = program_family(name)
+    if len(words) == 1 and cmd.wrapper_words and _module_of(cmd.wrapper_words[-1]) == first.text:
+        # The module `python -m NAME` runs, seen as a command of its own: the python
+        # command itself says whether the module and its words are understood.
+        return ()
     table = None
     if declared:
         table = declared.get(name) or declared.get(family)
@@ -95,14 +99,15 @@ def host_effects(
     if table is None and family in _CODE_RUNNERS:
         # An interpreter or an editor: its own options must be known; a script's words
         # are the script's.
-        if module is not None:
+        command = module_command(words, declared) if module is not None else None
+        if module is not None and command is not None:
             at, mod = module
             unknown = _unknown_words(PYTHON, words[: at - 1])
-            table = (declared or {}).get(mod) or PROGRAMS.get(mod)
+            _, argv, table = command
             if table is None:
                 why = f"`{name} -m {mod}`: the module is in no program table"
                 return (*unknown, Effect("not-understood", mod, f"{name} -m", why))
-            return unknown + _unknown_words(table, (Word(mod, True), *words[at:]), mod)
+            return unknown + _unknown_words(table, argv, mod)
         return _unknown_words(OPTION_TABLES.get(family, _NO_OPTIONS), words)
     if table is not None:
         return _unknown_words(table, words)
@@ -117,6 +122,14 @@ _NEEDS_TABLE = frozenset(command_strings.STEPS) - frozenset(PROGRAMS)
 # Interpreters and editors: structural steps, whose own options still have to be known.
 _CODE_RUNNERS = (INTERPRETERS - SHELLS) | EDITORS
 _NO_OPTIONS = Program(options_first=True, stop_at=0)
+
+
+def _module_of(layer: tuple[Word, ...]) -> str | None:
+    """The module a `python … -m NAME …` layer runs, or None."""
+    if not layer or program_family(program_name(layer[0])) != "python":
+        return None
+    found = python_module(layer)
+    return found[1] if found is not None else None
 
 
 def _unknown(word: str, program: str, why: str) -> Effect:

@@ -39,7 +39,14 @@ from safehold.policy.shell.programs.python_modules import (
     SAFE_DUNDERS,
 )
 
-__all__ = ["MAX_CODE_LENGTH", "MAX_DEPTH", "PythonReading", "invocation_problem", "read_python"]
+__all__ = [
+    "MAX_CODE_LENGTH",
+    "MAX_DEPTH",
+    "PythonReading",
+    "cwd_first",
+    "invocation_problem",
+    "read_python",
+]
 
 MAX_CODE_LENGTH = 65_536
 """Longest code read (64 KiB); longer code is not understood."""
@@ -128,6 +135,33 @@ def invocation_problem(argv: tuple[str, ...], assignments: tuple[str, ...]) -> s
             return None
         i += 1
     return None
+
+
+def cwd_first(argv: tuple[str, ...], assignments: tuple[str, ...]) -> bool:
+    """True when Python puts the directory it runs in first on `sys.path` (for `-c`, `-m`,
+    stdin): no `-I` or `-P` among its options and no `PYTHONSAFEPATH` set
+    (https://docs.python.org/3/using/cmdline.html#cmdoption-P). Options are read up to the
+    code flag, `-m`, `-` or the first operand, as `invocation_problem` reads them.
+    """
+    if any(a.split("=", 1)[0] == "PYTHONSAFEPATH" for a in assignments):
+        return False
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "-" or not word.startswith("-") or word.startswith("--"):
+            return True
+        letters = word[1:]
+        for k, letter in enumerate(letters):
+            if letter in "IP":
+                return False
+            if letter in "cmWX":  # the rest of the word, or the next word, is the value
+                if letter in "cm":
+                    return True
+                i += 1 if letters[k + 1 :] else 2
+                break
+        else:
+            i += 1
+    return True
 
 
 # Methods that return text, never a `Path`: `.replace` on their result is `str.replace`.

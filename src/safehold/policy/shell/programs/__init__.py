@@ -26,15 +26,18 @@ from safehold.policy.shell.programs import (
     interpreters,
     network,
     packages,
+    project_tools,
     python_tools,
     runners,
     shells,
     text,
 )
+from safehold.policy.shell.programs.interpreters import python_module
 from safehold.policy.shell.programs.step import StepFn
 from safehold.policy.shell.programs.table import Program
+from safehold.policy.shell.words import Word
 
-__all__ = ["PROGRAMS", "STEPS", "program_for", "step_for"]
+__all__ = ["MODULES", "PROGRAMS", "STEPS", "module_command", "program_for", "step_for"]
 
 T = TypeVar("T")
 
@@ -64,10 +67,14 @@ PROGRAMS: dict[str, Program] = _merge(
         text.PROGRAMS,
         grep.PROGRAMS,
         python_tools.PROGRAMS,
+        project_tools.PROGRAMS,
         runners.PROGRAMS,
         {"git": git.ROLES},
     )
 )
+# Modules run as `python -m NAME` that are no program on `PATH` (`python -m unittest`);
+# a module that is also a program (`python -m pytest`) is read with the program's table.
+MODULES: dict[str, Program] = _merge((project_tools.MODULES,))
 
 
 def step_for(name: str) -> StepFn | None:
@@ -78,3 +85,18 @@ def step_for(name: str) -> StepFn | None:
 def program_for(name: str) -> Program | None:
     """The role table of a program name (its interpreter family), or None if unknown."""
     return PROGRAMS.get(name)
+
+
+def module_command(
+    words: tuple[Word, ...], declared: Mapping[str, Program] | None = None
+) -> tuple[str, tuple[Word, ...], Program | None] | None:
+    """`python … -m MODULE ARGS…` as the module's own command: its name, its words (the
+    module first, as a program's name) and its table (the user's `[[programs]]` first),
+    or None when the words run no module. The words before `-m` are the interpreter's.
+    """
+    found = python_module(words)
+    if found is None:
+        return None
+    at, name = found
+    table = (declared or {}).get(name) or MODULES.get(name) or PROGRAMS.get(name)
+    return name, (Word(name, True), *words[at:]), table

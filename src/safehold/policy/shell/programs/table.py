@@ -123,6 +123,9 @@ class Program:
     # Files named inside the program's script (`sed 'w out'`, `awk '{print > "f"}'`): a
     # function from the script text to (role, path) pairs.
     script_files: Callable[[str], list[tuple[Role, str | None]]] | None = None
+    # The operand `-` stands for file names read from standard input (`python -m
+    # py_compile -`): names nobody saw, each a computed path in this role.
+    stdin_names: Role | None = None
     # How the program's parser reads option words (abbreviations, clusters): see `Parser`.
     parser: Parser = "getopt_long"
     # Where the option list comes from: the program and version whose `--help` or man page
@@ -390,6 +393,9 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
             role = spec.keyvalue.get(key)
             if role is not None:
                 uses.append(RoleUse(role, Word(value, w.static, w.splits, w.home), key + "="))
+            continue
+        if spec.stdin_names is not None and w.static and w.text == "-":
+            uses.append(RoleUse(spec.stdin_names, _COMPUTED))
             continue
         role = spec.operands
         if k == 0 and spec.first is not None:
