@@ -132,6 +132,9 @@ class SimpleCommand:
     dirs: tuple[str | None, ...] = (".",)
     """The directories the command may run in, relative to the call's base (`.`), the home
     directory (`~/…`) or absolute; `None` when a `cd` went somewhere computed."""
+    stdio: tuple[tuple[str, str], ...] = ()
+    """(descriptor, operator) of every redirection the command runs under, its own and its
+    compound's (`("2", ">")` for `2>/dev/null`; the descriptor is empty when unwritten)."""
 
     @property
     def program(self) -> str:
@@ -677,6 +680,7 @@ def _simple(
         words=entry.words,
         wrapper_words=all_layers,
         dirs=_sorted_dirs(raw.dirs),
+        stdio=tuple((r.fd or "", r.op) for r in raw.redirects),
     )
 
 

@@ -44,6 +44,7 @@ from safehold.policy.shell.effects import not_understood
 from safehold.policy.shell.flows import follow
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.judge import judge
+from safehold.policy.shell.listings import LISTED_ROLES, SPLIT_CHARACTERS, listed, listings
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.parse import is_plain_text
 from safehold.policy.shell.programs import program_for
@@ -135,6 +136,11 @@ class _Findings:
     exists: dict[str, bool] = field(default_factory=dict)
     # The user's `[[programs]]` tables, by name (None: none declared).
     declared: Mapping[str, Program] | None = None
+    # `find … | xargs PROG` consumers (by identity): the root words, whether PROG reads
+    # or changes the files below them, and whether xargs splits names at blanks.
+    listed: dict[int, tuple[tuple[Word, ...], Literal["read", "write"], bool]] = field(
+        default_factory=dict
+    )
 
     def add(self, bucket: list[Reason], reason: Reason) -> None:
         if reason not in bucket:
@@ -178,6 +184,8 @@ def _assess(
         found.add(found.deny, reason)
     allow_reasons = _apply_rules(analysis, config, found, policy, base)
     _apply_text_rules(command, analysis, config, found)
+    if not sandboxed:
+        analysis = _expand_listings(analysis, policy, found, base)
     _check_paths(analysis, policy, found, config, base)
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
@@ -815,6 +823,10 @@ def _check_trees(
     budget = tree_scan.MAX_TREE_ENTRIES
     walked: set[tuple[str, bool, bool, bool]] = set()
     for cmd in analysis.commands:
+        listing = found.listed.get(id(cmd))
+        if listing is not None:
+            budget = _check_listing(cmd, listing, policy, found, base, budget)
+            continue
         walk = walking(cmd.words)
         if walk is None:
             continue
@@ -850,6 +862,102 @@ def _check_trees(
                 _tree_reasons(cmd, word.text, full, scan, found)
 
 
+def _expand_listings(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> ShellAnalysis:
+    """The analysis with each `find ROOTS | xargs PROG` consumer naming the roots instead
+    of its stdin words (`listings`), recorded in `found.listed` for `_check_listing`.
+
+    Only after the rules have matched the command as written (a rule never sees a root
+    as the path it names), and only when the consumer runs where find runs, reads no tree
+    of its own (`xargs grep -r` would walk through links), and its table gives every root
+    a role of `LISTED_ROLES`; anything else keeps its stdin words computed.
+    """
+    pairs = listings(analysis)
+    if not pairs:
+        return analysis
+    commands = list(analysis.commands)
+    for pair in pairs:
+        cmd, producer = commands[pair.consumer], commands[pair.producer]
+        dirs = _place(cmd, base, policy, found)[0]
+        if None in dirs or dirs != _place(producer, base, policy, found)[0]:
+            continue
+        new, roots = listed(cmd, pair.roots)
+        if walking(new.words) is not None:
+            continue
+        uses = _place(new, base, policy, found)[1]
+        roles = [{u.role for u in uses if u.word is w} for w in roots]
+        if not all(r and r <= LISTED_ROLES for r in roles):
+            continue
+        access: Literal["read", "write"] = "read"
+        if any(r - {"read"} for r in roles):
+            access = "write"
+        commands[pair.consumer] = new
+        found.listed[id(new)] = (roots, access, pair.split_names)
+    return dataclasses.replace(analysis, commands=tuple(commands))
+
+
+def _check_listing(
+    cmd: SimpleCommand,
+    listing: tuple[tuple[Word, ...], Literal["read", "write"], bool],
+    policy: CompiledPolicy,
+    found: _Findings,
+    base: str,
+    budget: int,
+) -> int:
+    """Judge every entry below the roots of a `find | xargs` consumer; the budget left.
+
+    The consumer opens each name find prints, following links: an entry that is denied,
+    a link its access to would not be allowed, any entry it changes without approval
+    (for a writer), or a name plain `xargs` would split asks. As for `_check_trees`, a
+    root outside the roots already asks as a read, and a tree too large asks.
+    """
+    roots, access, split = listing
+    dirs = _place(cmd, base, policy, found)[0]
+
+    def flag(entry: os.DirEntry[str]) -> str | None:
+        if split and not SPLIT_CHARACTERS.isdisjoint(entry.name):
+            return "plain `xargs` splits that name at a blank or reads quotes in it"
+        if access == "write" or entry.is_symlink():
+            check = policy.check_path(entry.path, access)
+            if check.verdict is not Verdict.ALLOW:
+                return "; ".join(r.message for r in check.reasons)
+        return None
+
+    seen: set[str] = set()
+    for word in roots:
+        for spelling in _spellings(word.text, dirs):
+            full = posixpath.normpath(_absolute(policy, spelling))
+            if full in seen or not os.path.isdir(full):
+                continue
+            seen.add(full)
+            if policy.check_path(full, "read").verdict is not Verdict.ALLOW:
+                continue  # outside the roots or denied: the read checks already said so
+            scan = tree_scan.denied_below(
+                policy,
+                full,
+                follow_links=False,
+                skip_hidden=False,
+                limit=max(budget, 0),
+                flag=flag,
+            )
+            budget -= scan.seen
+            verb = "reads" if access == "read" else "changes"
+            _tree_reasons(cmd, word.text, full, scan, found, f"{verb} the files `find` lists")
+            for path, why in scan.flagged:
+                found.grantable = False
+                found.add(
+                    found.ask,
+                    Reason(
+                        "listing-entry",
+                        cmd.program,
+                        f"`{cmd.program}` {verb} the files `find` lists under `{word.text}`, "
+                        f"including `{posixpath.relpath(path, full)}`: {why}",
+                    ),
+                )
+    return budget
+
+
 def _tree_operands(cmd: SimpleCommand, walk: Walking, uses: list[RoleUse]) -> list[Word]:
     """The words naming the directories a tree-walking command reads."""
     if walk.operands == "roles":
@@ -867,7 +975,12 @@ def _tree_operands(cmd: SimpleCommand, walk: Walking, uses: list[RoleUse]) -> li
 
 
 def _tree_reasons(
-    cmd: SimpleCommand, operand: str, root: str, scan: TreeScan, found: _Findings
+    cmd: SimpleCommand,
+    operand: str,
+    root: str,
+    scan: TreeScan,
+    found: _Findings,
+    verb: str = "reads every file",
 ) -> None:
     program = cmd.program
     for path, rule in scan.denied:
@@ -877,7 +990,7 @@ def _tree_reasons(
             Reason(
                 "tree-holds-denied",
                 rule,
-                f"`{program}` reads every file under `{operand}`, including `{inside}` "
+                f"`{program}` {verb} under `{operand}`, including `{inside}` "
                 f"(denied by `{rule}`); without the sandbox nothing hides it",
             ),
         )
@@ -887,7 +1000,7 @@ def _tree_reasons(
             Reason(
                 "tree-unchecked",
                 program,
-                f"`{program}` reads every file under `{operand}`: more entries than the "
+                f"`{program}` {verb} under `{operand}`: more entries than the "
                 f"{tree_scan.MAX_TREE_ENTRIES} one command's walks may look through for "
                 "denied files without the sandbox",
             ),

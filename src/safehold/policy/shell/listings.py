@@ -1,0 +1,207 @@
+"""`find ROOTS… | xargs PROG ARGS…`: the words xargs appends are paths below find's roots.
+
+Without the sandbox, the words `xargs` reads from its standard input are computed paths,
+which ask. When the one command feeding it is a `find` that can print nothing but the
+names it finds, those words are known to be paths below find's roots (spelled from them:
+`find src` prints `src/a.py`), and the consumer is judged as if it named the roots, with
+the whole tree below each one read, written or deleted (`assess._check_listings`).
+
+This module only recognises the shape, as data and pure functions; anything it does not
+recognise exactly is left as it is (the stdin words stay computed, and ask). Recognised:
+
+- the producer is one simple command `find`, no wrapper, no assignment, every word
+  static, every primary in find's table, no action that prints anything but the names
+  found (`-printf`, `-ls`, `-fprint*`, `-exec*`, `-ok*`, `-delete` are out), no option
+  that follows links out of the tree (`-L`, `-H`, `-follow`), no `-files0-from`, and no
+  redirection but of its standard error to a file (`2>/dev/null`; `2>&1` would feed its
+  error messages to xargs);
+- the consumer is the whole next stage of the same pipeline: `xargs` with only the
+  options in `XARGS_OPTIONS` (no `-I`/`-i` replacement, `-d`, `-a`, `-E`, `-p`, `-o`),
+  whose standard input is not redirected, running one program in the same directories;
+- names are split as find wrote them: `-print0` with `xargs -0`, or newline-separated
+  names with plain xargs, which splits at blanks and reads quotes and backslashes. The
+  second only holds when no name in the tree holds such a character (checked by the tree
+  walk: `split_names`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
+from safehold.policy.shell.programs.find import FIND
+from safehold.policy.shell.programs.options import WrapperOptions, skip_options
+from safehold.policy.shell.programs.runners import STDIN_WORDS
+from safehold.policy.shell.programs.step import program_name
+from safehold.policy.shell.words import Word
+
+__all__ = ["LISTED_ROLES", "SPLIT_CHARACTERS", "XARGS_OPTIONS", "Listing", "listed", "listings"]
+
+# xargs options that change neither where its words come from nor how they are split nor
+# the command's standard input (GNU findutils 4.9 `xargs --help`): `-0`/`--null` is
+# checked against find's `-print0`; `-n`, `-L`, `-s`, `-x` cut the words into several
+# runs; `-P` runs them in parallel; `-r` skips an empty run; `-t` prints each command.
+XARGS_OPTIONS = WrapperOptions(
+    with_arg=frozenset({"-n", "-L", "-P", "-s", "--max-args", "--max-lines", "--max-procs"})
+    | frozenset({"--max-chars"}),
+    flags=frozenset({"-0", "-r", "-t", "-x", "--null", "--no-run-if-empty", "--verbose"})
+    | frozenset({"--exit"}),
+)
+_NULL = frozenset({"--null"})
+# find(1) global options that make it follow links (its names then lead out of the tree).
+_FOLLOWS = frozenset({"-L", "-H", "-follow"})
+# find(1) ACTIONS that print something other than the names found, write files, run
+# commands or delete; `-files0-from`, whose roots come from a file; and the options that
+# print help or a version on standard output (and `-D`: `-D help` does).
+_OTHER_OUTPUT = frozenset(
+    {
+        "-printf", "-fprint", "-fprint0", "-fprintf", "-fls", "-ls", "-exec", "-execdir",
+        "-ok", "-okdir", "-delete", "-files0-from", "-help", "--help", "-version",
+        "--version", "-D",
+    }
+)  # fmt: skip
+# find(1) OPERATORS, written as words of their own.
+_OPERATORS = frozenset({"(", ")", "!", ","})
+# find(1): global options allowed before the roots (`-D help` prints on standard output).
+_LEADING = frozenset({"-P", "-O0", "-O1", "-O2", "-O3"})
+LISTED_ROLES = frozenset({"read", "write", "delete", "perm"})
+"""Roles the consumer's table may give the appended names for the listing to be judged:
+files it reads or changes. Any other role (a pattern, a URL, code) keeps them computed."""
+SPLIT_CHARACTERS = frozenset(" \t\n'\"\\\v\f\r")
+"""Characters of a name that plain xargs splits at or reads as quoting (xargs(1): blanks,
+newlines, quotes, backslash; and the other white space, in case a locale counts it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One `find … | xargs …` pair: the consumer's index in the analysis, find's roots, and
+    whether xargs splits the names at blanks (no `-0`)."""
+
+    consumer: int
+    producer: int
+    roots: tuple[str, ...]
+    split_names: bool
+
+
+def listings(analysis: ShellAnalysis) -> tuple[Listing, ...]:
+    """Every consumer of the analysis whose stdin words are the names a `find` prints."""
+    out: list[Listing] = []
+    commands = analysis.commands
+    if any("|&" in argv for argv in analysis.grant_argvs if argv[:1] == ("<operators>",)):
+        return ()  # `|&` pipes standard error too; the stages do not say which did
+    for i, cmd in enumerate(commands):
+        null = _xargs_null(cmd)
+        if null is None or not cmd.pipes or cmd.pipes[-1][1] < 1:
+            continue
+        pid, stage = cmd.pipes[-1]
+        before = (*cmd.pipes[:-1], (pid, stage - 1))
+        same = [k for k, c in enumerate(commands) if c.pipes == cmd.pipes]
+        feeding = [k for k, c in enumerate(commands) if c.pipes == before]
+        if same != [i] or len(feeding) != 1:
+            continue
+        producer = commands[feeding[0]]
+        if producer.dirs != cmd.dirs or None in cmd.dirs:
+            continue
+        printed = _find_roots(producer)
+        if printed is None:
+            continue
+        roots, print0 = printed
+        if print0 != null:
+            continue
+        if not null and any(not SPLIT_CHARACTERS.isdisjoint(r) for r in roots):
+            continue  # `find "my dir"` prints `my dir/a`, which xargs splits
+        out.append(Listing(i, feeding[0], roots, split_names=not null))
+    return tuple(out)
+
+
+def listed(cmd: SimpleCommand, roots: tuple[str, ...]) -> tuple[SimpleCommand, tuple[Word, ...]]:
+    """`cmd` with the stdin words replaced by the roots (one new word each), and those words."""
+    words = tuple(Word(r, True) for r in roots)
+    new = SimpleCommand(
+        argv=(*cmd.argv[:-1], *roots),
+        wrappers=cmd.wrappers,
+        assignments=cmd.assignments,
+        dynamic=frozenset(i for i in cmd.dynamic if i < len(cmd.words) - 1),
+        stdin_fed=cmd.stdin_fed,
+        pipes=cmd.pipes,
+        words=(*cmd.words[:-1], *words),
+        wrapper_words=cmd.wrapper_words,
+        dirs=cmd.dirs,
+        stdio=cmd.stdio,
+    )
+    return new, words
+
+
+def _xargs_null(cmd: SimpleCommand) -> bool | None:
+    """Whether the consumer is `xargs [-0] PROG …` as recognised here (None: it is not)."""
+    if len(cmd.wrapper_words) != 1 or cmd.assignments or len(cmd.words) < 2:
+        return None
+    layer = cmd.wrapper_words[0]
+    if not layer or program_name(layer[0]) != "xargs" or not all(w.static for w in layer):
+        return None
+    if cmd.words[-1] != STDIN_WORDS or STDIN_WORDS in cmd.words[:-1]:
+        return None
+    if not cmd.words[0].static or any(fd == "0" or (not fd and "<" in op) for fd, op in cmd.stdio):
+        return None  # its standard input is not the pipe
+    end, bad = skip_options(layer, 1, XARGS_OPTIONS)
+    if bad is not None or layer[end:] != cmd.words[:-1]:
+        return None
+    null = False
+    i = 1
+    while i < end:
+        text = layer[i].text
+        i += 1
+        if text == "--":
+            break
+        if text in _NULL:
+            null = True
+        elif text in XARGS_OPTIONS.with_arg:
+            i += 1  # its value is the next word
+        elif not text.startswith("--"):
+            for letter in text[1:]:  # a cluster: flags, then at most one option's value
+                if f"-{letter}" in XARGS_OPTIONS.with_arg:
+                    break
+                null = null or letter == "0"
+    return null
+
+
+def _find_roots(cmd: SimpleCommand) -> tuple[tuple[str, ...], bool] | None:
+    """find's roots and whether it prints with `-print0`, when it prints only names."""
+    words = cmd.words
+    if cmd.wrapper_words or cmd.assignments or not words or program_name(words[0]) != "find":
+        return None
+    if not all(w.static for w in words):
+        return None
+    for fd, op in cmd.stdio:
+        if fd != "2" or op not in (">", ">>"):
+            return None  # only standard error may go elsewhere, and only to a file
+    i = 1
+    while i < len(words) and words[i].text in _LEADING:
+        i += 1
+    roots: list[str] = []
+    while i < len(words) and not _expression_start(words[i].text):
+        roots.append(words[i].text)
+        i += 1
+    print0 = plain = False
+    while i < len(words):
+        text = words[i].text
+        i += 1
+        if text in _OPERATORS:
+            continue
+        opt = FIND.options.get(text)
+        if opt is None or text in _OTHER_OUTPUT or text in _FOLLOWS or text in _LEADING:
+            return None
+        if opt.takes:
+            if i >= len(words):
+                return None
+            i += 1
+        print0 = print0 or text == "-print0"
+        plain = plain or text == "-print"
+    if print0 and plain:
+        return None  # names split two ways
+    return tuple(roots) or (".",), print0
+
+
+def _expression_start(text: str) -> bool:
+    """find(1): the roots end at the first word starting with `-`, or `(`, `!`."""
+    return text.startswith("-") or text in ("(", "!")
