@@ -866,7 +866,8 @@ def _expand_listings(
     analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
 ) -> ShellAnalysis:
     """The analysis with each `find ROOTS | xargs PROG` consumer naming the roots instead
-    of its stdin words (`listings`), recorded in `found.listed` for `_check_listing`.
+    of its stdin words, and each `find ROOTS -exec PROG {} +` instead of its `{}`
+    (`listings`), recorded in `found.listed` for `_check_listing`.
 
     Only after the rules have matched the command as written (a rule never sees a root
     as the path it names), and only when the consumer runs where find runs, reads no tree
@@ -878,11 +879,17 @@ def _expand_listings(
         return analysis
     commands = list(analysis.commands)
     for pair in pairs:
-        cmd, producer = commands[pair.consumer], commands[pair.producer]
+        cmd = commands[pair.consumer]
         dirs = _place(cmd, base, policy, found)[0]
-        if None in dirs or dirs != _place(producer, base, policy, found)[0]:
+        where = [resolve_dir(d, base, policy.home) for d in cmd.dirs]
+        if None in dirs or dirs != where:
+            continue  # the consumer moves (`xargs make -C DIR`): names are find's relative
+        if (
+            pair.producer is not None
+            and _place(commands[pair.producer], base, policy, found)[0] != where
+        ):
             continue
-        new, roots = listed(cmd, pair.roots)
+        new, roots = listed(cmd, pair)
         if walking(new.words) is not None:
             continue
         uses = _place(new, base, policy, found)[1]
@@ -1337,8 +1344,10 @@ def _check_roles(
         dirs, uses, modes = _place(cmd, base, policy, found)
         program = cmd.program
         # A glob's matches are judged as paths, but a tree walk below them is not looked
-        # through (`grep -r KEY src/*`): for a walker a glob stays an unknown path.
-        globs = unconfined and walking(cmd.words) is None
+        # through (`grep -r KEY src/*`): for a walker a glob stays an unknown path. Nor
+        # under xargs or `find -exec`: the words they fill in (`{}`, `xargs -I '*'`) look
+        # like globs but are whatever they read at run time.
+        globs = unconfined and walking(cmd.words) is None and not _fills_words(cmd)
         for use in [*uses, *_variable_destinations(cmd)]:
             if use.role in _CHANGES:
                 _judge_change_use(use, program, modes, dirs, policy, config, found, unconfined)
@@ -1394,6 +1403,14 @@ def _variable_destinations(cmd: SimpleCommand) -> list[RoleUse]:
             static = not any(c in value for c in "$`")
             out.append(RoleUse("network", Word(value, static), name))
     return out
+
+
+def _fills_words(cmd: SimpleCommand) -> bool:
+    """True when a wrapper layer fills words in at run time (`xargs -I{}`, `find -exec`)."""
+    return any(layer and program_name(layer[0]) in _FILLERS for layer in cmd.wrapper_words)
+
+
+_FILLERS = frozenset({"xargs", "find"})
 
 
 def _workspace_glob(word: Word, dirs: list[str | None], policy: CompiledPolicy) -> bool:

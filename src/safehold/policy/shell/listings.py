@@ -60,6 +60,10 @@ _OTHER_OUTPUT = frozenset(
         "--version", "-D",
     }
 )  # fmt: skip
+# find(1) actions that run a command; with `exec_ok` they print nothing themselves.
+_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# The word `find -exec` fills in with each name found (`runners._find`).
+_FOUND = Word("{}", False, False)
 # find(1) OPERATORS, written as words of their own.
 _OPERATORS = frozenset({"(", ")", "!", ","})
 # find(1): global options allowed before the roots (`-D help` prints on standard output).
@@ -74,57 +78,95 @@ newlines, quotes, backslash; and the other white space, in case a locale counts 
 
 @dataclass(frozen=True, slots=True)
 class Listing:
-    """One `find … | xargs …` pair: the consumer's index in the analysis, find's roots, and
-    whether xargs splits the names at blanks (no `-0`)."""
+    """One command whose words `slots` are names find finds below `roots`.
+
+    `consumer`: the command's index in the analysis; `producer`: the `find` feeding its
+    xargs (None: the command is find's own `-exec`); `split_names`: xargs splits the names
+    at blanks (no `-0`).
+    """
 
     consumer: int
-    producer: int
+    producer: int | None
     roots: tuple[str, ...]
     split_names: bool
+    slots: tuple[int, ...]
 
 
 def listings(analysis: ShellAnalysis) -> tuple[Listing, ...]:
-    """Every consumer of the analysis whose stdin words are the names a `find` prints."""
+    """Every command of the analysis whose computed words are names a `find` finds."""
     out: list[Listing] = []
     commands = analysis.commands
-    if any("|&" in argv for argv in analysis.grant_argvs if argv[:1] == ("<operators>",)):
-        return ()  # `|&` pipes standard error too; the stages do not say which did
+    piped_errors = any(
+        "|&" in argv for argv in analysis.grant_argvs if argv[:1] == ("<operators>",)
+    )  # `|&` pipes standard error too; the stages do not say which did
     for i, cmd in enumerate(commands):
-        null = _xargs_null(cmd)
-        if null is None or not cmd.pipes or cmd.pipes[-1][1] < 1:
-            continue
-        pid, stage = cmd.pipes[-1]
-        before = (*cmd.pipes[:-1], (pid, stage - 1))
-        same = [k for k, c in enumerate(commands) if c.pipes == cmd.pipes]
-        feeding = [k for k, c in enumerate(commands) if c.pipes == before]
-        if same != [i] or len(feeding) != 1:
-            continue
-        producer = commands[feeding[0]]
-        if producer.dirs != cmd.dirs or None in cmd.dirs:
-            continue
-        printed = _find_roots(producer)
-        if printed is None:
-            continue
-        roots, print0 = printed
-        if print0 != null:
-            continue
-        if not null and any(not SPLIT_CHARACTERS.isdisjoint(r) for r in roots):
-            continue  # `find "my dir"` prints `my dir/a`, which xargs splits
-        out.append(Listing(i, feeding[0], roots, split_names=not null))
+        found = _exec_listing(i, cmd)
+        if found is None and not piped_errors:
+            found = _xargs_listing(i, cmd, commands)
+        if found is not None:
+            out.append(found)
     return tuple(out)
 
 
-def listed(cmd: SimpleCommand, roots: tuple[str, ...]) -> tuple[SimpleCommand, tuple[Word, ...]]:
-    """`cmd` with the stdin words replaced by the roots (one new word each), and those words."""
-    words = tuple(Word(r, True) for r in roots)
+def _xargs_listing(
+    i: int, cmd: SimpleCommand, commands: tuple[SimpleCommand, ...]
+) -> Listing | None:
+    null = _xargs_null(cmd)
+    if null is None or not cmd.pipes or cmd.pipes[-1][1] < 1:
+        return None
+    pid, stage = cmd.pipes[-1]
+    before = (*cmd.pipes[:-1], (pid, stage - 1))
+    same = [k for k, c in enumerate(commands) if c.pipes == cmd.pipes]
+    feeding = [k for k, c in enumerate(commands) if c.pipes == before]
+    if same != [i] or len(feeding) != 1:
+        return None
+    producer = commands[feeding[0]]
+    if producer.dirs != cmd.dirs or None in cmd.dirs:
+        return None
+    found = _find_roots(producer.words, exec_ok=False)
+    if found is None or producer.wrapper_words or producer.assignments:
+        return None
+    for fd, op in producer.stdio:
+        if fd != "2" or op not in (">", ">>"):
+            return None  # only standard error may go elsewhere, and only to a file
+    roots, print0 = found
+    if print0 != null:
+        return None
+    if not null and any(not SPLIT_CHARACTERS.isdisjoint(r) for r in roots):
+        return None  # `find "my dir"` prints `my dir/a`, which xargs splits
+    return Listing(i, feeding[0], roots, not null, (len(cmd.words) - 1,))
+
+
+def _exec_listing(i: int, cmd: SimpleCommand) -> Listing | None:
+    """`find ROOTS … -exec PROG … {} +` (or `;`): each whole `{}` word is a name found."""
+    if len(cmd.wrapper_words) != 2 or cmd.assignments or not cmd.words or None in cmd.dirs:
+        return None
+    whole, head = cmd.wrapper_words
+    if not head or head[-1].text != "-exec" or whole[: len(head)] != head:
+        return None
+    found = _find_roots(whole, exec_ok=True)
+    if found is None or not cmd.words[0].static:
+        return None
+    slots = tuple(k for k, w in enumerate(cmd.words) if not w.static)
+    if not slots or any(cmd.words[k] != _FOUND for k in slots):
+        return None  # `{}` inside a longer word, or another computed word
+    return Listing(i, None, found[0], False, slots)
+
+
+def listed(cmd: SimpleCommand, listing: Listing) -> tuple[SimpleCommand, tuple[Word, ...]]:
+    """`cmd` with each slot replaced by the roots (new words), and those words."""
+    words = tuple(Word(r, True) for r in listing.roots)
+    new_words: list[Word] = []
+    for k, w in enumerate(cmd.words):
+        new_words.extend(words if k in listing.slots else (w,))
     new = SimpleCommand(
-        argv=(*cmd.argv[:-1], *roots),
+        argv=tuple(w.text for w in new_words),
         wrappers=cmd.wrappers,
         assignments=cmd.assignments,
-        dynamic=frozenset(i for i in cmd.dynamic if i < len(cmd.words) - 1),
+        dynamic=frozenset(k for k, w in enumerate(new_words) if not w.static),
         stdin_fed=cmd.stdin_fed,
         pipes=cmd.pipes,
-        words=(*cmd.words[:-1], *words),
+        words=tuple(new_words),
         wrapper_words=cmd.wrapper_words,
         dirs=cmd.dirs,
         stdio=cmd.stdio,
@@ -165,16 +207,12 @@ def _xargs_null(cmd: SimpleCommand) -> bool | None:
     return null
 
 
-def _find_roots(cmd: SimpleCommand) -> tuple[tuple[str, ...], bool] | None:
-    """find's roots and whether it prints with `-print0`, when it prints only names."""
-    words = cmd.words
-    if cmd.wrapper_words or cmd.assignments or not words or program_name(words[0]) != "find":
+def _find_roots(words: tuple[Word, ...], *, exec_ok: bool) -> tuple[tuple[str, ...], bool] | None:
+    """find's roots and whether it prints with `-print0`, when every word is understood
+    and, unless `exec_ok`, it prints only names (`exec_ok`: the names it hands `-exec` are
+    what counts, whatever it prints)."""
+    if not words or program_name(words[0]) != "find" or not all(w.static for w in words):
         return None
-    if not all(w.static for w in words):
-        return None
-    for fd, op in cmd.stdio:
-        if fd != "2" or op not in (">", ">>"):
-            return None  # only standard error may go elsewhere, and only to a file
     i = 1
     while i < len(words) and words[i].text in _LEADING:
         i += 1
@@ -189,8 +227,17 @@ def _find_roots(cmd: SimpleCommand) -> tuple[tuple[str, ...], bool] | None:
         if text in _OPERATORS:
             continue
         opt = FIND.options.get(text)
-        if opt is None or text in _OTHER_OUTPUT or text in _FOLLOWS or text in _LEADING:
+        if opt is None or text in _FOLLOWS or text in _LEADING or text == "-files0-from":
             return None
+        if text in _OTHER_OUTPUT and not (exec_ok and text in _RUNS):
+            return None
+        if text in _RUNS:
+            while i < len(words) and words[i].text not in (";", "+"):
+                i += 1  # the command's words, to its terminator (find(1), ACTIONS)
+            if i >= len(words):
+                return None
+            i += 1
+            continue
         if opt.takes:
             if i >= len(words):
                 return None
