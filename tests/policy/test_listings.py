@@ -204,3 +204,62 @@ def test_a_listing_the_host_allows_is_no_looser_than_reading_the_tree(
         assert named.verdict is Verdict.ALLOW, (command, path, named.reasons)
         if "xargs" in command:
             assert not set(os.path.basename(path)) & set(" \t\n'\"\\")
+
+
+# `for VAR in WORDS; do … "$VAR" …; done`: judged once per value on the host.
+
+
+def test_a_loop_over_a_workspace_glob_is_judged_per_match(ws: Path) -> None:
+    loop = 'for f in src/*.py; do grep -n TOKEN "$f"; done'
+    assert _host(loop, ws).verdict is Verdict.ALLOW
+    (ws / "src" / "id_rsa.py").symlink_to(ws.parent / "key")
+    (ws.parent / "key").write_text("k\n")
+    (ws / "src" / "z.py").symlink_to(ws.parent / "key")
+    decision = _host(loop, ws)
+    assert decision.verdict is not Verdict.ALLOW
+    assert any("z.py" in r.message or "key" in r.message for r in decision.reasons)
+
+
+def test_a_loop_value_naming_a_denied_file_denies(ws: Path) -> None:
+    (ws / "src" / ".env").write_text("TOKEN=1\n")
+    decision = _host('for f in src/app.py src/.env; do grep -n TOKEN "$f"; done', ws)
+    assert decision.verdict is Verdict.DENY
+    assert "path-denied" in _codes(decision)
+
+
+def test_a_loop_with_too_many_values_asks_and_says_why(ws: Path) -> None:
+    for i in range(70):
+        (ws / "src" / f"m{i}.py").write_text("x\n")
+    decision = _host('for f in src/*.py; do grep -n TOKEN "$f"; done', ws)
+    assert decision.verdict is Verdict.ASK
+    assert "loop-too-long" in _codes(decision)
+
+
+def test_a_loop_variable_set_anywhere_else_stays_computed(ws: Path) -> None:
+    for body in ['f=x; grep -n T "$f"', 'read -r f; grep -n T "$f"', 'grep -n T "$f"; f=y']:
+        decision = _host(f"for f in src/*.py; do {body}; done", ws)
+        assert "computed-path" in _codes(decision), body
+
+
+@settings(
+    max_examples=examples(30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(entries=st.lists(st.tuples(st.just(""), ENTRY, KIND), max_size=5))
+def test_a_loop_the_host_allows_names_only_files_it_may_read(
+    tmp_path_factory: pytest.TempPathFactory, entries: list[tuple[str, str, str]]
+) -> None:
+    base = tmp_path_factory.mktemp("loop")
+    ws, outside = base / "proj", base / "outside"
+    (outside / ".ssh").mkdir(parents=True)
+    (outside / ".ssh" / "id_rsa").write_text("key\n")
+    (outside / "plain.txt").write_text("x\n")
+    (ws / "src").mkdir(parents=True)
+    _build(ws, outside, entries)
+    if _host('for f in src/*; do grep -n K "$f"; done', ws).verdict is not Verdict.ALLOW:
+        return
+    for name in os.listdir(ws / "src"):
+        if not name.startswith("."):
+            path = shlex.quote(f"src/{name}")
+            assert _host(f"grep -n K {path}", ws).verdict is Verdict.ALLOW, name

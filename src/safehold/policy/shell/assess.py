@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import os
 import posixpath
 import re
@@ -46,7 +47,7 @@ from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.judge import judge
 from safehold.policy.shell.listings import LISTED_ROLES, SPLIT_CHARACTERS, listed, listings
 from safehold.policy.shell.locations import resolve_dir
-from safehold.policy.shell.parse import is_plain_text
+from safehold.policy.shell.parse import Loop, is_plain_text
 from safehold.policy.shell.programs import program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
@@ -186,6 +187,7 @@ def _assess(
     _apply_text_rules(command, analysis, config, found)
     if not sandboxed:
         analysis = _expand_listings(analysis, policy, found, base)
+        analysis = _expand_loops(analysis, policy, found, base)
     _check_paths(analysis, policy, found, config, base)
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
@@ -902,6 +904,101 @@ def _expand_listings(
         commands[pair.consumer] = new
         found.listed[id(new)] = (roots, access, pair.split_names)
     return dataclasses.replace(analysis, commands=tuple(commands))
+
+
+MAX_LOOP_VALUES = 64
+"""A command in a `for` body is judged once per value of its loop variables, up to this many
+values (all loops together); past it, the variable's words stay computed and ask."""
+
+
+def _expand_loops(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> ShellAnalysis:
+    """The analysis with each command whose words are `"$VAR"` of a `for VAR in WORDS`
+    judged once per value: a copy of the command for each, with the value in its place.
+
+    The values are static words (or `~/…`), or the matches of a glob over the workspace (expanded
+    where the loop runs, as bash does; judged as named paths, as `_workspace_glob` says);
+    a loop with any other word keeps its variable computed. Only after the rules have
+    matched the command as written, as for listings.
+    """
+    if not any(cmd.loops for cmd in analysis.commands):
+        return analysis
+    commands: list[SimpleCommand] = []
+    for cmd in analysis.commands:
+        copies = _loop_copies(cmd, policy, found, base) if cmd.loops else None
+        commands.extend(copies if copies is not None else (cmd,))
+    return dataclasses.replace(analysis, commands=tuple(commands))
+
+
+def _loop_copies(
+    cmd: SimpleCommand, policy: CompiledPolicy, found: _Findings, base: str
+) -> list[SimpleCommand] | None:
+    loops = list(dict.fromkeys(loop for _, loop in cmd.loops))
+    values: list[list[str]] = []
+    for loop in loops:
+        listed_values = _loop_values(loop, policy, base)
+        if listed_values is None:
+            return None
+        values.append(listed_values)
+    count = 1
+    for v in values:
+        count *= len(v)
+    if count > MAX_LOOP_VALUES:
+        found.add(
+            found.ask,
+            Reason(
+                "loop-too-long",
+                cmd.program,
+                f"`{_show(cmd)}` runs once for each of {count} values of its loop variables; "
+                f"over {MAX_LOOP_VALUES} are not judged one by one",
+            ),
+        )
+        return None
+    out: list[SimpleCommand] = []
+    for combination in itertools.product(*values):
+        chosen = dict(zip(loops, combination, strict=True))
+        words = list(cmd.words)
+        for k, loop in cmd.loops:
+            words[k] = Word(chosen[loop], True)
+        out.append(
+            dataclasses.replace(
+                cmd,
+                argv=tuple(w.text for w in words),
+                words=tuple(words),
+                dynamic=frozenset(k for k, w in enumerate(words) if not w.static),
+                loops=(),
+            )
+        )
+    return out
+
+
+def _loop_values(loop: Loop, policy: CompiledPolicy, base: str) -> list[str] | None:
+    """The values a `for` loop's variable takes, or None when they are not all known."""
+    where = [resolve_dir(d, base, policy.home) for d in loop.dirs]
+    if len(where) != 1 or where[0] is None:
+        return None
+    here = where[0]
+    out: list[str] = []
+    for word in loop.words:
+        if word.static or word.home:
+            out.append(word.text)  # `~/x` is judged as the home directory's `x`
+        elif _workspace_glob(word, [here], policy):
+            patterns = expand_braces(word.text)
+            if patterns is None:
+                return None
+            for pattern in patterns:
+                matches = expand_globs(posixpath.join(here, pattern), list_directory)
+                if matches is None:
+                    return None
+                # No match: bash passes the word itself (no `nullglob`).
+                out += [posixpath.relpath(m, here) for m in sorted(matches)] or [pattern]
+        else:
+            return None
+        if len(out) > MAX_LOOP_VALUES:
+            out.append("")  # enough to say "too many"
+            return out
+    return out
 
 
 def _check_listing(
