@@ -1,10 +1,13 @@
-"""`find ROOTS… | xargs PROG ARGS…`: the words xargs appends are paths below find's roots.
+"""`find ROOTS… | xargs PROG …` and `find ROOTS… -exec PROG … {} +`: names below the roots.
 
 Without the sandbox, the words `xargs` reads from its standard input are computed paths,
 which ask. When the one command feeding it is a `find` that can print nothing but the
 names it finds, those words are known to be paths below find's roots (spelled from them:
 `find src` prints `src/a.py`), and the consumer is judged as if it named the roots, with
-the whole tree below each one read, written or deleted (`assess._check_listings`).
+the whole tree below each one read, written or deleted (`assess._check_listing`). The
+same holds for each whole `{}` word of `find ROOTS … -exec PROG … {} +` (or `;`), where
+only links followed (`-L`, `-H`, `-follow`) and `-files0-from` matter: find hands the
+command the names it finds whatever it prints.
 
 This module only recognises the shape, as data and pure functions; anything it does not
 recognise exactly is left as it is (the stdin words stay computed, and ask). Recognised:
