@@ -310,10 +310,13 @@ def test_reasons_are_sorted_and_unique(ws: str) -> None:
 
 
 def test_too_many_paths_is_one_ask_reason(ws: str) -> None:
-    call = ToolCall("read_file", {"paths": ["src/main.py"] * 5000}, ToolKind.READ)
+    call = ToolCall("read_file", {"paths": [f"src/f{i}.py" for i in range(5000)]}, ToolKind.READ)
     decision = decide(ws, call, Mode.AUTO)
     assert decision.verdict is Q
     assert codes(decision) == ["arguments-too-large"]
+    # One path named again and again is judged once: no bound is reached.
+    again = ToolCall("read_file", {"paths": ["src/main.py"] * 5000}, ToolKind.READ)
+    assert decide(ws, again, Mode.AUTO).verdict is A
 
 
 def test_arguments_nested_deeper_than_the_bound_ask(ws: str) -> None:

@@ -35,6 +35,8 @@ class TreeScan:
     complete: bool
     limit: int
     seen: int = 0
+    # Entries the caller's `flag` objected to, as (path, why).
+    flagged: tuple[tuple[str, str], ...] = ()
 
 
 def denied_below(
@@ -45,6 +47,7 @@ def denied_below(
     skip_hidden: bool,
     skip: Callable[[str, bool], bool] | None = None,
     limit: int | None = None,
+    flag: Callable[[os.DirEntry[str]], str | None] | None = None,
 ) -> TreeScan:
     """The denied files and directories below the directory `root` (an absolute path).
 
@@ -53,9 +56,12 @@ def denied_below(
     `skip_hidden`: the program leaves out names starting with `.` (`rg` without `--hidden`).
     `skip(path, is_dir)`: other entries it leaves out, with what is below them (ignored by
     `.gitignore`, for `git add` and `rg`).
+    `flag(entry)`: why the caller objects to an entry that is not denied (a name `xargs`
+    splits, a link leading out), or None; a flagged entry is reported and not walked.
     """
     limit = MAX_TREE_ENTRIES if limit is None else limit
     found: list[tuple[str, str]] = []
+    flagged: list[tuple[str, str]] = []
     seen = 0
     try:
         stack = [os.path.realpath(root)]
@@ -76,7 +82,7 @@ def denied_below(
             for entry in entries:
                 seen += 1
                 if seen > limit:
-                    return TreeScan(tuple(found), False, limit, seen)
+                    return TreeScan(tuple(found), False, limit, seen, tuple(flagged))
                 if skip_hidden and entry.name.startswith("."):
                     continue
                 path = entry.path
@@ -94,9 +100,15 @@ def denied_below(
                     rule = _denied_rule(policy, path, form)
                 if rule is not None:
                     found.append((path, rule))
-                    if len(found) >= _ENOUGH:
-                        return TreeScan(tuple(found), True, limit, seen)
+                    if len(found) + len(flagged) >= _ENOUGH:
+                        return TreeScan(tuple(found), True, limit, seen, tuple(flagged))
                     continue  # a denied directory is reported, not walked
+                why = flag(entry) if flag is not None else None
+                if why is not None:
+                    flagged.append((path, why))
+                    if len(found) + len(flagged) >= _ENOUGH:
+                        return TreeScan(tuple(found), True, limit, seen, tuple(flagged))
+                    continue
                 try:
                     is_link = entry.is_symlink()
                     is_dir = entry.is_dir(follow_symlinks=False)
@@ -108,8 +120,8 @@ def denied_below(
                     rule = _denied_rule(policy, path, None)
                     if rule is not None:
                         found.append((path, rule))
-                        if len(found) >= _ENOUGH:
-                            return TreeScan(tuple(found), True, limit, seen)
+                        if len(found) + len(flagged) >= _ENOUGH:
+                            return TreeScan(tuple(found), True, limit, seen, tuple(flagged))
                         continue
                     target = os.path.realpath(path)
                     if os.path.isdir(target) and target not in visited:
@@ -117,7 +129,7 @@ def denied_below(
                         stack.append(target)
                 elif is_dir:
                     stack.append(path)
-    return TreeScan(tuple(found), True, limit, seen)
+    return TreeScan(tuple(found), True, limit, seen, tuple(flagged))
 
 
 def _form(policy: CompiledPolicy, path: str) -> str:

@@ -34,6 +34,7 @@ from safehold.policy.shell.heredocs import (
 )
 from safehold.policy.shell.parse import (
     SHELL_KEYWORDS,
+    Loop,
     RawCommand,
     RawRedirect,
     Walk,
@@ -133,6 +134,12 @@ class SimpleCommand:
     dirs: tuple[str | None, ...] = (".",)
     """The directories the command may run in, relative to the call's base (`.`), the home
     directory (`~/…`) or absolute; `None` when a `cd` went somewhere computed."""
+    stdio: tuple[tuple[str, str], ...] = ()
+    """(descriptor, operator) of every redirection the command runs under, its own and its
+    compound's (`("2", ">")` for `2>/dev/null`; the descriptor is empty when unwritten)."""
+    loops: tuple[tuple[int, Loop], ...] = ()
+    """Indices of `words` that are exactly `"$VAR"` of an enclosing `for VAR in WORDS`
+    nothing else sets, with that loop (`parse.Loop`)."""
 
     @property
     def program(self) -> str:
@@ -683,6 +690,10 @@ def _simple(
         words=entry.words,
         wrapper_words=all_layers,
         dirs=_sorted_dirs(raw.dirs),
+        stdio=tuple((r.fd or "", r.op) for r in raw.redirects),
+        loops=tuple(
+            (k, loop) for k, w in enumerate(entry.words) for lw, loop in raw.loops if w is lw
+        ),
     )
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import os
 import posixpath
 import re
@@ -45,8 +46,9 @@ from safehold.policy.shell.effects import host_effects
 from safehold.policy.shell.flows import follow
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.judge import judge
+from safehold.policy.shell.listings import LISTED_ROLES, SPLIT_CHARACTERS, listed, listings
 from safehold.policy.shell.locations import resolve_dir
-from safehold.policy.shell.parse import is_plain_text
+from safehold.policy.shell.parse import Loop, is_plain_text
 from safehold.policy.shell.programs import module_command, program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
@@ -136,6 +138,11 @@ class _Findings:
     exists: dict[str, bool] = field(default_factory=dict)
     # The user's `[[programs]]` tables, by name (None: none declared).
     declared: Mapping[str, Program] | None = None
+    # `find … | xargs PROG` consumers (by identity): the root words, whether PROG reads
+    # or changes the files below them, and whether xargs splits names at blanks.
+    listed: dict[int, tuple[tuple[Word, ...], Literal["read", "write"], bool]] = field(
+        default_factory=dict
+    )
 
     def add(self, bucket: list[Reason], reason: Reason) -> None:
         if reason not in bucket:
@@ -179,6 +186,9 @@ def _assess(
         found.add(found.deny, reason)
     allow_reasons = _apply_rules(analysis, config, found, policy, base)
     _apply_text_rules(command, analysis, config, found)
+    if not sandboxed:
+        analysis = _expand_listings(analysis, policy, found, base)
+        analysis = _expand_loops(analysis, policy, found, base)
     _check_paths(analysis, policy, found, config, base)
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
@@ -880,6 +890,10 @@ def _check_trees(
     budget = tree_scan.MAX_TREE_ENTRIES
     walked: set[tuple[str, bool, bool, bool]] = set()
     for cmd in analysis.commands:
+        listing = found.listed.get(id(cmd))
+        if listing is not None:
+            budget = _check_listing(cmd, listing, policy, found, base, budget)
+            continue
         walk = walking(cmd.words)
         if walk is None:
             continue
@@ -915,6 +929,204 @@ def _check_trees(
                 _tree_reasons(cmd, word.text, full, scan, found)
 
 
+def _expand_listings(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> ShellAnalysis:
+    """The analysis with each `find ROOTS | xargs PROG` consumer naming the roots instead
+    of its stdin words, and each `find ROOTS -exec PROG {} +` instead of its `{}`
+    (`listings`), recorded in `found.listed` for `_check_listing`.
+
+    Only after the rules have matched the command as written (a rule never sees a root
+    as the path it names), and only when the consumer runs where find runs, reads no tree
+    of its own (`xargs grep -r` would walk through links), and its table gives every root
+    a role of `LISTED_ROLES`; anything else keeps its stdin words computed.
+    """
+    pairs = listings(analysis)
+    if not pairs:
+        return analysis
+    commands = list(analysis.commands)
+    for pair in pairs:
+        cmd = commands[pair.consumer]
+        dirs = _place(cmd, base, policy, found)[0]
+        where = [resolve_dir(d, base, policy.home) for d in cmd.dirs]
+        if None in dirs or dirs != where:
+            continue  # the consumer moves (`xargs make -C DIR`): names are find's relative
+        if (
+            pair.producer is not None
+            and _place(commands[pair.producer], base, policy, found)[0] != where
+        ):
+            continue
+        new, roots = listed(cmd, pair)
+        if walking(new.words) is not None:
+            continue
+        uses = _place(new, base, policy, found)[1]
+        roles = [{u.role for u in uses if u.word is w} for w in roots]
+        if not all(r and r <= LISTED_ROLES for r in roles):
+            continue
+        access: Literal["read", "write"] = "read"
+        if any(r - {"read"} for r in roles):
+            access = "write"
+        commands[pair.consumer] = new
+        found.listed[id(new)] = (roots, access, pair.split_names)
+    return dataclasses.replace(analysis, commands=tuple(commands))
+
+
+MAX_LOOP_VALUES = 64
+"""A command in a `for` body is judged once per value of its loop variables, up to this many
+values (all loops together); past it, the variable's words stay computed and ask."""
+
+
+def _expand_loops(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> ShellAnalysis:
+    """The analysis with each command whose words are `"$VAR"` of a `for VAR in WORDS`
+    judged once per value: a copy of the command for each, with the value in its place.
+
+    The values are static words (or `~/…`), or the matches of a glob over the workspace (expanded
+    where the loop runs, as bash does; judged as named paths, as `_workspace_glob` says);
+    a loop with any other word keeps its variable computed. Only after the rules have
+    matched the command as written, as for listings.
+    """
+    if not any(cmd.loops for cmd in analysis.commands):
+        return analysis
+    commands: list[SimpleCommand] = []
+    for cmd in analysis.commands:
+        copies = _loop_copies(cmd, policy, found, base) if cmd.loops else None
+        commands.extend(copies if copies is not None else (cmd,))
+    return dataclasses.replace(analysis, commands=tuple(commands))
+
+
+def _loop_copies(
+    cmd: SimpleCommand, policy: CompiledPolicy, found: _Findings, base: str
+) -> list[SimpleCommand] | None:
+    loops = list(dict.fromkeys(loop for _, loop in cmd.loops))
+    values: list[list[str]] = []
+    for loop in loops:
+        listed_values = _loop_values(loop, policy, base)
+        if listed_values is None:
+            return None
+        values.append(listed_values)
+    count = 1
+    for v in values:
+        count *= len(v)
+    if count > MAX_LOOP_VALUES:
+        found.add(
+            found.ask,
+            Reason(
+                "loop-too-long",
+                cmd.program,
+                f"`{_show(cmd)}` runs once for each of {count} values of its loop variables; "
+                f"over {MAX_LOOP_VALUES} are not judged one by one",
+            ),
+        )
+        return None
+    out: list[SimpleCommand] = []
+    for combination in itertools.product(*values):
+        chosen = dict(zip(loops, combination, strict=True))
+        words = list(cmd.words)
+        for k, loop in cmd.loops:
+            words[k] = Word(chosen[loop], True)
+        out.append(
+            dataclasses.replace(
+                cmd,
+                argv=tuple(w.text for w in words),
+                words=tuple(words),
+                dynamic=frozenset(k for k, w in enumerate(words) if not w.static),
+                loops=(),
+            )
+        )
+    return out
+
+
+def _loop_values(loop: Loop, policy: CompiledPolicy, base: str) -> list[str] | None:
+    """The values a `for` loop's variable takes, or None when they are not all known."""
+    where = [resolve_dir(d, base, policy.home) for d in loop.dirs]
+    if len(where) != 1 or where[0] is None:
+        return None
+    here = where[0]
+    out: list[str] = []
+    for word in loop.words:
+        if word.static or word.home:
+            out.append(word.text)  # `~/x` is judged as the home directory's `x`
+        elif _workspace_glob(word, [here], policy):
+            patterns = expand_braces(word.text)
+            if patterns is None:
+                return None
+            for pattern in patterns:
+                matches = expand_globs(posixpath.join(here, pattern), list_directory)
+                if matches is None:
+                    return None
+                # No match: bash passes the word itself (no `nullglob`).
+                out += [posixpath.relpath(m, here) for m in sorted(matches)] or [pattern]
+        else:
+            return None
+        if len(out) > MAX_LOOP_VALUES:
+            out.append("")  # enough to say "too many"
+            return out
+    return out
+
+
+def _check_listing(
+    cmd: SimpleCommand,
+    listing: tuple[tuple[Word, ...], Literal["read", "write"], bool],
+    policy: CompiledPolicy,
+    found: _Findings,
+    base: str,
+    budget: int,
+) -> int:
+    """Judge every entry below the roots of a `find | xargs` consumer; the budget left.
+
+    The consumer opens each name find prints, following links: an entry that is denied,
+    a link its access to would not be allowed, any entry it changes without approval
+    (for a writer), or a name plain `xargs` would split asks. As for `_check_trees`, a
+    root outside the roots already asks as a read, and a tree too large asks.
+    """
+    roots, access, split = listing
+    dirs = _place(cmd, base, policy, found)[0]
+
+    def flag(entry: os.DirEntry[str]) -> str | None:
+        if split and not SPLIT_CHARACTERS.isdisjoint(entry.name):
+            return "plain `xargs` splits that name at a blank or reads quotes in it"
+        if access == "write" or entry.is_symlink():
+            check = policy.check_path(entry.path, access)
+            if check.verdict is not Verdict.ALLOW:
+                return "; ".join(r.message for r in check.reasons)
+        return None
+
+    seen: set[str] = set()
+    for word in roots:
+        for spelling in _spellings(word.text, dirs):
+            full = posixpath.normpath(_absolute(policy, spelling))
+            if full in seen or not os.path.isdir(full):
+                continue
+            seen.add(full)
+            if policy.check_path(full, "read").verdict is not Verdict.ALLOW:
+                continue  # outside the roots or denied: the read checks already said so
+            scan = tree_scan.denied_below(
+                policy,
+                full,
+                follow_links=False,
+                skip_hidden=False,
+                limit=max(budget, 0),
+                flag=flag,
+            )
+            budget -= scan.seen
+            verb = "reads" if access == "read" else "changes"
+            _tree_reasons(cmd, word.text, full, scan, found, f"{verb} the files `find` lists")
+            for path, why in scan.flagged:
+                found.grantable = False
+                found.add(
+                    found.ask,
+                    Reason(
+                        "listing-entry",
+                        cmd.program,
+                        f"`{cmd.program}` {verb} the files `find` lists under `{word.text}`, "
+                        f"including `{posixpath.relpath(path, full)}`: {why}",
+                    ),
+                )
+    return budget
+
+
 def _tree_operands(cmd: SimpleCommand, walk: Walking, uses: list[RoleUse]) -> list[Word]:
     """The words naming the directories a tree-walking command reads."""
     if walk.operands == "roles":
@@ -932,7 +1144,12 @@ def _tree_operands(cmd: SimpleCommand, walk: Walking, uses: list[RoleUse]) -> li
 
 
 def _tree_reasons(
-    cmd: SimpleCommand, operand: str, root: str, scan: TreeScan, found: _Findings
+    cmd: SimpleCommand,
+    operand: str,
+    root: str,
+    scan: TreeScan,
+    found: _Findings,
+    verb: str = "reads every file",
 ) -> None:
     program = cmd.program
     for path, rule in scan.denied:
@@ -942,7 +1159,7 @@ def _tree_reasons(
             Reason(
                 "tree-holds-denied",
                 rule,
-                f"`{program}` reads every file under `{operand}`, including `{inside}` "
+                f"`{program}` {verb} under `{operand}`, including `{inside}` "
                 f"(denied by `{rule}`); without the sandbox nothing hides it",
             ),
         )
@@ -952,7 +1169,7 @@ def _tree_reasons(
             Reason(
                 "tree-unchecked",
                 program,
-                f"`{program}` reads every file under `{operand}`: more entries than the "
+                f"`{program}` {verb} under `{operand}`: more entries than the "
                 f"{tree_scan.MAX_TREE_ENTRIES} one command's walks may look through for "
                 "denied files without the sandbox",
             ),
@@ -1296,8 +1513,10 @@ def _check_roles(
         dirs, uses, modes = _place(cmd, base, policy, found)
         program = cmd.program
         # A glob's matches are judged as paths, but a tree walk below them is not looked
-        # through (`grep -r KEY src/*`): for a walker a glob stays an unknown path.
-        globs = unconfined and walking(cmd.words) is None
+        # through (`grep -r KEY src/*`): for a walker a glob stays an unknown path. Nor
+        # under xargs or `find -exec`: the words they fill in (`{}`, `xargs -I '*'`) look
+        # like globs but are whatever they read at run time.
+        globs = unconfined and walking(cmd.words) is None and not _fills_words(cmd)
         for use in [*uses, *_variable_destinations(cmd)]:
             if use.role in _CHANGES:
                 _judge_change_use(use, program, modes, dirs, policy, config, found, unconfined)
@@ -1353,6 +1572,14 @@ def _variable_destinations(cmd: SimpleCommand) -> list[RoleUse]:
             static = not any(c in value for c in "$`")
             out.append(RoleUse("network", Word(value, static), name))
     return out
+
+
+def _fills_words(cmd: SimpleCommand) -> bool:
+    """True when a wrapper layer fills words in at run time (`xargs -I{}`, `find -exec`)."""
+    return any(layer and program_name(layer[0]) in _FILLERS for layer in cmd.wrapper_words)
+
+
+_FILLERS = frozenset({"xargs", "find"})
 
 
 def _workspace_glob(word: Word, dirs: list[str | None], policy: CompiledPolicy) -> bool:

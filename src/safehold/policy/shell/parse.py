@@ -8,9 +8,11 @@ an opaque reason, never skipped.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 import tree_sitter_bash
@@ -22,6 +24,7 @@ from safehold.policy.shell.words import Word, evaluate_word
 
 __all__ = [
     "SHELL_KEYWORDS",
+    "Loop",
     "RawCommand",
     "RawRedirect",
     "Walk",
@@ -153,6 +156,21 @@ class RawCommand:
     pipes: tuple[tuple[int, int], ...]
     kind: str = "command"
     dirs: frozenset[Dir] = frozenset({"."})
+    loops: tuple[tuple[Word, Loop], ...] = ()
+    """Words that are exactly `"$VAR"` of an enclosing `for VAR in WORDS` (see `Loop`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """`for NAME in WORDS; do …; done` whose NAME nothing else in the script sets.
+
+    `words`: the loop's words as written (a glob among them is expanded by the caller);
+    `dirs`: where the loop runs, so where bash expands them.
+    """
+
+    name: str
+    words: tuple[Word, ...]
+    dirs: frozenset[Dir]
 
 
 @dataclass(slots=True)
@@ -168,6 +186,10 @@ class Walk:
     saw_quoted_code: bool = False
     operators: list[str] = field(default_factory=list)
     _pipeline_ids: int = 0
+    _root: Node | None = None
+    # Variable names the script may set other than as one `for` loop's variable (see
+    # `_names_set`), found on the first loop.
+    _set_names: Counter[str] | None = None
 
     def opaque_reason(self, code: str, rule: str, message: str) -> None:
         """Record that something bash would run is not statically known."""
@@ -187,6 +209,8 @@ class _Ctx:
     # The directories this scope may be in; shared by sequential siblings, copied for
     # subshells (see `locations`).
     loc: Location = field(default_factory=Location)
+    # The `for` loops this scope is the body of, innermost last.
+    loops: tuple[Loop, ...] = ()
 
 
 @functools.cache
@@ -221,7 +245,7 @@ def walk_script(root: Node, src: bytes, dirs: frozenset[Dir] = frozenset({"."}))
 
     `dirs` is where the script starts (a `bash -c` script starts where its shell ran).
     """
-    out = Walk()
+    out = Walk(_root=root)
     _walk(root, src, out, _Ctx(loc=Location(dirs)))
     return out
 
@@ -251,7 +275,9 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
             if "$(" in text or "`" in text:
                 out.saw_quoted_code = True
         return
-    deeper = _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth + 1, ctx.redirects, loc=ctx.loc)
+    deeper = _Ctx(
+        ctx.stdin_fed, ctx.pipes, ctx.depth + 1, ctx.redirects, loc=ctx.loc, loops=ctx.loops
+    )
     if kind == "command":
         _command(node, src, out, deeper, ctx.extra_words)
     elif kind in ("declaration_command", "unset_command"):
@@ -287,7 +313,13 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
     elif kind in _LOOP_NODES:
         # A later iteration runs the body's first commands where its `cd` went.
         before_dirs = ctx.loc.dirs
-        _walk_children(node, src, out, deeper)
+        loop = _loop(node, src, out, ctx) if kind == "for_statement" else None
+        if loop is None:
+            _walk_children(node, src, out, deeper)
+        else:
+            body = dataclasses.replace(deeper, loops=(*ctx.loops, loop))
+            for child in node.children:
+                _walk(child, src, out, body if child.type == "do_group" else deeper)
         if ctx.loc.dirs != before_dirs:
             ctx.loc.unknown()
     elif kind == "list":
@@ -365,6 +397,7 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
     assignments: list[tuple[str, Word]] = []
     redirects: list[RawRedirect] = list(ctx.redirects)
     inline: list[Node] = []
+    loops: list[tuple[Word, Loop]] = []
     for child in node.children:
         kind = child.type
         if kind == "variable_assignment":
@@ -373,6 +406,9 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
         elif kind == "command_name" or kind in _WORD_NODES:
             words.append(evaluate_word(child, src))
             word_nodes.append(child)
+            loop = _loop_reference(child, src, ctx.loops)
+            if loop is not None:
+                loops.append((words[-1], loop))
         elif kind in _REDIRECT_NODES:
             before = len(out.redirects)
             _redirect(
@@ -400,11 +436,84 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
     out.commands.append(
         RawCommand(
             tuple(words), tuple(assignments), tuple(redirects), stdin, ctx.pipes, "command",
-            ctx.loc.dirs,
+            ctx.loc.dirs, tuple(loops),
         )
     )  # fmt: skip
     if words and words[0].text in _MOVES and words[0].static:
         ctx.loc.apply(tuple(words), node.start_byte)
+
+
+# Builtins that set a variable named by a word (`read f`, `printf -v f`, `declare f`), or
+# run text as commands that may (`eval`, `source`); bash manual, "Shell Builtin Commands".
+_SETS_NAMES = frozenset(
+    {
+        "read", "mapfile", "readarray", "printf", "getopts", "declare", "typeset", "local",
+        "export", "readonly", "unset", "let", "eval", "source", ".", "builtin", "command",
+        "wait", "coproc",
+    }
+)  # fmt: skip
+
+
+def _loop(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> Loop | None:
+    """The `for NAME in WORDS` of `node` when nothing else in the script can set NAME.
+
+    None (the body's `"$NAME"` stays computed) when the loop has no `in` list (it walks
+    `"$@"`), when NAME is set or named anywhere else (an assignment, another loop, an
+    arithmetic or `${NAME:=…}` expansion, a function body), or when the script runs a
+    builtin that sets a variable named by a word.
+    """
+    name_node = node.child_by_field_name("variable")
+    if name_node is None or len(ctx.loc.dirs) != 1 or None in ctx.loc.dirs:
+        return None
+    name = _text(name_node, src)
+    values = node.children_by_field_name("value")
+    if not any(c.type == "in" for c in node.children) or not values:
+        return None
+    if out._set_names is None:
+        out._set_names = _names_set(out._root, src) if out._root is not None else Counter()
+    if out._set_names.get(name, 0) != 1 or out._set_names.get("", 0):
+        return None
+    return Loop(name, tuple(evaluate_word(v, src) for v in values), ctx.loc.dirs)
+
+
+def _names_set(root: Node, src: bytes) -> Counter[str]:
+    """How often the script spells each name other than as `$NAME` or `${NAME}`: in a
+    `for` header, an assignment, `read NAME`, `{NAME}>f`, `(( NAME=1 ))`, `${NAME:=x}`,
+    or any text at all. The key "" counts what may set a variable without spelling it
+    (`read`, `eval`, `source`, declarations, function definitions)."""
+    text = src.decode("utf-8", "replace")
+    out: Counter[str] = Counter()
+    for m in _IDENTIFIER.finditer(text):
+        at, end = m.start(), m.end()
+        if text[at - 1 : at] == "$" or (text[at - 2 : at] == "${" and text[end : end + 1] == "}"):
+            continue
+        out[m.group()] += 1
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if (kind == "command_name" and _text(node, src) in _SETS_NAMES) or kind in (
+            "declaration_command",
+            "unset_command",
+            "function_definition",
+        ):
+            out[""] += 1
+        stack.extend(node.children)
+    return out
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _loop_reference(node: Node, src: bytes, loops: tuple[Loop, ...]) -> Loop | None:
+    """The loop whose variable the word `node` is, spelled `"$NAME"` or `"${NAME}"`."""
+    if not loops or node.type != "string":
+        return None
+    text = _text(node, src)
+    for loop in reversed(loops):
+        if text in (f'"${loop.name}"', f'"${{{loop.name}}}"'):
+            return loop
+    return None
 
 
 def _declaration(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
@@ -455,6 +564,7 @@ def _pipeline(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
             ctx.depth,
             ctx.redirects,
             loc=ctx.loc.copy(),
+            loops=ctx.loops,
         )
         _walk(child, src, out, sub)
 
@@ -481,7 +591,14 @@ def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
                 "unknown-construct", "redirect", "words after a redirection are not understood"
             )
         sub = _Ctx(
-            stdin, ctx.pipes, ctx.depth, (*ctx.redirects, *redirects), None, tuple(extra), ctx.loc
+            stdin,
+            ctx.pipes,
+            ctx.depth,
+            (*ctx.redirects, *redirects),
+            None,
+            tuple(extra),
+            ctx.loc,
+            ctx.loops,
         )
         before_dirs = ctx.loc.dirs
         _walk(body, src, out, sub)

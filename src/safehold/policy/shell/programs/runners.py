@@ -15,7 +15,10 @@ from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.programs.vocab import flags, optional, valued
 from safehold.policy.shell.words import Word
 
-__all__ = ["PROGRAMS", "STEPS"]
+__all__ = ["PROGRAMS", "STDIN_WORDS", "STEPS"]
+
+STDIN_WORDS = Word("<stdin words>", False, True)
+"""The word `xargs` appends to its command: the words it reads from its standard input."""
 
 
 ENV_OPTIONS = WrapperOptions(
@@ -262,7 +265,7 @@ def _xargs(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
     if replace:
         inner = tuple(Word(w.text, False, True) if replace in w.text else w for w in inner)
     else:
-        inner = (*inner, Word("<stdin words>", False, True))
+        inner = (*inner, STDIN_WORDS)
     return Step(inner=inner)
 
 
