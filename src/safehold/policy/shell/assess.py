@@ -201,6 +201,7 @@ def _assess(
         host = _conclude(on_host, analysis, config, allow_reasons, None)
     if not sandboxed:
         _check_trees(analysis, policy, found, base)
+        _check_deleted_trees(analysis, policy, found, base)
     return _conclude(found, analysis, config, allow_reasons, host)
 
 
@@ -280,6 +281,7 @@ def _host_findings(
     host.exists, host.declared = found.exists, found.declared
     _closed_world(analysis, config, host, allow_reasons, policy, base)
     _check_trees(analysis, policy, host, base)
+    _check_deleted_trees(analysis, policy, host, base)
     return host
 
 
@@ -1141,6 +1143,64 @@ def _tree_operands(cmd: SimpleCommand, walk: Walking, uses: list[RoleUse]) -> li
         elif options_done or not word.text.startswith("-"):
             out.append(word)
     return out
+
+
+def _check_deleted_trees(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> None:
+    """Ask when deleting a directory would remove a protected or denied entry below it.
+
+    Only without the sandbox, which mounts protected paths read-only by construction:
+    `rm -rf .` or `find . -delete` on the host removes `./.git` although no word names it.
+    Every entry below each directory a command deletes (`rm -r`, `find -delete`, `rsync
+    --delete`, `git rm -r`) is judged as a write: a protected or denied one asks, and a tree
+    too large to look through asks (`tree-unchecked`). The walks of one command share one
+    budget of entries, and a directory is walked once however often it is named.
+    """
+    budget = tree_scan.MAX_TREE_ENTRIES
+    walked: set[str] = set()
+
+    def flag(entry: os.DirEntry[str]) -> str | None:
+        check = policy.check_path(entry.path, "write")
+        if check.verdict is Verdict.ALLOW:
+            return None
+        return "; ".join(r.message for r in check.reasons) or "it needs approval"
+
+    for cmd in analysis.commands:
+        dirs, uses, _modes = _place(cmd, base, policy, found)
+        for use in uses:
+            if use.role != "delete" or not use.word.static:
+                continue  # a computed word already asks without the sandbox
+            for spelling in _spellings(use.word.text, dirs):
+                full = posixpath.normpath(_absolute(policy, spelling))
+                if full in walked or not os.path.isdir(full):
+                    continue
+                walked.add(full)
+                if policy.check_path(full, "write").verdict is not Verdict.ALLOW:
+                    continue  # the directory itself asks or is denied already
+                scan = tree_scan.denied_below(
+                    policy,
+                    full,
+                    follow_links=False,
+                    skip_hidden=False,
+                    limit=max(budget, 0),
+                    flag=flag,
+                )
+                budget -= scan.seen
+                _tree_reasons(cmd, use.word.text, full, scan, found, "deletes everything")
+                for path, why in scan.flagged:
+                    found.grantable = False
+                    inside = posixpath.relpath(path, full)
+                    found.add(
+                        found.ask,
+                        Reason(
+                            "tree-holds-protected",
+                            cmd.program,
+                            f"`{cmd.program}` deletes `{use.word.text}` and everything below "
+                            f"it, including `{inside}`: {why}; without the sandbox nothing "
+                            "keeps it",
+                        ),
+                    )
 
 
 def _tree_reasons(
