@@ -21,7 +21,6 @@ Reasons are sorted and de-duplicated, so a decision never depends on rule order.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Final, Literal
@@ -92,7 +91,7 @@ def evaluate(
         # The host's assessment of the command, when the same pass could tell it (else
         # None: the host is judged whole, a second time).
         on_host = assessment.host if assessment is not None else None
-        if assessment is not None and on_host == dataclasses.replace(assessment, host=None):
+        if assessment is not None and on_host is not None and _same(on_host, assessment):
             return decision  # step 3 was the only step that could differ, and it does not
         return _confined(decision, _evaluate(host, call, workspace, grants, on_host)[0])
     except Exception as exc:  # INVARIANT: no error path allows
@@ -102,6 +101,16 @@ def evaluate(
             f"the decision could not be made ({type(exc).__name__}: {exc}); denied to be safe",
             "error",
         )
+
+
+def _same(host: CommandAssessment, assessment: CommandAssessment) -> bool:
+    """The host's assessment is the sandbox's own (all but the `host` field itself)."""
+    return (
+        host.verdict is assessment.verdict
+        and host.reasons == assessment.reasons
+        and host.grant_key == assessment.grant_key
+        and host.skip_approval == assessment.skip_approval
+    )
 
 
 def _confined(decision: Decision, host: Decision) -> Decision:
@@ -488,7 +497,10 @@ def _assessment(
     hosts = [r.host for r in readings]
     if all(h is not None for h in hosts):
         host = _combined([h for h in hosts if h is not None], call)
-        assessment = dataclasses.replace(assessment, host=host)
+        assessment = CommandAssessment(
+            assessment.verdict, assessment.reasons, assessment.grant_key,
+            assessment.skip_approval, host,
+        )  # fmt: skip
     return assessment
 
 
@@ -500,7 +512,10 @@ def _prefixed(one: CommandAssessment, where: str) -> CommandAssessment:
 
 
 def _combined(readings: Sequence[CommandAssessment], call: ToolCall) -> CommandAssessment:
-    assessment = dataclasses.replace(readings[0], host=None)
+    first = readings[0]
+    assessment = CommandAssessment(
+        first.verdict, first.reasons, first.grant_key, first.skip_approval
+    )
     for other in readings[1:]:
         assessment = _stricter(assessment, other)
     if len(readings) > 1 and not (len(readings) == 2 and "args" in call.arguments):

@@ -205,6 +205,19 @@ def _assess(
     return _conclude(found, analysis, config, allow_reasons, host)
 
 
+def _grant_key(analysis: ShellAnalysis) -> str | None:
+    """The command's grant key, computed once per analysis (both runners' conclusions)."""
+    held = _KEYS.get(id(analysis))
+    if held is not None and held[0] is analysis:
+        return held[1]
+    key = command_grant_key(analysis.grant_argvs)
+    remember(_KEYS, id(analysis), (analysis, key), 8)
+    return key
+
+
+_KEYS: OrderedDict[int, tuple[ShellAnalysis, str | None]] = OrderedDict()
+
+
 def _conclude(
     found: _Findings,
     analysis: ShellAnalysis,
@@ -213,7 +226,7 @@ def _conclude(
     host: CommandAssessment | None,
 ) -> CommandAssessment:
     """What the findings come to once every check has run (`host`: see CommandAssessment)."""
-    key = command_grant_key(analysis.grant_argvs) if found.grantable else None
+    key = _grant_key(analysis) if found.grantable else None
     if found.deny:
         return CommandAssessment(Verdict.DENY, _sorted(found.deny), key, False, host)
     if found.ask:
