@@ -83,6 +83,14 @@ def host_effects(
             Effect("not-understood", first.text, "", f"`{first.text}`: the program is computed"),
         )
     name = program_name(first)
+    for layer in (*cmd.wrapper_words, words):  # `/tmp/env git status` too
+        spelled = layer[0].text if layer and layer[0].static else ""
+        if "/" in spelled and not _installed(spelled):
+            why = (
+                f"`{spelled}` runs a file by its path, not the program "
+                f"`{program_name(layer[0])}` from the system's directories"
+            )
+            return (Effect("not-understood", spelled, program_name(layer[0]), why),)
     family = program_family(name)
     if len(words) == 1 and cmd.wrapper_words and _module_of(cmd.wrapper_words[-1]) == first.text:
         # The module `python -m NAME` runs, seen as a command of its own: the python
@@ -130,6 +138,26 @@ def _module_of(layer: tuple[Word, ...]) -> str | None:
         return None
     found = python_module(layer)
     return found[1] if found is not None else None
+
+
+# Where a program spelled by its path is the installed program its table describes: the
+# system's binary directories (FHS 3.0, and Homebrew's), and a virtual environment's
+# `bin/` in the workspace (`.venv/bin/pytest`: the environment's own entry points).
+# Anywhere else (`./pytest`, `/tmp/git`, `../ls`) it is a file named like a program.
+_SYSTEM_BIN_DIRS = frozenset(
+    {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin",
+     "/opt/homebrew/bin"}
+)  # fmt: skip
+_VENV_BIN_DIRS = frozenset({".venv/bin", "venv/bin", "./.venv/bin", "./venv/bin"})
+
+
+def _installed(path: str) -> bool:
+    """True when `path` names a program in a system binary directory or a workspace venv."""
+    head, _, _tail = path.rpartition("/")
+    if head.startswith("/"):
+        normal = head.rstrip("/") or "/"
+        return normal in _SYSTEM_BIN_DIRS and ".." not in normal.split("/")
+    return head in _VENV_BIN_DIRS
 
 
 def _unknown(word: str, program: str, why: str) -> Effect:
