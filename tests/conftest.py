@@ -17,7 +17,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("dev", max_examples=60, deadline=None)
@@ -62,3 +64,21 @@ _isolate()
 
 def pytest_unconfigure() -> None:
     shutil.rmtree(_ISOLATED, ignore_errors=True)
+
+
+# -- slow end-to-end tests ------------------------------------------------------------------
+
+_SLOW_LIST = Path(__file__).parent / "slow_tests.txt"
+
+
+def _slow_ids() -> frozenset[str]:
+    lines = _SLOW_LIST.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `slow` every test under tests/e2e/ and every one `slow_tests.txt` names."""
+    slow = _slow_ids()
+    for item in items:
+        if item.nodeid in slow or item.nodeid.startswith("tests/e2e/"):
+            item.add_marker(pytest.mark.slow)
