@@ -77,8 +77,9 @@ def _slow_ids() -> frozenset[str]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark `slow` every test under tests/e2e/ and every one `slow_tests.txt` names."""
+    """Mark `slow` every test under tests/e2e/ and every test or file `slow_tests.txt` names."""
     slow = _slow_ids()
     for item in items:
-        if item.nodeid in slow or item.nodeid.startswith("tests/e2e/"):
+        whole_file = item.nodeid.split("::", 1)[0]
+        if item.nodeid in slow or whole_file in slow or item.nodeid.startswith("tests/e2e/"):
             item.add_marker(pytest.mark.slow)

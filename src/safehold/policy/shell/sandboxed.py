@@ -70,11 +70,12 @@ def code_strings(code: str) -> tuple[str, ...]:
 
 
 # A quoted literal: from a quote to the next same quote not after a backslash (or the end).
-# Possessive, each character taken one way: linear, no backtracking.
+# Each character is taken one way (a backslash always with the character after it, a lone
+# one only at the very end): no ambiguity, so no backtracking, linear.
 _QUOTED = re.compile(
-    r"'((?:[^'\\]++|\\[\s\S]?)*+)'?"
-    r'|"((?:[^"\\]++|\\[\s\S]?)*+)"?'
-    r"|`((?:[^`\\]++|\\[\s\S]?)*+)`?"
+    r"'((?:[^'\\]|\\[\s\S])*\\?)'?"
+    r'|"((?:[^"\\]|\\[\s\S])*\\?)"?'
+    r"|`((?:[^`\\]|\\[\s\S])*\\?)`?"
 )
 
 
