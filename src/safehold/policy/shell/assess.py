@@ -27,7 +27,7 @@ import re
 import shlex
 import sys
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -1110,22 +1110,9 @@ def _check_listing(
 
     seen: set[str] = set()
     for word in roots:
-        for spelling in _spellings(word.text, dirs):
-            full = posixpath.normpath(_absolute(policy, spelling))
-            if full in seen or not os.path.isdir(full):
-                continue
-            seen.add(full)
-            if policy.check_path(full, "read").verdict is not Verdict.ALLOW:
-                continue  # outside the roots or denied: the read checks already said so
-            scan = tree_scan.denied_below(
-                policy,
-                full,
-                follow_links=False,
-                skip_hidden=False,
-                limit=max(budget, 0),
-                flag=flag,
-            )
-            budget -= scan.seen
+        # A root outside the roots or denied: the read checks already said so.
+        scans, budget = _walk_named(word.text, dirs, policy, "read", seen, budget, flag)
+        for full, scan in scans:
             verb = "reads" if access == "read" else "changes"
             _tree_reasons(cmd, word.text, full, scan, found, f"{verb} the files `find` lists")
             for path, why in scan.flagged:
@@ -1184,22 +1171,9 @@ def _check_deleted_trees(
         for use in uses:
             if use.role != "delete" or not use.word.static:
                 continue  # a computed word already asks without the sandbox
-            for spelling in _spellings(use.word.text, dirs):
-                full = posixpath.normpath(_absolute(policy, spelling))
-                if full in walked or not os.path.isdir(full):
-                    continue
-                walked.add(full)
-                if policy.check_path(full, "write").verdict is not Verdict.ALLOW:
-                    continue  # the directory itself asks or is denied already
-                scan = tree_scan.denied_below(
-                    policy,
-                    full,
-                    follow_links=False,
-                    skip_hidden=False,
-                    limit=max(budget, 0),
-                    flag=flag,
-                )
-                budget -= scan.seen
+            # The directory itself, when it asks or is denied, already said so.
+            scans, budget = _walk_named(use.word.text, dirs, policy, "write", walked, budget, flag)
+            for full, scan in scans:
                 _tree_reasons(cmd, use.word.text, full, scan, found, "deletes everything")
                 for path, why in scan.flagged:
                     found.grantable = False
@@ -1214,6 +1188,33 @@ def _check_deleted_trees(
                             "keeps it",
                         ),
                     )
+
+
+def _walk_named(
+    text: str,
+    dirs: list[str | None],
+    policy: CompiledPolicy,
+    access: Literal["read", "write"],
+    walked: set[str],
+    budget: int,
+    flag: Callable[[os.DirEntry[str]], str | None],
+) -> tuple[list[tuple[str, TreeScan]], int]:
+    """Walk each directory the word `text` names (once per command: `walked`) whose own
+    `access` the policy allows; the scans and the budget of entries left."""
+    scans: list[tuple[str, TreeScan]] = []
+    for spelling in _spellings(text, dirs):
+        full = posixpath.normpath(_absolute(policy, spelling))
+        if full in walked or not os.path.isdir(full):
+            continue
+        walked.add(full)
+        if policy.check_path(full, access).verdict is not Verdict.ALLOW:
+            continue
+        scan = tree_scan.denied_below(
+            policy, full, follow_links=False, skip_hidden=False, limit=max(budget, 0), flag=flag
+        )
+        budget -= scan.seen
+        scans.append((full, scan))
+    return scans, budget
 
 
 def _tree_reasons(
