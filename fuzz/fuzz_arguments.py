@@ -22,7 +22,7 @@ from typing import Any
 
 import atheris
 
-with atheris.instrument_imports():
+with atheris.instrument_imports(include=["safehold"]):
     from safehold.policy.calls import ToolCall, ToolKind
     from safehold.policy.config import SafetyConfig
     from safehold.policy.decision import Verdict

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import atheris
 
-with atheris.instrument_imports():
+with atheris.instrument_imports(include=["safehold"]):
     from safehold.errors import ConfigError
     from safehold.policy.config import SafetyConfig
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import atheris
 
-with atheris.instrument_imports():
+with atheris.instrument_imports(include=["safehold"]):
     from safehold.policy.config import SafetyConfig
     from safehold.policy.decision import Verdict
     from safehold.policy.paths import compile_policy
