@@ -7,6 +7,7 @@ command rules are a floor that user lists extend; replacing them takes an explic
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tomllib
@@ -230,8 +231,14 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _PLACEHOLDER = re.compile(r"<[A-Za-z_][\w-]*>|\{[A-Za-z_][\w-]*\}")
 
 
+@functools.lru_cache(maxsize=4096)
 def _check_pattern(value: str) -> str:
-    """Reject patterns that pathspec would drop, negate, or read differently than meant."""
+    """Reject patterns that pathspec would drop, negate, or read differently than meant.
+
+    A pure function of the text, so it is memoised (bounded): every config built from the
+    defaults, by `with_mode` or `replace`, checks the same hundred-odd patterns again. A
+    pattern that fails raises each time (exceptions are not cached).
+    """
     if not value or not value.strip():
         raise ValueError("a path pattern must not be empty")
     if _CONTROL.search(value):
