@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from safehold import SafetyConfig
 from safehold.adapters.bwrap import run_sandboxed_sync
+from safehold.adapters.bwrap._plan import clear_plans
 from safehold.adapters.bwrap._scan import Matcher, Scanner
 from safehold.policy.paths import CompiledPolicy, compile_policy
 from tests.adapters.bwrap.conftest import make_config, plan_with_home
@@ -198,6 +199,7 @@ def test_the_cached_scan_equals_a_fresh_scan_after_any_edits(
                 _apply(ws, edit)
             cached = plan_with_home(config, ws, home)
             _scan.clear_cache()
+            clear_plans()  # else `fresh` would be the cached plan itself
             fresh = plan_with_home(config, ws, home)
             assert cached.masked_dirs == fresh.masked_dirs
             assert cached.masked_files == fresh.masked_files
