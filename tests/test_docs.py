@@ -3,7 +3,7 @@
 A block's fence language says what is done with it:
 
 - `python`: run in a fresh interpreter after the page's earlier python blocks (a page
-  reads like a notebook); its `#> ` comment lines, in order, are exactly what it prints,
+  reads like a notebook; the page runs once and each block's test reads its part); its `#> ` comment lines, in order, are exactly what it prints,
   and a block that prints shows it (a failure shows the real output in that form). A
   block that starts `# file: NAME` is also saved as NAME and runs as that module (not as
   `__main__`).
@@ -145,31 +145,61 @@ def _missing_frameworks(blocks: list[Block]) -> list[str]:
     return sorted(m for m in imported & FRAMEWORKS if importlib.util.find_spec(m) is None)
 
 
+_BLOCK_END = "\0--block-end--\n"
+_page_runs: dict[tuple[Path, int], tuple[subprocess.CompletedProcess[str], list[str]]] = {}
+
+
+def _run_page(page: list[Block], tmp: Path) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Run `page`'s python blocks in order, once per worker, in one fresh interpreter.
+
+    Each block's test reads its own part of the output: a block's output cannot depend on
+    the blocks after it (they run after its end marker is printed), so one run serves them
+    all, where a run per block cost a page of n blocks n(n+1)/2 block runs.
+    """
+    key = (page[0].path, len(page))
+    if key not in _page_runs:
+        runs = [(b.source, _file_name(b)) for b in page]
+        for source, file in runs:
+            if file is not None:  # saved, as the reader would, so that other code can run it
+                (tmp / file).write_text(source, encoding="utf-8")
+        (tmp / "blocks.json").write_text(json.dumps(runs), encoding="utf-8")
+        (tmp / "runner.py").write_text(_PAGE_RUNNER, encoding="utf-8")
+        home = tmp / "home"
+        home.mkdir()
+        result = _run(f"{sys.executable} runner.py blocks.json", tmp, home)
+        _page_runs[key] = (result, result.stdout.split(_BLOCK_END))
+    return _page_runs[key]
+
+
 @pytest.mark.parametrize("block", _of("python", "py"))
-def test_python_block_runs_and_prints_what_it_shows(block: Block, tmp_path: Path) -> None:
+def test_python_block_runs_and_prints_what_it_shows(
+    block: Block, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     # The blocks of a page build on each other, as a reader follows them: this one runs
     # after the page's earlier python blocks, in one fresh interpreter, in a scratch
-    # directory with a scratch HOME.
+    # directory with a scratch HOME. The page runs once, up to its last block whose code
+    # (with the blocks before it) needs no missing framework.
     page = [b for b in BLOCKS if b.lang in ("python", "py") and b.path == block.path]
-    page = [b for b in page if b.line <= block.line]
-    missing = _missing_frameworks(page)
+    index = page.index(block)
+    missing = _missing_frameworks(page[: index + 1])
     if missing and not os.environ.get("SAFEHOLD_REQUIRE_FRAMEWORKS"):
         pytest.skip(f"needs {', '.join(missing)} (an optional extra)")
-    runs = [(b.source, _file_name(b)) for b in page]
-    for source, file in runs:
-        if file is not None:  # saved, as the reader would, so that other code can run it
-            (tmp_path / file).write_text(source, encoding="utf-8")
-    (tmp_path / "blocks.json").write_text(json.dumps(runs), encoding="utf-8")
-    (tmp_path / "runner.py").write_text(_PAGE_RUNNER, encoding="utf-8")
-    home = tmp_path / "home"
-    home.mkdir()
-    result = _run(f"{sys.executable} runner.py blocks.json", tmp_path, home)
-    assert result.returncode == 0, f"{block} failed:\n{result.stderr}"
-    parts = result.stdout.split("\0--block-end--\n")
-    assert len(parts) == len(page) + 1, result.stdout
+    runnable = index + 1
+    while runnable < len(page) and (
+        os.environ.get("SAFEHOLD_REQUIRE_FRAMEWORKS")
+        or not _missing_frameworks(page[: runnable + 1])
+    ):
+        runnable += 1
+    result, parts = _run_page(page[:runnable], tmp_path_factory.mktemp("page"))
+    if len(parts) < index + 2:  # this block printed no end marker: it, or one before it, failed
+        failed = page[len(parts) - 1]
+        assert failed is block, (
+            f"{block} did not run: {failed}, before it, failed:\n{result.stderr}"
+        )
+        raise AssertionError(f"{block} failed:\n{result.stderr}")
     # What a block prints is shown under it, exactly; a block that prints nothing shows none.
     shown = _shown_output(block.source)
-    printed = parts[-2].rstrip("\n").splitlines()
+    printed = parts[index].rstrip("\n").splitlines()
     real = "\n".join("#> " + line if line else "#>" for line in printed)
     assert [line.rstrip() for line in printed] == [s.rstrip() for s in shown], (
         f"{block}: the `#>` lines are not what it prints; the real output is:\n{real}"
