@@ -216,8 +216,28 @@ def _child_fields(cls: type) -> tuple[str, ...]:
     return fields
 
 
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _NAMED_BINDINGS = (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
+# What pass 1 does with a node of each class: a name (checked, and a binding when not
+# read), a node pass 2 checks, or a binding or import to note. Other classes: nothing.
+_NAME, _CHECKED, _DEFINITION, _BINDING = 1, 2, 3, 4
+_KINDS: dict[type, int] = {
+    ast.Name: _NAME,
+    ast.Attribute: _CHECKED,
+    ast.Call: _CHECKED,
+    ast.FunctionDef: _DEFINITION,
+    ast.AsyncFunctionDef: _DEFINITION,
+    ast.ClassDef: _DEFINITION,
+    ast.Assign: _BINDING,
+    ast.arg: _BINDING,
+    ast.Import: _BINDING,
+    ast.ImportFrom: _BINDING,
+    ast.ExceptHandler: _BINDING,
+    ast.MatchAs: _BINDING,
+    ast.MatchStar: _BINDING,
+    ast.MatchMapping: _BINDING,
+    ast.Global: _BINDING,
+    ast.Nonlocal: _BINDING,
+}
 
 
 class _Reader:
@@ -268,54 +288,70 @@ class _Reader:
     # -- pass 1: every node, parents, bindings and imports -------------------------------
     def _collect(self) -> list[ast.AST]:
         """The nodes pass 2 checks (names, attributes, calls, definitions), with every
-        node's parent, the bindings and the imports noted on the way."""
+        node's parent, the bindings and the imports noted on the way. Level by level, each
+        node's children found through its class's child fields (`_child_fields`)."""
         out: list[ast.AST] = []
         parent = self.parent
-        stack: list[tuple[ast.AST, int]] = [(self.tree, 0)]
-        pop, push = stack.pop, stack.append
-        while stack:
-            node, depth = pop()
+        fields_of = _CHILD_FIELDS
+        level: list[ast.AST] = [self.tree]
+        depth = 0
+        while level:
             if depth > MAX_DEPTH:
                 raise _fail(f"the code nests deeper than {MAX_DEPTH} levels")
-            cls = type(node)
-            for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
-                value = getattr(node, field, None)
-                if isinstance(value, list):
-                    for child in value:
-                        if isinstance(child, ast.AST):
-                            parent[id(child)] = node
-                            push((child, depth + 1))
-                elif isinstance(value, ast.AST):
-                    parent[id(value)] = node
-                    push((value, depth + 1))
-            if cls is ast.Name:
-                out.append(node)
-                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
-                    self._store(node.id)  # type: ignore[attr-defined]
-            elif cls is ast.Attribute:
-                out.append(node)
-            elif cls is ast.Call:
-                out.append(node)
-                self.calls.add(id(node.func))  # type: ignore[attr-defined]
-            elif cls is ast.Assign:
-                self._note_assign(node)  # type: ignore[arg-type]
-            elif cls is ast.arg:
-                self._store(node.arg)  # type: ignore[attr-defined]
-            elif cls in _DEFINITIONS:
-                out.append(node)
-                self._store(node.name)  # type: ignore[attr-defined]
-            elif cls is ast.Import or cls is ast.ImportFrom:
-                self._bind_import(node)  # type: ignore[arg-type]
-            elif cls in _NAMED_BINDINGS:
-                if node.name is not None:  # type: ignore[attr-defined]
+            depth += 1
+            below: list[ast.AST] = []
+            push = below.append
+            for node in level:
+                cls = type(node)
+                fields = fields_of.get(cls)
+                if fields is None:
+                    fields = _child_fields(cls)
+                for field in fields:
+                    value = getattr(node, field, None)
+                    if type(value) is list:
+                        for child in value:
+                            if isinstance(child, ast.AST):
+                                parent[id(child)] = node
+                                push(child)
+                    elif isinstance(value, ast.AST):
+                        parent[id(value)] = node
+                        push(value)
+                kind = _KINDS.get(cls)
+                if kind is None:
+                    continue
+                if kind == _NAME:
+                    out.append(node)
+                    if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                        self._store(node.id)  # type: ignore[attr-defined]
+                elif kind == _CHECKED:
+                    out.append(node)
+                    if cls is ast.Call:
+                        self.calls.add(id(node.func))  # type: ignore[attr-defined]
+                elif kind == _DEFINITION:
+                    out.append(node)
                     self._store(node.name)  # type: ignore[attr-defined]
-            elif cls is ast.MatchMapping:
-                if node.rest is not None:  # type: ignore[attr-defined]
-                    self._store(node.rest)  # type: ignore[attr-defined]
-            elif cls is ast.Global or cls is ast.Nonlocal:
-                for name in node.names:  # type: ignore[attr-defined]
-                    self._store(name, 2)
+                else:
+                    self._note(node, cls)
+            level = below
         return out
+
+    def _note(self, node: ast.AST, cls: type) -> None:
+        """Bindings and imports of a statement or binding node."""
+        if cls is ast.Assign:
+            self._note_assign(node)  # type: ignore[arg-type]
+        elif cls is ast.arg:
+            self._store(node.arg)  # type: ignore[attr-defined]
+        elif cls is ast.Import or cls is ast.ImportFrom:
+            self._bind_import(node)  # type: ignore[arg-type]
+        elif cls in _NAMED_BINDINGS:
+            if node.name is not None:  # type: ignore[attr-defined]
+                self._store(node.name)  # type: ignore[attr-defined]
+        elif cls is ast.MatchMapping:
+            if node.rest is not None:  # type: ignore[attr-defined]
+                self._store(node.rest)  # type: ignore[attr-defined]
+        else:  # Global, Nonlocal
+            for name in node.names:  # type: ignore[attr-defined]
+                self._store(name, 2)
 
     def _note_assign(self, node: ast.Assign) -> None:
         if len(node.targets) == 1:
