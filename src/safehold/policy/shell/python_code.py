@@ -40,6 +40,7 @@ from safehold.policy.shell.programs.python_modules import (
     PATH_KEYWORDS,
     PATH_METHODS,
     SAFE_DUNDERS,
+    VALUE_ATTRIBUTES,
     VALUE_METHODS,
     FileFunction,
 )
@@ -465,22 +466,26 @@ class _Reader:
         an argument of a builtin that describes it (`_DESCRIBERS`), or the object of a
         `getattr`/`hasattr` with a literal name (checked as an attribute)."""
         up = self.parent.get(id(node))
-        if isinstance(up, ast.Attribute):
-            return True
-        if (
-            isinstance(up, ast.Call)
-            and isinstance(up.func, ast.Name)
-            and up.func.id in _DESCRIBERS
-            and up.func.id not in self.stores
-            and node in up.args
-        ):
-            return True  # `dir(np)`, `print(json)`: names and text, not the module
+        if isinstance(up, ast.Attribute) or (isinstance(up, ast.Call) and self._described(node)):
+            return True  # `os.path`, `dir(np)`, `print(json)`: names and text, not the module
         return (
             isinstance(up, ast.Call)
             and isinstance(up.func, ast.Name)
             and up.func.id in ("getattr", "hasattr")
             and bool(up.args)
             and up.args[0] is node
+        )
+
+    def _described(self, node: ast.expr) -> bool:
+        """True when a value is only looked into or described: the value of an attribute,
+        an argument of a `_DESCRIBERS` builtin, or a part of an f-string."""
+        up = self.parent.get(id(node))
+        return isinstance(up, (ast.Attribute, ast.FormattedValue)) or (
+            isinstance(up, ast.Call)
+            and isinstance(up.func, ast.Name)
+            and up.func.id in _DESCRIBERS
+            and up.func.id not in self.stores
+            and node in up.args
         )
 
     def _module_of(self, node: ast.expr) -> str | None:
@@ -529,11 +534,14 @@ class _Reader:
             return
         if attr in _STDLIB and attr not in _WHOLE:
             raise _fail(f"the code reaches the module `{attr}` through an attribute")
-        if attr in VALUE_METHODS:
-            if VALUE_METHODS[attr] is None:
-                raise _fail(f"the code uses `{attr}`, which reaches other code or files")
-            if id(node) not in self.calls:
-                raise _fail(f"the code uses `{attr}` other than by calling it")
+        if attr in VALUE_ATTRIBUTES:
+            raise _fail(f"the code uses `{attr}`, which imports a plotting library")
+        if (
+            attr in VALUE_METHODS
+            and id(node) not in self.calls
+            and (VALUE_METHODS[attr] is not None or not self._described(node))
+        ):
+            raise _fail(f"the code uses `{attr}` other than by calling it")
 
     def _check_environ(self, node: ast.Attribute) -> None:
         """`os.environ[K] = 'v'` or `os.environ.setdefault(K, 'v')` for a K in `ENV_WRITES`;

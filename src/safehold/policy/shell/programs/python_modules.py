@@ -40,6 +40,7 @@ __all__ = [
     "PATH_KEYWORDS",
     "PATH_METHODS",
     "SAFE_DUNDERS",
+    "VALUE_ATTRIBUTES",
     "VALUE_METHODS",
     "FileFunction",
     "Module",
@@ -421,8 +422,9 @@ MODULES = MappingProxyType(
             "importing pandas imports numpy and its own compiled extensions. Listed: the "
             "data structures and value functions; `read_csv`, `read_table` and `read_json` "
             "are judged by their path (`FILE_FUNCTIONS`), the values' `to_*` writers and "
-            "`eval`/`query`/`plot` by `VALUE_METHODS`. Left out: `read_pickle` (runs "
-            "pickle), `read_sql`, `read_html`, `read_clipboard`, `eval`, `io`, `options`",
+            "`eval`/`query` by `VALUE_METHODS`, plotting by `VALUE_ATTRIBUTES`. Left out: "
+            "`read_pickle` (runs pickle), `read_sql`, `read_html`, `read_clipboard`, "
+            "`eval`, `io`, `options`",
             frozenset(
                 {"DataFrame", "Series", "Index", "MultiIndex", "RangeIndex",
                  "DatetimeIndex", "Categorical", "CategoricalDtype", "Timestamp",
@@ -557,18 +559,17 @@ FILE_FUNCTIONS = MappingProxyType(
     }
 )  # fmt: skip
 
-# Attributes of values (whatever the receiver, since the reader does not know types) that a
-# listed library's values have and that reach a file or other code; each is understood only
-# when called directly (`f = a.tofile` is not). `"write"`: the first argument, or the
+# Methods of values (whatever the receiver, since the reader does not know types) that a
+# listed library's values have and that reach a file or other code. None is understood
+# when handed around (`f = a.tofile`, `f = t.query`); read without a call it may only be
+# described or looked into (`print(qs.query)`, django's SQL of a query set). `"write"`: the first argument, or the
 # keyword in `PATH_KEYWORDS`, is a file written (a literal path, judged; with no argument the
 # method returns text): numpy's `ndarray.tofile`/`dump`
 # (https://numpy.org/doc/stable/reference/arrays.ndarray.html#array-conversion), pandas's
 # `to_csv`/`to_json`/`to_string`/`to_html`/`to_pickle`
 # (https://pandas.pydata.org/docs/reference/frame.html#serialization-io-conversion).
-# `None`: never understood: numpy's `ndarray.ctypes` (holds the `ctypes` module), pandas's
-# `eval`/`query` (evaluate expressions given as text,
-# https://pandas.pydata.org/docs/reference/api/pandas.eval.html), `plot`/`hist`/`boxplot`
-# (import matplotlib, which writes its caches under the home directory), `to_clipboard`
+# `None`: never called: pandas's `eval`/`query` (evaluate expressions given as text,
+# https://pandas.pydata.org/docs/reference/api/pandas.eval.html), `to_clipboard`
 # (runs a clipboard program), `to_sql`/`to_gbq` (a database or the network) and the writers
 # that import another library to write (`to_excel`, `to_parquet`, `to_feather`, `to_orc`,
 # `to_hdf`, `to_xml`, `to_markdown`, `to_latex`, `to_stata`); unittest's loaders'
@@ -578,14 +579,20 @@ VALUE_METHODS = MappingProxyType(
     {
         "tofile": "write", "dump": "write", "to_csv": "write", "to_json": "write",
         "to_string": "write", "to_html": "write", "to_pickle": "write",
-        "ctypes": None, "eval": None, "query": None, "plot": None, "hist": None,
-        "boxplot": None, "to_clipboard": None, "to_sql": None, "to_gbq": None,
+        "eval": None, "query": None, "to_clipboard": None, "to_sql": None, "to_gbq": None,
         "to_excel": None, "to_parquet": None, "to_feather": None, "to_orc": None,
         "to_hdf": None, "to_xml": None, "to_markdown": None, "to_latex": None,
         "to_stata": None, "loadTestsFromName": None, "loadTestsFromNames": None,
         "discover": None,
     }
 )  # fmt: skip
+
+# Attributes of values never understood in any form: pandas's plotting (`plot`, an accessor
+# as in `t.plot.bar()`, `hist`, `boxplot`) imports matplotlib, which writes its caches under
+# the home directory (https://pandas.pydata.org/docs/reference/frame.html#plotting).
+# numpy's `ndarray.ctypes` (it holds the `ctypes` module) is refused as every attribute
+# named like a standard-library module is.
+VALUE_ATTRIBUTES = frozenset({"plot", "hist", "boxplot"})
 
 PATH_KEYWORDS = frozenset({"path_or_buf", "path", "buf", "excel_writer", "fid", "file", "fname"})
 """Keywords of `VALUE_METHODS` writers that name the file."""
