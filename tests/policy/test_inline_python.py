@@ -365,6 +365,10 @@ _FORBIDDEN: list[ast.expr] = [
         "a.__builtins__", "a.gi_frame", "sys.modules", "open(b)", "open(a + b)",
         "sys.path.insert(0, b)", "json.os", "a.subprocess", "os.path.expanduser('~')",
         "setattr(a, 'x', 1)", "input()", "help()",
+        # Round three: a literal getattr checked as the attribute, a module handed
+        # around, the environment read, value methods aliased or called on a computed file.
+        "getattr(os, 'system')", "[os]", "os.environ.get('HOME')", "a.tofile(b)",
+        "a.query('x')", "a.plot", "(a.tofile)", "os.listdir",
     )
 ]  # fmt: skip
 
