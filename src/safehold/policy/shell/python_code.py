@@ -1,14 +1,22 @@
 """Inline Python read like a command: understood when it only uses listed, harmless parts.
 
 `read_python(code)` parses the code with `ast` (never runs it) and walks the tree once,
-iteratively. The code is **understood** when every name it uses is a listed builtin
+level by level (pass 1: bindings, imports and parents; pass 2: each name, attribute, call
+and definition against the list). The code is **understood** when every name it uses is a listed builtin
 (`python_modules.ALLOWED_BUILTINS`), a listed module's allowed attribute
 (`python_modules.MODULES`), a name the code binds itself, or comes from a module imported by
 a static `import` of a name that is not in the standard library (`PythonReading.imports`,
 which the caller accepts only when the workspace holds that module: docs/shell.md, "Inline
 Python"). Every file the code opens is named by a literal path (a string, an f-string of
 literals, `os.path.join` or `/` of literals, or a name bound once to one) and comes back in
-`accesses` with its side, for the path policy to judge.
+`accesses` with its side, for the path policy to judge: `open`, `pathlib` methods, the
+listed functions that take a path (`FILE_FUNCTIONS`: `os.listdir`, `numpy.save`,
+`pandas.read_csv`, …) and the value methods that write one (`VALUE_METHODS`: `tofile`,
+`to_csv`, …), each only when called directly.
+
+A module name may only be looked into (`os.path`, a literal `getattr`, checked as the
+attribute it names) or described (`dir(np)`); one name is bound to one module only; dunder
+names and attributes are never assigned.
 
 Anything else is not understood, with the first reason found: `exec`/`eval`/`compile`,
 `__import__`, dunder attributes that reach code or the class tree, `getattr` with a computed
