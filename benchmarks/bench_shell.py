@@ -7,7 +7,8 @@ would run unattended is also read by bashlex). Analyses and second opinions are 
 command text: "cold" clears both caches before each call (a command text seen for the
 first time; memos of its words, rules and path checks may still hold from earlier
 commands), "first" clears every per-command memo too (nothing of it seen before), "warm"
-clears nothing (an agent repeating `git status`). Also times `analyze` alone, cold.
+clears nothing (an agent repeating `git status`). Also times `analyze` alone, cold, and
+the inline Python reader (`read_python`) alone on the snippet, cold.
 The rows take turns in ten batches, so a slow spell of a shared machine lands on every row
 alike; the first row times a fixed pure-Python loop, to show how fast the machine was.
 Prints figures; asserts nothing.
@@ -68,6 +69,7 @@ for i, line in enumerate(text.splitlines()[:40], 1):
     if 'TODO' in line:
         print(f'{i}: {line.strip()}')
 PY"""
+INLINE_CODE = INLINE_PYTHON.split("\n", 1)[1].rsplit("\n", 1)[0]
 
 
 def _calibration() -> None:
@@ -165,6 +167,10 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
             call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
             labels.append((name, "analyze", ""))
             rows.append((lambda c=command: analyze(c), _analyze_text.cache_clear, n))
+            if command == INLINE_PYTHON:
+                # The Python reader alone, cold: `ast.parse` and the walk of the tree.
+                labels.append((name, "read_python", ""))
+                rows.append((lambda: read_python(INLINE_CODE), read_python.cache_clear, n))
             for mode, config, before in (
                 ("review, first", review, _first_sight(review, ws)),
                 ("auto, first", auto, _first_sight(auto, ws)),

@@ -20,7 +20,7 @@ from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Verdict
 from safehold.policy.engine import evaluate
-from safehold.policy.shell.programs.python_modules import MODULES
+from safehold.policy.shell.programs.python_modules import FILE_FUNCTIONS, MODULES
 from safehold.policy.shell.python_code import (
     MAX_CODE_LENGTH,
     MAX_DEPTH,
@@ -70,7 +70,12 @@ _HARMLESS = frozenset({"GenericAlias", "DynamicClassAttribute", "MappingProxyTyp
 def test_each_listed_module_says_why_and_hands_out_nothing_dangerous(name: str) -> None:
     entry = MODULES[name]
     assert len(entry.why) > 20, "each entry says why it cannot run code or reach the network"
-    module = importlib.import_module(name)
+    if entry.installed:
+        # An installed library is listed name by name, never whole (module docstring).
+        assert entry.names is not None, name
+        module = pytest.importorskip(name)
+    else:
+        module = importlib.import_module(name)
     names = (
         entry.names
         if entry.names is not None
@@ -111,6 +116,27 @@ def test_each_listed_module_says_why_and_hands_out_nothing_dangerous(name: str) 
         ("import re, ast\nt = ast.parse('x = 1')\nprint(re.sub(r'\\s+', ' ', ast.dump(t)))", ()),
         ("from collections import Counter\nprint(Counter('hello').most_common(2))", ()),
         ("class A:\n    def __init__(self):\n        self.x = 1\nprint(type(A()).__name__)", ()),
+        # Installed libraries, name by name; their file functions judged by their path.
+        ("import numpy as np\na = np.array([1.0, np.nan])\nprint(np.isnan(a).any(), np.__version__)",
+         ()),
+        ("import numpy as np\nnp.save('out', np.zeros(3))\nprint(np.load('out.npy').sum())",
+         (("out", "write"), ("out.npy", "write"), ("out.npy", "read"))),
+        ("from numpy import char as cs\nprint(cs.replace(['a-b'], '-', '_'))", ()),
+        ("import pandas as pd\nt = pd.read_csv('data.csv', sep=';')\nt.to_csv('out.csv', index=False)\n"
+         "print(t.to_string())", (("data.csv", "read"), ("out.csv", "write"))),
+        ("from scipy import optimize\nprint(optimize.brentq(lambda x: x * x - 2, 0, 2))", ()),
+        ("import numpy\nprint(dir(numpy))", ()),
+        # Standard-library entries of round three.
+        ("import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n"
+         "        self.assertEqual(1, 1)\n"
+         "s = unittest.TestLoader().loadTestsFromTestCase(T)\n"
+         "print(unittest.TextTestRunner(verbosity=2).run(s).wasSuccessful())", ()),
+        ("import inspect, json\nprint(inspect.signature(json.dumps))\n"
+         "print(inspect.getsource(json.dumps)[:80])", ()),
+        ("import operator\nprint(sorted([(1, 'b'), (0, 'a')], key=operator.itemgetter(1)))", ()),
+        ("import os\nos.environ['DJANGO_SETTINGS_MODULE'] = 'tests.settings'", ()),
+        ("import os\nos.environ.setdefault('DJANGO_SETTINGS_MODULE', 'tests.settings')", ()),
+        ("import sys\nsys.path.insert(0, '..')", (("..", "read"),)),
     ],
 )  # fmt: skip
 def test_code_that_uses_only_listed_parts_is_understood(
@@ -143,7 +169,6 @@ def test_code_that_uses_only_listed_parts_is_understood(
         "from pathlib import Path\nfor p in Path('.').glob('*'):\n    p.write_text('')",
         "from pathlib import Path\nPath('a').rename('b')",
         "from pathlib import Path\nx = Path('a')\nx.replace('b')\nx = 1",
-        "import sys\nsys.path.append('../other')",
         "import sys\nsys.stdout = None",
         "import json\njson.loads = print",
         "from . import x",
@@ -151,13 +176,54 @@ def test_code_that_uses_only_listed_parts_is_understood(
         "try:\n    pass\nexcept Exception as p:\n    pass\np = 'a'\nopen(p)",
         "# -*- coding: utf-7 -*-\nprint(1)",
         "import numpy",
+        # A module reached under another name, by a literal `getattr`, or rebound.
+        "import os\ngetattr(os, 'system')('id')",
+        "import os\nm = os\nm.system('id')",
+        "import os\nprint([os][0])",
+        "import json as j\nimport os as j\nj.system('id')",
+        "import json\njson = 1",
+        "import os\nls = os.listdir\nls('/srv')",
+        "from os import listdir as ls\nls = ls\nls('/srv')",
+        # A library's parts left out, its file functions turned to other uses.
+        "import numpy as np\nnp.ctypeslib",
+        "import numpy as np\nnp.zeros(1).ctypes",
+        "import numpy as np\nnp.load('a.npy', allow_pickle=True)",
+        "import numpy as np\nnp.load('a.npy', None, True)",
+        "import numpy as np\nw = np.zeros(1).tofile\nw('x')",
+        "import numpy as np\nnp.zeros(1).tofile(input())",
+        "import numpy as np\nnp.loadtxt('https://x.example/t.txt')",
+        "import pandas as pd\npd.DataFrame().query('a > 1')",
+        "import pandas as pd\npd.read_pickle('m.pkl')",
+        "import numpy.f2py",
+        # Standard-library entries' left-out parts; dunder stores; string annotations.
+        "import inspect\ninspect.getmembers(print)",
+        "import inspect\ninspect.signature(print, eval_str=True)",
+        "import unittest\nunittest.TestLoader().discover('.')",
+        "import operator\noperator.attrgetter('__self__')",
+        "import os\nprint(os.environ)",
+        "import os\nos.environ['PYTHONPATH'] = '/tmp'",
+        "import os\nos.environ['DJANGO_SETTINGS_MODULE'] = input()",
+        "from os import environ",
+        "__file__ = '/srv/notes.txt'",
+        "class A:\n    __module__ = 'json'",
     ],
 )
 def test_code_outside_the_list_is_not_understood(code: str) -> None:
     reading = read_python(code)
-    assert not reading.understood or reading.imports, reading
-    if reading.understood:  # only `import numpy`: understood as an import for the caller
-        assert reading.imports == ("numpy",)
+    assert not reading.understood, reading
+
+
+def test_every_file_function_and_module_of_the_list_agree() -> None:
+    # A function judged by its path is reachable only when its module lists it by name;
+    # an installed library is never listed whole (its namespace holds native code).
+    for dotted in FILE_FUNCTIONS:
+        module, _, name = dotted.rpartition(".")
+        names = MODULES[module].names
+        assert names is None or name in names, dotted
+        assert read_python(f"import {module}\n{dotted}").understood is False, dotted
+    for name, entry in MODULES.items():
+        assert not entry.installed or entry.names is not None, name
+        assert "https://" in entry.why or not entry.installed, name
 
 
 def test_code_past_the_bounds_is_not_understood() -> None:
@@ -203,6 +269,11 @@ BENIGN = [
     "python -c \"import mypkg; print(mypkg.__version__)\"",
     "python3 -c \"import sys; sys.path.insert(0, '.'); import mypkg\"",
     "python3 -u -c \"print('done')\" 2>&1 | head -5",
+    "python3 -c \"import numpy as np; print(np.isclose(np.array([1.0]), 1.0).all())\"",
+    "python3 -c \"import sys; sys.path.insert(0, '.'); import mypkg; print(mypkg.__version__)\"",
+    "cd src && python3 -c \"import sys; sys.path.insert(0, '..'); import mypkg\"",
+    "python3 - <<'PY'\nimport os\nos.environ['DJANGO_SETTINGS_MODULE'] = 'mypkg.settings'\n"
+    "import mypkg\nprint(mypkg.__version__)\nPY",
 ]  # fmt: skip
 
 
@@ -218,7 +289,9 @@ def test_typical_agent_snippets_run_on_the_host(command: str, ws: Path) -> None:
         ("python3 -c \"print(open('/etc/hostname').read())\"", Verdict.ASK, "path-outside-read"),
         ("python3 -c \"open('.git/hooks/pre-commit', 'w').write('id')\"", Verdict.ASK,
          "path-protected"),
-        ("python3 -c \"import numpy; print(numpy.__version__)\"", Verdict.ASK, "not-understood"),
+        ("python3 -c \"import numpy; numpy.ctypeslib.load_library('x', '.')\"", Verdict.ASK,
+         "not-understood"),
+        ("python3 -c \"import sys; sys.path.append('../other')\"", Verdict.ASK, "not-understood"),
         ("cd /tmp && python3 -c \"import mypkg\"", Verdict.ASK, "not-understood"),
         ("python3 -c \"import os; print(os.listdir('/srv'))\"", Verdict.ASK, "path-outside-read"),
         ("perl -e 'print 1' && python3 -c 'print(1)'", Verdict.ASK, "inline-code"),
@@ -292,6 +365,10 @@ _FORBIDDEN: list[ast.expr] = [
         "a.__builtins__", "a.gi_frame", "sys.modules", "open(b)", "open(a + b)",
         "sys.path.insert(0, b)", "json.os", "a.subprocess", "os.path.expanduser('~')",
         "setattr(a, 'x', 1)", "input()", "help()",
+        # Round three: a literal getattr checked as the attribute, a module handed
+        # around, the environment read, value methods aliased or called on a computed file.
+        "getattr(os, 'system')", "[os]", "os.environ.get('HOME')", "a.tofile(b)",
+        "a.query('x')", "a.plot", "(a.tofile)", "os.listdir",
     )
 ]  # fmt: skip
 

@@ -385,6 +385,8 @@ def _read_python(analysis: ShellAnalysis, policy: CompiledPolicy, base: str) -> 
     for code in analysis.code:
         reading = read_python(code)
         why = next((p for p in invocation if p is not None), reading.why)
+        if reading.understood and not _search_inside(reading.search, dirs, policy, base):
+            why = "the code adds a directory outside the workspace to `sys.path`"
         for name in reading.imports if reading.understood else ():
             if not _workspace_module(name, dirs, reading.search, policy, base):
                 why = f"the code imports `{name}`, which is neither listed nor in the workspace"
@@ -395,6 +397,23 @@ def _read_python(analysis: ShellAnalysis, policy: CompiledPolicy, base: str) -> 
             access: Literal["read", "write"] = "write" if side == "write" else "read"
             redirects.append(Redirect(path, access, "python open", where))
     return dataclasses.replace(analysis, opaque=rest, redirects=(*analysis.redirects, *redirects))
+
+
+def _search_inside(
+    search: tuple[str, ...], dirs: set[str | None], policy: CompiledPolicy, base: str
+) -> bool:
+    """True when every directory the code adds to `sys.path` (`sys.path.insert(0, '..')`,
+    or the workspace by its absolute path) is inside the workspace from every directory
+    Python runs in. Python does not expand `~`, so a `~` directory is refused."""
+    for extra in search:
+        if extra.startswith("~"):
+            return False
+        for d in dirs or {"."}:
+            where = None if d is None else resolve_dir(d, base, policy.home)
+            full = None if where is None else posixpath.normpath(posixpath.join(where, extra))
+            if full is None or not _inside(full, policy.workspace):
+                return False
+    return True
 
 
 def _workspace_module(

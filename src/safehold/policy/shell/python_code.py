@@ -1,14 +1,22 @@
 """Inline Python read like a command: understood when it only uses listed, harmless parts.
 
 `read_python(code)` parses the code with `ast` (never runs it) and walks the tree once,
-iteratively. The code is **understood** when every name it uses is a listed builtin
+level by level (pass 1: bindings, imports and parents; pass 2: each name, attribute, call
+and definition against the list). The code is **understood** when every name it uses is a listed builtin
 (`python_modules.ALLOWED_BUILTINS`), a listed module's allowed attribute
 (`python_modules.MODULES`), a name the code binds itself, or comes from a module imported by
 a static `import` of a name that is not in the standard library (`PythonReading.imports`,
 which the caller accepts only when the workspace holds that module: docs/shell.md, "Inline
 Python"). Every file the code opens is named by a literal path (a string, an f-string of
 literals, `os.path.join` or `/` of literals, or a name bound once to one) and comes back in
-`accesses` with its side, for the path policy to judge.
+`accesses` with its side, for the path policy to judge: `open`, `pathlib` methods, the
+listed functions that take a path (`FILE_FUNCTIONS`: `os.listdir`, `numpy.save`,
+`pandas.read_csv`, …) and the value methods that write one (`VALUE_METHODS`: `tofile`,
+`to_csv`, …), each only when called directly.
+
+A module name may only be looked into (`os.path`, a literal `getattr`, checked as the
+attribute it names) or described (`dir(np)`); one name is bound to one module only; dunder
+names and attributes are never assigned.
 
 Anything else is not understood, with the first reason found: `exec`/`eval`/`compile`,
 `__import__`, dunder attributes that reach code or the class tree, `getattr` with a computed
@@ -32,11 +40,17 @@ from safehold.policy.shell.programs.python_modules import (
     ALLOWED_BUILTINS,
     ALLOWED_ENV,
     ALLOWED_OPTIONS,
+    ENV_WRITES,
     FILE_FUNCTIONS,
+    MODULE_DUNDERS,
     MODULES,
     PATH_BUILDERS,
+    PATH_KEYWORDS,
     PATH_METHODS,
     SAFE_DUNDERS,
+    VALUE_ATTRIBUTES,
+    VALUE_METHODS,
+    FileFunction,
 )
 
 __all__ = [
@@ -61,6 +75,11 @@ _WHOLE = frozenset(name for name, m in MODULES.items() if m.names is None and ".
 _FRAME_PREFIXES = ("gi_", "cr_", "ag_", "tb_", "f_", "co_")
 _OPEN_KEYWORDS = frozenset({"mode", "encoding", "errors", "newline", "buffering"})
 _PATH_CLASSES = frozenset(b for b in PATH_BUILDERS if b.startswith("pathlib."))
+# Builtins that only describe a value given to them: a module passed to one is not handed
+# out (`dir` returns its names as text; `getattr` with a computed name stays refused).
+_DESCRIBERS = frozenset({"dir", "print", "repr", "str", "type", "id", "callable", "isinstance"})
+# Names read only in the shapes `_check_sys_path` and `_check_environ` know.
+_SHAPED = frozenset({"sys.path", "os.environ"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,11 +205,56 @@ def _fail(why: str) -> _NotUnderstood:
     return _NotUnderstood(why)
 
 
+# Fields of a node class that never hold a node worth reading: names and numbers, the
+# expression context and the operators (singleton nodes with nothing inside).
+_SCALAR_FIELDS = frozenset(
+    {"ctx", "id", "attr", "name", "arg", "asname", "module", "level", "kind", "conversion",
+     "type_comment", "is_async", "simple", "op", "ops", "rest", "tag"}
+)  # fmt: skip
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of `cls` that may hold child nodes (remembered per class)."""
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        names = getattr(cls, "_fields", ())
+        if cls is ast.Constant:
+            names = ()
+        fields = _CHILD_FIELDS[cls] = tuple(f for f in names if f not in _SCALAR_FIELDS)
+    return fields
+
+
+_NAMED_BINDINGS = (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
+# What pass 1 does with a node of each class: a name (checked, and a binding when not
+# read), a node pass 2 checks, or a binding or import to note. Other classes: nothing.
+_NAME, _CHECKED, _DEFINITION, _BINDING = 1, 2, 3, 4
+_KINDS: dict[type, int] = {
+    ast.Name: _NAME,
+    ast.Attribute: _CHECKED,
+    ast.Call: _CHECKED,
+    ast.FunctionDef: _DEFINITION,
+    ast.AsyncFunctionDef: _DEFINITION,
+    ast.ClassDef: _DEFINITION,
+    ast.Assign: _BINDING,
+    ast.arg: _BINDING,
+    ast.Import: _BINDING,
+    ast.ImportFrom: _BINDING,
+    ast.ExceptHandler: _BINDING,
+    ast.MatchAs: _BINDING,
+    ast.MatchStar: _BINDING,
+    ast.MatchMapping: _BINDING,
+    ast.Global: _BINDING,
+    ast.Nonlocal: _BINDING,
+}
+
+
 class _Reader:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
         self.parent: dict[int, ast.AST] = {}
         self.modules: dict[str, str] = {}  # bound name -> dotted module name
+        self.module_binds: dict[str, int] = {}  # times each module name is bound by import
         self.names: dict[str, str] = {}  # name bound by `from m import x` -> `m.x`
         self.stores: dict[str, int] = {}
         self.values: dict[str, ast.expr] = {}
@@ -203,15 +267,20 @@ class _Reader:
         # submodules may be reached through them.
         self.packages: set[str] = set()
         self.used: set[str] = set()  # names read somewhere in the code
+        self.calls: set[int] = set()  # ids of the expressions called (`f` of `f(x)`)
 
     def read(self) -> PythonReading:
-        nodes = self._collect()
-        for node in nodes:
+        for node in self._collect():
             self._check(node)
         for name, module in self.modules.items():
+            if self.stores.get(name, 0) != self.module_binds.get(name, 0):
+                # `import json as o; import os as o`, `json = os`: which module the name
+                # holds depends on the order the code runs in.
+                raise _fail(f"the code binds `{name}` to a module and to something else")
             # A module the list allows only in part (`os`: getcwd and listings, never
             # system) is understood through its uses; bound and never used, nothing shows
             # what the import is for (`python3 -c 'import os'`), so it is not understood.
+            # So is an installed library's (`python3 -c 'import numpy'`), listed in part.
             listed = MODULES.get(module)
             if listed is not None and listed.names is not None and name not in self.used:
                 raise _fail(f"the code imports `{module}` and never uses it")
@@ -222,45 +291,91 @@ class _Reader:
             search=tuple(dict.fromkeys(self.search)),
         )
 
+    def _store(self, name: str, n: int = 1) -> None:
+        self.stores[name] = self.stores.get(name, 0) + n
+
     # -- pass 1: every node, parents, bindings and imports -------------------------------
     def _collect(self) -> list[ast.AST]:
+        """The nodes pass 2 checks (names, attributes, calls, definitions), with every
+        node's parent, the bindings and the imports noted on the way. Level by level, each
+        node's children found through its class's child fields (`_child_fields`)."""
         out: list[ast.AST] = []
-        stack: list[tuple[ast.AST, int]] = [(self.tree, 0)]
-        while stack:
-            node, depth = stack.pop()
+        parent = self.parent
+        fields_of = _CHILD_FIELDS
+        level: list[ast.AST] = [self.tree]
+        depth = 0
+        while level:
             if depth > MAX_DEPTH:
                 raise _fail(f"the code nests deeper than {MAX_DEPTH} levels")
-            out.append(node)
-            for child in ast.iter_child_nodes(node):
-                self.parent[id(child)] = node
-                stack.append((child, depth + 1))
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                self.stores[node.id] = self.stores.get(node.id, 0) + 1
-            elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
-                if node.name is not None:
-                    self.stores[node.name] = self.stores.get(node.name, 0) + 1
-            elif isinstance(node, ast.MatchMapping) and node.rest is not None:
-                self.stores[node.rest] = self.stores.get(node.rest, 0) + 1
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self.stores[node.name] = self.stores.get(node.name, 0) + 1
-            elif isinstance(node, ast.arg):
-                self.stores[node.arg] = self.stores.get(node.arg, 0) + 1
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                for name in node.names:
-                    self.stores[name] = self.stores.get(name, 0) + 2
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                if isinstance(target, ast.Name):
-                    self.values[target.id] = node.value
-                    if _text(node.value):
-                        self.texts[target.id] = self.texts.get(target.id, 0) + 1
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                self._bind_import(node)
+            depth += 1
+            below: list[ast.AST] = []
+            push = below.append
+            for node in level:
+                cls = type(node)
+                fields = fields_of.get(cls)
+                if fields is None:
+                    fields = _child_fields(cls)
+                for field in fields:
+                    value = getattr(node, field, None)
+                    if type(value) is list:
+                        for child in value:
+                            if isinstance(child, ast.AST):
+                                parent[id(child)] = node
+                                push(child)
+                    elif isinstance(value, ast.AST):
+                        parent[id(value)] = node
+                        push(value)
+                kind = _KINDS.get(cls)
+                if kind is None:
+                    continue
+                if kind == _NAME:
+                    out.append(node)
+                    if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                        self._store(node.id)  # type: ignore[attr-defined]
+                elif kind == _CHECKED:
+                    out.append(node)
+                    if cls is ast.Call:
+                        self.calls.add(id(node.func))  # type: ignore[attr-defined]
+                elif kind == _DEFINITION:
+                    out.append(node)
+                    self._store(node.name)  # type: ignore[attr-defined]
+                else:
+                    self._note(node, cls)
+            level = below
         return out
 
+    def _note(self, node: ast.AST, cls: type) -> None:
+        """Bindings and imports of a statement or binding node."""
+        if cls is ast.Assign:
+            self._note_assign(node)  # type: ignore[arg-type]
+        elif cls is ast.arg:
+            self._store(node.arg)  # type: ignore[attr-defined]
+        elif cls is ast.Import or cls is ast.ImportFrom:
+            self._bind_import(node)  # type: ignore[arg-type]
+        elif cls in _NAMED_BINDINGS:
+            if node.name is not None:  # type: ignore[attr-defined]
+                self._store(node.name)  # type: ignore[attr-defined]
+        elif cls is ast.MatchMapping:
+            if node.rest is not None:  # type: ignore[attr-defined]
+                self._store(node.rest)  # type: ignore[attr-defined]
+        else:  # Global, Nonlocal
+            for name in node.names:  # type: ignore[attr-defined]
+                self._store(name, 2)
+
+    def _note_assign(self, node: ast.Assign) -> None:
+        if len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                self.values[target.id] = node.value
+                if _text(node.value):
+                    self.texts[target.id] = self.texts.get(target.id, 0) + 1
+
     def _bind(self, name: str, module: str) -> None:
+        if self.modules.get(name, module) != module:
+            raise _fail(f"the code binds `{name}` to two modules")
         self.modules[name] = module
-        self.stores[name] = self.stores.get(name, 0) + 1
+        self.module_binds[name] = self.module_binds.get(name, 0) + 1
+        self._store(name)
 
     def _bind_import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.ImportFrom):
@@ -277,15 +392,13 @@ class _Reader:
                     continue
                 self._allow_attribute(node.module, alias.name)
                 dotted = f"{node.module}.{alias.name}"
-                if dotted == "sys.path":
-                    raise _fail("the code imports `sys.path`, which it may change")
+                if dotted in _SHAPED:
+                    raise _fail(f"the code imports `{dotted}`, read only in known shapes")
                 if dotted in MODULES:
                     self._bind(alias.asname or alias.name, dotted)
                 else:
                     self.names[alias.asname or alias.name] = dotted
-                    self.stores[alias.asname or alias.name] = (
-                        self.stores.get(alias.asname or alias.name, 0) + 1
-                    )
+                    self._store(alias.asname or alias.name)
             return
         for alias in node.names:
             self._allow_module(alias.name)
@@ -310,6 +423,8 @@ class _Reader:
     @staticmethod
     def _allow_attribute(module: str, attr: str) -> None:
         listed = MODULES[module]
+        if attr in MODULE_DUNDERS:
+            return
         if (
             attr.startswith("_")
             or (listed.names is not None and attr not in listed.names)
@@ -319,33 +434,67 @@ class _Reader:
 
     # -- pass 2: each node against the list --------------------------------------------
     def _check(self, node: ast.AST) -> None:
-        if isinstance(node, ast.Name):
-            self._check_name(node)
-        elif isinstance(node, ast.Attribute):
-            self._check_attribute(node)
-        elif isinstance(node, ast.Call):
-            self._check_call(node)
-        elif (
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            and node.name in _BUILTIN_NAMES
-            and node.name not in ALLOWED_BUILTINS
-        ):
-            raise _fail(f"the code redefines the builtin `{node.name}`")
+        cls = type(node)
+        if cls is ast.Name:
+            self._check_name(node)  # type: ignore[arg-type]
+        elif cls is ast.Attribute:
+            self._check_attribute(node)  # type: ignore[arg-type]
+        elif cls is ast.Call:
+            self._check_call(node)  # type: ignore[arg-type]
+        elif node.name in _BUILTIN_NAMES and node.name not in ALLOWED_BUILTINS:  # type: ignore[attr-defined]
+            raise _fail(f"the code redefines the builtin `{node.name}`")  # type: ignore[attr-defined]
 
     def _check_name(self, node: ast.Name) -> None:
         name = node.id
-        if isinstance(node.ctx, ast.Load):
+        load = type(node.ctx) is ast.Load
+        if load:
             self.used.add(name)
-        if name.startswith("__") and name not in SAFE_DUNDERS:
+        if name.startswith("__") and (name not in SAFE_DUNDERS or not load):
             raise _fail(f"the code uses `{name}`")
-        if name in self.modules or name in ALLOWED_BUILTINS:
+        if name in self.modules:
+            if load and not self._reached(node):
+                raise _fail(f"the code hands the module `{self.modules[name]}` around")
             return
+        if name in ALLOWED_BUILTINS:
+            return
+        dotted = self.names.get(name)
+        if (
+            dotted is not None
+            and (dotted in FILE_FUNCTIONS or dotted in _SHAPED)
+            and (self.stores.get(name) != 1 or (load and id(node) not in self.calls))
+        ):
+            raise _fail(f"the code uses `{dotted}` other than by calling it")
         if name in _BUILTIN_NAMES:
-            call = self.parent.get(id(node))
-            direct = isinstance(call, ast.Call) and call.func is node
-            if name in ("open", "getattr", "hasattr") and direct:
+            if name in ("open", "getattr", "hasattr") and id(node) in self.calls:
                 return  # read apart in `_check_call`
             raise _fail(f"the code uses the builtin `{name}`")
+
+    def _reached(self, node: ast.expr) -> bool:
+        """True when a module expression is only looked into: the value of an attribute,
+        an argument of a builtin that describes it (`_DESCRIBERS`), or the object of a
+        `getattr`/`hasattr` with a literal name (checked as an attribute)."""
+        up = self.parent.get(id(node))
+        if isinstance(up, ast.Attribute) or (isinstance(up, ast.Call) and self._described(node)):
+            return True  # `os.path`, `dir(np)`, `print(json)`: names and text, not the module
+        return (
+            isinstance(up, ast.Call)
+            and isinstance(up.func, ast.Name)
+            and up.func.id in ("getattr", "hasattr")
+            and bool(up.args)
+            and up.args[0] is node
+        )
+
+    def _described(self, node: ast.expr) -> bool:
+        """True when a value is only looked into or described: the value of an attribute,
+        an argument of a `_DESCRIBERS` builtin, or a part of an f-string."""
+        up = self.parent.get(id(node))
+        return isinstance(up, (ast.Attribute, ast.FormattedValue)) or (
+            isinstance(up, ast.Call)
+            and isinstance(up.func, ast.Name)
+            and up.func.id in _DESCRIBERS
+            and up.func.id not in self.stores
+            and node in up.args
+        )
 
     def _module_of(self, node: ast.expr) -> str | None:
         """The dotted module an expression names (`os.path`), or None."""
@@ -369,23 +518,65 @@ class _Reader:
 
     def _check_attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
-        if attr.startswith("__") and attr not in SAFE_DUNDERS:
+        if attr.startswith("__") and (attr not in SAFE_DUNDERS or type(node.ctx) is not ast.Load):
             raise _fail(f"the code reads the attribute `{attr}`")
         if attr.startswith(_FRAME_PREFIXES):
             raise _fail(f"the code reads the interpreter attribute `{attr}`")
         module = self._module_of(node.value)
         if module is not None:
-            if not isinstance(node.ctx, ast.Load):
+            if type(node.ctx) is not ast.Load:
                 raise _fail(f"the code changes the module `{module}`")
-            if module in self.packages and f"{module}.{attr}" not in MODULES:
-                raise _fail(f"the code uses `{module}.{attr}`, which is not in the list")
+            dotted = f"{module}.{attr}"
+            if module in self.packages and dotted not in MODULES:
+                raise _fail(f"the code uses `{dotted}`, which is not in the list")
             if module in MODULES:
                 self._allow_attribute(module, attr)
-            if f"{module}.{attr}" == "sys.path":
+            if dotted in MODULES and not self._reached(node):
+                raise _fail(f"the code hands the module `{dotted}` around")
+            if dotted == "sys.path":
                 self._check_sys_path(node)
+            elif dotted == "os.environ":
+                self._check_environ(node)
+            elif dotted in FILE_FUNCTIONS and id(node) not in self.calls:
+                raise _fail(f"the code uses `{dotted}` other than by calling it")
             return
         if attr in _STDLIB and attr not in _WHOLE:
             raise _fail(f"the code reaches the module `{attr}` through an attribute")
+        if attr in VALUE_ATTRIBUTES:
+            raise _fail(f"the code uses `{attr}`, which imports a plotting library")
+        if (
+            attr in VALUE_METHODS
+            and id(node) not in self.calls
+            and (VALUE_METHODS[attr] is not None or not self._described(node))
+        ):
+            raise _fail(f"the code uses `{attr}` other than by calling it")
+
+    def _check_environ(self, node: ast.Attribute) -> None:
+        """`os.environ[K] = 'v'` or `os.environ.setdefault(K, 'v')` for a K in `ENV_WRITES`;
+        nothing else (the environment holds secrets, and some of it changes what runs)."""
+        up = self.parent.get(id(node))
+        key: ast.expr | None = None
+        value: ast.expr | None = None
+        if isinstance(up, ast.Subscript) and type(up.ctx) is ast.Store:
+            assign = self.parent.get(id(up))
+            if isinstance(assign, ast.Assign) and assign.targets == [up]:
+                key, value = up.slice, assign.value
+        elif isinstance(up, ast.Attribute) and up.attr == "setdefault":
+            call = self.parent.get(id(up))
+            if (
+                isinstance(call, ast.Call)
+                and call.func is up
+                and len(call.args) == 2
+                and not call.keywords
+            ):
+                key, value = call.args
+        if not (
+            isinstance(key, ast.Constant)
+            and key.value in ENV_WRITES
+            and isinstance(value, ast.Constant)
+            and isinstance(value.value, str)
+        ):
+            raise _fail("the code uses `os.environ` other than to set a listed variable")
 
     def _check_sys_path(self, node: ast.Attribute) -> None:
         method = self.parent.get(id(node))
@@ -400,35 +591,41 @@ class _Reader:
         ):
             raise _fail("the code uses `sys.path` other than to add a workspace directory")
         path = self._literal(call.args[-1])
-        if path is None or path[0].startswith(("/", "~")) or ".." in path[0].split("/"):
-            raise _fail("the code adds a directory outside the workspace to `sys.path`")
+        if path is None:
+            raise _fail("the code adds a directory it computes to `sys.path`")
+        # Where the directory is (it must be inside the workspace) is the caller's to judge.
         self.search.append(path[0])
-        self.accesses.append((path[0], "read"))
+        self._access(path[0], "read")
+
+    def _access(self, path: str, side: str) -> None:
+        if "://" in path:
+            raise _fail(f"the code opens `{path[:60]}`, which names a URL")
+        self.accesses.append((path, side))
 
     def _check_call(self, node: ast.Call) -> None:
         func = node.func
+        for kw in node.keywords:
+            if kw.arg == "eval_str":
+                raise _fail("the code asks for string annotations to be evaluated")
         if isinstance(func, ast.Name) and func.id not in self.stores:
             if func.id == "open":
                 self._open(node.args[:1], node.args[1:], node.keywords)
             elif func.id in ("getattr", "hasattr"):
-                name = node.args[1] if len(node.args) > 1 else None
-                if node.keywords or not (
-                    isinstance(name, ast.Constant)
-                    and isinstance(name.value, str)
-                    and (not name.value.startswith("_") or name.value in SAFE_DUNDERS)
-                    and not name.value.startswith(_FRAME_PREFIXES)
-                    and not (name.value in _STDLIB and name.value not in _WHOLE)
-                ):
-                    raise _fail(f"the code calls `{func.id}` without a literal, plain name")
+                self._getattr(node)
             return
         qualified = self._qualified(func)
-        if qualified is not None and qualified in FILE_FUNCTIONS:
-            path = self._literal(node.args[0]) if node.args else (".", False)
-            if path is None or node.keywords:
-                raise _fail(f"the code calls `{qualified}` on a computed path")
-            self.accesses.append((path[0], FILE_FUNCTIONS[qualified]))
+        if qualified is not None:
+            function = FILE_FUNCTIONS.get(qualified)
+            if function is not None:
+                self._file_function(qualified, function, node)
             return
-        if not isinstance(func, ast.Attribute) or qualified is not None:
+        if not isinstance(func, ast.Attribute):
+            return
+        method = VALUE_METHODS.get(func.attr, "")
+        if method is None:
+            raise _fail(f"the code calls `{func.attr}`, which reaches other code or files")
+        if method:
+            self._value_method(func.attr, method, node)
             return
         side = PATH_METHODS.get(func.attr, "")
         if func.attr == "replace" and self.pathlib and not self._is_text(func.value):
@@ -448,7 +645,68 @@ class _Reader:
             pattern = self._literal(node.args[0]) if node.args else None
             if pattern is None or pattern[0].startswith("/") or ".." in pattern[0]:
                 raise _fail(f"the code calls `{func.attr}` with a pattern it computes")
-        self.accesses.append((receiver[0], side))
+        self._access(receiver[0], side)
+
+    def _getattr(self, node: ast.Call) -> None:
+        """`getattr(x, 'name')` is read as `x.name`: a literal, plain name, checked as an
+        attribute of a listed module, never a method `VALUE_METHODS` or `PATH_METHODS`
+        judges by its call."""
+        func = node.func
+        assert isinstance(func, ast.Name)
+        name = node.args[1] if len(node.args) > 1 else None
+        if (
+            node.keywords
+            or not isinstance(name, ast.Constant)
+            or not isinstance(name.value, str)
+            or (name.value.startswith("_") and name.value not in SAFE_DUNDERS)
+            or name.value.startswith(_FRAME_PREFIXES)
+            or (name.value in _STDLIB and name.value not in _WHOLE)
+            or name.value in VALUE_METHODS
+            or name.value in PATH_METHODS
+        ):
+            raise _fail(f"the code calls `{func.id}` without a literal, plain name")
+        module = self._module_of(node.args[0])
+        if module is not None and module in MODULES:
+            self._allow_attribute(module, name.value)
+            dotted = f"{module}.{name.value}"
+            if dotted in MODULES or dotted in FILE_FUNCTIONS or dotted in _SHAPED:
+                raise _fail(f"the code calls `{func.id}` for `{dotted}`")
+
+    def _file_function(self, qualified: str, function: FileFunction, node: ast.Call) -> None:
+        args = node.args
+        count = len(function.sides)
+        if (
+            len(args) > count + function.values
+            or any(isinstance(a, ast.Starred) for a in args)
+            or any(kw.arg not in function.keywords for kw in node.keywords)
+        ):
+            raise _fail(f"the code calls `{qualified}` with arguments that are not listed")
+        if not args:
+            self._access(".", function.sides[0])
+            return
+        for arg, side in zip(args[:count], function.sides, strict=False):
+            path = self._literal(arg)
+            if path is None:
+                raise _fail(f"the code calls `{qualified}` on a computed path")
+            self._access(path[0], side)
+            if function.suffix and not path[0].endswith(function.suffix):
+                self._access(path[0] + function.suffix, side)
+
+    def _value_method(self, method: str, side: str, node: ast.Call) -> None:
+        target: ast.expr | None = node.args[0] if node.args else None
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise _fail(f"the code calls `{method}` with `**` arguments")
+            if kw.arg in PATH_KEYWORDS:
+                target = kw.value
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise _fail(f"the code calls `{method}` with `*` arguments")
+        if target is None:
+            return  # no file: the method returns its text
+        path = self._literal(target)
+        if path is None:
+            raise _fail(f"the code calls `{method}` with a file it computes")
+        self._access(path[0], side)
 
     def _is_text(self, node: ast.expr) -> bool:
         """Certainly text: `_text`, or a name every binding of which is certainly text."""
@@ -477,7 +735,7 @@ class _Reader:
                 raise _fail("the code opens a file with a computed mode")
             text = mode.value
         side = "write" if any(c in text for c in "wax+") else "read"
-        self.accesses.append((path[0], side))
+        self._access(path[0], side)
 
     def _literal(self, node: ast.expr, depth: int = 0) -> tuple[str, bool] | None:
         """The text of a path built from literals, and whether it is a `Path`; else None."""

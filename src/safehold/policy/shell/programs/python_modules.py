@@ -9,6 +9,18 @@ question; a wrong entry is a bypass.
 
 `names` restricts a module to the listed attributes (`os`, `sys`, `io`, `pathlib`): the rest
 of such a module reaches processes, the environment or the import system.
+
+**Installed libraries** (`installed=True`: numpy, scipy, pandas) are outside the standard
+library: importing one runs the installed package's own code. They are listed only when that
+code is well known to compute and nothing else at import (load its own native extensions,
+define functions; no file outside the package, no process, no socket), and always with
+`names`: a library's namespace is large and holds submodules that compile code or load
+native libraries (`numpy.ctypeslib`, `numpy.f2py`), so only named, pure functions and
+classes are listed, and each function of theirs that reads or writes a file is in
+`FILE_FUNCTIONS` with the side its path argument is used on. Methods of the values such a
+library hands out that reach files or other code are in `VALUE_METHODS`. A library that is
+not installed is not imported at all (the import fails); one shadowed by a workspace module
+of that name is the workspace's own code, as `python script.py` is.
 """
 
 from __future__ import annotations
@@ -20,11 +32,17 @@ __all__ = [
     "ALLOWED_BUILTINS",
     "ALLOWED_ENV",
     "ALLOWED_OPTIONS",
+    "ENV_WRITES",
     "FILE_FUNCTIONS",
     "MODULES",
+    "MODULE_DUNDERS",
     "PATH_BUILDERS",
+    "PATH_KEYWORDS",
     "PATH_METHODS",
     "SAFE_DUNDERS",
+    "VALUE_ATTRIBUTES",
+    "VALUE_METHODS",
+    "FileFunction",
     "Module",
 ]
 
@@ -36,6 +54,8 @@ class Module:
 
     why: str
     names: frozenset[str] | None = None
+    installed: bool = False
+    """Outside the standard library: an installed package whose import runs its code."""
 
 
 _PURE = "pure computation on values in memory; no files, processes, network or imports"
@@ -111,7 +131,7 @@ MODULES = MappingProxyType(
         "shlex": Module("splits and quotes shell words as strings; runs nothing"),
         "sys": Module(
             "only reads of the interpreter's arguments, version and standard streams: "
-            "`sys.path` may only be extended by the workspace-relative form read apart, "
+            "`sys.path` may only be extended by a literal directory inside the workspace, "
             "and `sys.modules`, `settrace`, `_getframe` and the rest are left out",
             frozenset(
                 {
@@ -125,11 +145,11 @@ MODULES = MappingProxyType(
         ),
         "os": Module(
             "only the directory and separator constants, `getcwd`, `os.path`, and listing "
-            "functions judged as reads of a literal path; `system`, `exec*`, `spawn*`, "
-            "`environ`, `open` and the rest are left out",
+            "functions judged as reads of a literal path; `environ` only to set a variable "
+            "of `ENV_WRITES`; `system`, `exec*`, `spawn*`, `open` and the rest are left out",
             frozenset(
                 {"getcwd", "sep", "linesep", "name", "curdir", "pardir", "extsep", "path",
-                 "listdir", "walk", "scandir"}
+                 "listdir", "walk", "scandir", "environ"}
             ),
         ),
         "os.path": Module(
@@ -150,6 +170,281 @@ MODULES = MappingProxyType(
             "path objects whose file methods are judged as reads or writes of a literal "
             "path (`PATH_METHODS`); `Path.home` and `expanduser` are left out",
             frozenset({"Path", "PurePath", "PurePosixPath", "PosixPath"}),
+        ),
+        "unittest": Module(
+            "test cases, suites, loaders and runners over test classes the code holds "
+            "(https://docs.python.org/3/library/unittest.html); `main` and the loaders' "
+            "by-name methods (`loadTestsFromName`, `discover`: `VALUE_METHODS`) import modules "
+            "by name and are left out, as is `mock` (its `patch` imports a dotted target)",
+            frozenset(
+                {"TestCase", "TestSuite", "TestLoader", "TextTestRunner", "TestResult",
+                 "TextTestResult", "defaultTestLoader", "skip", "skipIf", "skipUnless",
+                 "expectedFailure", "SkipTest", "FunctionTestCase"}
+            ),
+        ),
+        "inspect": Module(
+            "reads signatures, docstrings and the source of objects the code already holds "
+            "(https://docs.python.org/3/library/inspect.html): `getsource` reads the file "
+            "the object's module was imported from. Left out: frames and stacks "
+            "(`currentframe`, `stack`), `getmembers` and `getattr_static` (they hand out "
+            "dunder attributes such as `__globals__` by name), `getmodule`, "
+            "`getclosurevars` and `get_annotations`; `eval_str=True` (string annotations "
+            "evaluated) is refused wherever it appears",
+            frozenset(
+                {"signature", "Signature", "Parameter", "getsource", "getsourcelines",
+                 "getsourcefile", "getfile", "getdoc", "getcomments", "cleandoc",
+                 "isclass", "isfunction", "ismethod", "ismodule", "isroutine", "isbuiltin",
+                 "iscoroutinefunction", "isgeneratorfunction", "isabstract",
+                 "isdatadescriptor", "ismethoddescriptor", "getfullargspec",
+                 "getmro", "unwrap", "indentsize", "getmodulename"}
+            ),
+        ),
+        "operator": Module(
+            "the operators as functions (https://docs.python.org/3/library/operator.html); "
+            "`attrgetter` and `methodcaller` are left out (they reach attributes, dunders "
+            "included, by a name given as text)",
+            frozenset(
+                {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "neg", "pos",
+                 "abs", "eq", "ne", "lt", "le", "gt", "ge", "not_", "truth", "and_", "or_",
+                 "xor", "invert", "lshift", "rshift", "contains", "countOf", "indexOf",
+                 "getitem", "itemgetter", "concat", "index", "is_", "is_not", "matmul",
+                 "length_hint", "call"}
+            ),
+        ),
+        "copy": Module(
+            "shallow and deep copies of values the code holds "
+            "(https://docs.python.org/3/library/copy.html); a copy is rebuilt from the "
+            "value's own class",
+            frozenset({"copy", "deepcopy", "Error"}),
+        ),
+        "calendar": Module(
+            "calendar arithmetic and text calendars "
+            "(https://docs.python.org/3/library/calendar.html); the locale calendars "
+            "(they change the process's locale) and `main` are left out",
+            frozenset(
+                {"isleap", "leapdays", "weekday", "monthrange", "monthcalendar", "month",
+                 "calendar", "prmonth", "prcal", "timegm", "Calendar", "TextCalendar",
+                 "day_name", "day_abbr", "month_name", "month_abbr", "firstweekday",
+                 "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY",
+                 "SUNDAY"}
+            ),
+        ),
+        "argparse": Module(
+            "only the help formatters and `Namespace`, which format and hold values "
+            "(https://docs.python.org/3/library/argparse.html); `ArgumentParser` "
+            "(`fromfile_prefix_chars` reads the files its arguments name) and `FileType` "
+            "(opens files) are left out",
+            frozenset(
+                {"HelpFormatter", "RawTextHelpFormatter", "RawDescriptionHelpFormatter",
+                 "ArgumentDefaultsHelpFormatter", "MetavarTypeHelpFormatter", "Namespace"}
+            ),
+        ),
+        "types": Module(
+            "only `SimpleNamespace`, an attribute bag "
+            "(https://docs.python.org/3/library/types.html); the constructors of functions, "
+            "code and modules are left out",
+            frozenset({"SimpleNamespace"}),
+        ),
+        # -- installed libraries (module docstring) --------------------------------------
+        "numpy": Module(
+            "arrays and the math on them (https://numpy.org/doc/stable/reference/); "
+            "importing numpy loads its own compiled extensions only. Listed: array "
+            "creation, elementwise math, reductions, comparisons, shapes and dtypes. "
+            "Left out: `ctypeslib` (loads native libraries), `f2py` and `distutils` "
+            "(compile code), `testing`, `lib` (`stride_tricks.as_strided` reaches raw "
+            "memory), `memmap`, `DataSource` (opens URLs), `fromregex`; `load`, `save`, "
+            "`savez`, `savetxt`, `loadtxt`, `genfromtxt` and `fromfile` are judged by "
+            "their path (`FILE_FUNCTIONS`; `load` with no keyword keeps `allow_pickle` off)",
+            frozenset(
+                {"array", "asarray", "asanyarray", "ascontiguousarray", "zeros", "ones",
+                 "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
+                 "arange", "linspace", "logspace", "geomspace", "eye", "identity", "diag",
+                 "meshgrid", "copy", "fromiter", "frombuffer", "ndarray", "dtype",
+                 "isnan", "isinf", "isfinite", "isclose", "allclose", "array_equal",
+                 "array_equiv", "isscalar", "iscomplexobj", "isrealobj", "maximum",
+                 "minimum", "fmax", "fmin", "abs", "absolute", "sign", "sqrt", "cbrt",
+                 "square", "exp", "expm1", "exp2", "log", "log10", "log2", "log1p", "sin",
+                 "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh",
+                 "tanh", "arcsinh", "arccosh", "arctanh", "hypot", "deg2rad", "rad2deg",
+                 "degrees", "radians", "floor", "ceil", "trunc", "rint", "round",
+                 "around", "clip", "add", "subtract", "multiply", "divide", "true_divide",
+                 "floor_divide", "power", "mod", "remainder", "fmod", "negative",
+                 "reciprocal", "real", "imag", "conj", "conjugate", "angle", "sum",
+                 "prod", "cumsum", "cumprod", "mean", "average", "median", "std", "var",
+                 "min", "max", "amin", "amax", "argmin", "argmax", "ptp", "percentile",
+                 "quantile", "nansum", "nanmean", "nanmedian", "nanstd", "nanvar",
+                 "nanmin", "nanmax", "nanargmin", "nanargmax", "any", "all", "where",
+                 "nonzero", "count_nonzero", "argwhere", "flatnonzero", "sort", "argsort",
+                 "unique", "searchsorted", "concatenate", "stack", "hstack", "vstack",
+                 "dstack", "column_stack", "split", "array_split", "reshape", "ravel",
+                 "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims",
+                 "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d",
+                 "atleast_3d", "tile", "repeat", "flip", "fliplr", "flipud", "roll",
+                 "rot90", "append", "insert", "delete", "take", "diff", "gradient",
+                 "interp", "convolve", "correlate", "cov", "corrcoef", "histogram",
+                 "bincount", "digitize", "polyfit", "polyval", "roots", "dot", "vdot",
+                 "inner", "outer", "matmul", "cross", "kron", "tensordot", "einsum",
+                 "trace", "equal", "not_equal", "less", "less_equal", "greater",
+                 "greater_equal", "logical_and", "logical_or", "logical_not",
+                 "logical_xor", "shape", "ndim", "size", "result_type", "promote_types",
+                 "can_cast", "issubdtype", "finfo", "iinfo", "errstate", "seterr",
+                 "geterr", "set_printoptions", "get_printoptions", "printoptions",
+                 "array2string", "array_repr", "array_str", "format_float_positional",
+                 "format_float_scientific", "vectorize", "frompyfunc",
+                 "apply_along_axis", "piecewise", "select", "nan_to_num", "nan", "inf",
+                 "pi", "e", "euler_gamma", "newaxis", "float16", "float32", "float64",
+                 "longdouble", "complex64", "complex128", "int8", "int16", "int32",
+                 "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp",
+                 "bool_", "str_", "bytes_", "object_", "float_", "int_", "complex_",
+                 "long", "datetime64", "timedelta64", "generic", "number", "integer",
+                 "floating", "complexfloating", "signedinteger", "unsignedinteger",
+                 "random", "linalg", "fft", "ma", "char", "load", "save", "savez",
+                 "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile"}
+            ),
+            installed=True,
+        ),
+        "numpy.char": Module(
+            "vectorised string operations on arrays "
+            "(https://numpy.org/doc/stable/reference/routines.char.html)",
+            frozenset(
+                {"add", "multiply", "mod", "capitalize", "center", "decode", "encode",
+                 "join", "ljust", "lower", "lstrip", "partition", "replace", "rjust",
+                 "rpartition", "rsplit", "rstrip", "split", "splitlines", "strip",
+                 "swapcase", "title", "upper", "zfill", "equal", "not_equal", "count",
+                 "endswith", "find", "index", "isalpha", "isdigit", "isspace", "islower",
+                 "isupper", "rfind", "startswith", "str_len", "array", "asarray",
+                 "chararray"}
+            ),
+            installed=True,
+        ),
+        "numpy.random": Module(
+            "pseudo-random numbers from an in-memory generator "
+            "(https://numpy.org/doc/stable/reference/random/index.html)",
+            frozenset(
+                {"seed", "rand", "randn", "randint", "random", "random_sample", "choice",
+                 "shuffle", "permutation", "normal", "uniform", "standard_normal",
+                 "default_rng", "Generator", "RandomState", "PCG64", "SeedSequence"}
+            ),
+            installed=True,
+        ),
+        "numpy.linalg": Module(
+            "linear algebra on arrays (https://numpy.org/doc/stable/reference/routines.linalg.html)",
+            frozenset(
+                {"norm", "inv", "pinv", "det", "slogdet", "solve", "lstsq", "eig", "eigh",
+                 "eigvals", "eigvalsh", "svd", "qr", "cholesky", "matrix_rank",
+                 "matrix_power", "cond", "LinAlgError"}
+            ),
+            installed=True,
+        ),
+        "numpy.fft": Module(
+            "discrete Fourier transforms of arrays (https://numpy.org/doc/stable/reference/routines.fft.html)",
+            frozenset(
+                {"fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "fftn", "ifftn",
+                 "fftfreq", "rfftfreq", "fftshift", "ifftshift"}
+            ),
+            installed=True,
+        ),
+        "numpy.ma": Module(
+            "masked arrays (https://numpy.org/doc/stable/reference/maskedarray.html)",
+            frozenset(
+                {"array", "masked_array", "MaskedArray", "masked", "nomask",
+                 "masked_where", "masked_invalid", "masked_equal", "getmask",
+                 "getmaskarray", "getdata", "is_masked", "filled", "isMaskedArray"}
+            ),
+            installed=True,
+        ),
+        "scipy": Module(
+            "scientific computing on arrays (https://docs.scipy.org/doc/scipy/reference/); "
+            "importing scipy imports numpy and its own compiled extensions. Only the "
+            "listed subpackages; `scipy.io`, `scipy.datasets` (downloads) and "
+            "`scipy.LowLevelCallable` (native function pointers) are left out",
+            frozenset({"optimize", "misc", "special", "stats", "integrate", "interpolate"}),
+            installed=True,
+        ),
+        "scipy.optimize": Module(
+            "minimisers and root finders over functions the code holds "
+            "(https://docs.scipy.org/doc/scipy/reference/optimize.html)",
+            frozenset(
+                {"minimize", "minimize_scalar", "root", "root_scalar", "brentq", "brenth",
+                 "bisect", "newton", "fsolve", "curve_fit", "least_squares", "linprog",
+                 "fmin", "fminbound", "golden", "OptimizeResult", "approx_fprime"}
+            ),
+            installed=True,
+        ),
+        "scipy.misc": Module(
+            "numerical differentiation helpers "
+            "(https://docs.scipy.org/doc/scipy-1.11.4/reference/misc.html); the sample "
+            "images (`face`, `ascent`, `electrocardiogram`: read or download data files) "
+            "are left out",
+            frozenset({"derivative", "central_diff_weights"}),
+            installed=True,
+        ),
+        "scipy.special": Module(
+            "special functions on arrays (https://docs.scipy.org/doc/scipy/reference/special.html)",
+            frozenset(
+                {"gamma", "gammaln", "beta", "betaln", "erf", "erfc", "erfinv", "comb",
+                 "perm", "factorial", "binom", "expit", "logit", "logsumexp", "softmax",
+                 "xlogy", "zeta", "digamma", "jv", "yv", "iv", "kv"}
+            ),
+            installed=True,
+        ),
+        "scipy.stats": Module(
+            "distributions and statistical tests on arrays "
+            "(https://docs.scipy.org/doc/scipy/reference/stats.html)",
+            frozenset(
+                {"norm", "t", "chi2", "uniform", "binom", "poisson", "expon", "gamma",
+                 "beta", "describe", "pearsonr", "spearmanr", "linregress", "ttest_ind",
+                 "ttest_rel", "ttest_1samp", "mannwhitneyu", "ks_2samp", "kstest",
+                 "zscore", "sem", "mode", "rankdata", "entropy"}
+            ),
+            installed=True,
+        ),
+        "scipy.integrate": Module(
+            "integration of functions the code holds and of sampled arrays "
+            "(https://docs.scipy.org/doc/scipy/reference/integrate.html)",
+            frozenset(
+                {"quad", "dblquad", "tplquad", "fixed_quad", "romberg", "trapezoid",
+                 "simpson", "cumulative_trapezoid", "solve_ivp", "odeint"}
+            ),
+            installed=True,
+        ),
+        "scipy.interpolate": Module(
+            "interpolation of sampled arrays "
+            "(https://docs.scipy.org/doc/scipy/reference/interpolate.html)",
+            frozenset(
+                {"interp1d", "CubicSpline", "UnivariateSpline", "splrep", "splev",
+                 "griddata", "PchipInterpolator", "Akima1DInterpolator", "BSpline"}
+            ),
+            installed=True,
+        ),
+        "pandas": Module(
+            "tables and series in memory (https://pandas.pydata.org/docs/reference/); "
+            "importing pandas imports numpy and its own compiled extensions. Listed: the "
+            "data structures and value functions; `read_csv`, `read_table` and `read_json` "
+            "are judged by their path (`FILE_FUNCTIONS`), the values' `to_*` writers and "
+            "`eval`/`query` by `VALUE_METHODS`, plotting by `VALUE_ATTRIBUTES`. Left out: "
+            "`read_pickle` (runs pickle), `read_sql`, `read_html`, `read_clipboard`, "
+            "`eval`, `io`, `options`",
+            frozenset(
+                {"DataFrame", "Series", "Index", "MultiIndex", "RangeIndex",
+                 "DatetimeIndex", "Categorical", "CategoricalDtype", "Timestamp",
+                 "Timedelta", "Period", "Interval", "NaT", "NA", "isna", "isnull",
+                 "notna", "notnull", "concat", "merge", "merge_asof", "pivot_table",
+                 "crosstab", "cut", "qcut", "get_dummies", "factorize", "unique",
+                 "to_datetime", "to_numeric", "to_timedelta", "date_range",
+                 "timedelta_range", "period_range", "interval_range", "testing",
+                 "read_csv", "read_table", "read_json"}
+            ),
+            installed=True,
+        ),
+        "pandas.testing": Module(
+            "equality assertions on tables and series "
+            "(https://pandas.pydata.org/docs/reference/general_utility_functions.html)",
+            frozenset(
+                {"assert_frame_equal", "assert_series_equal", "assert_index_equal",
+                 "assert_extension_array_equal"}
+            ),
+            installed=True,
         ),
     }
 )  # fmt: skip
@@ -192,6 +487,8 @@ ALLOWED_BUILTINS = frozenset(
         "UnicodeError", "ValueError", "ZeroDivisionError", "IsADirectoryError",
         "NotADirectoryError", "TimeoutError", "Warning", "UserWarning",
         "DeprecationWarning", "RuntimeWarning", "ExceptionGroup", "BaseExceptionGroup",
+        "FutureWarning", "PendingDeprecationWarning", "SyntaxWarning", "ImportWarning",
+        "ResourceWarning", "BytesWarning", "UnicodeWarning", "GeneratorExit",
     }
 )  # fmt: skip
 
@@ -203,16 +500,117 @@ SAFE_DUNDERS = frozenset(
      "__init__", "__main__", "__file__"}
 )  # fmt: skip
 
-# Functions called with a path: the side of the policy that judges it (the first argument,
-# which must be a literal path).
+
+@dataclass(frozen=True, slots=True)
+class FileFunction:
+    """A listed function that takes a path: the side each leading argument's path is used
+    on, how many further positional arguments (values, not paths) it may take, and the
+    keywords it may take (none of which names a file or turns on pickle).
+
+    Every path argument must be a literal path; `suffix` is what the function adds to a
+    path without it (`numpy.save('x', a)` writes `x.npy`).
+    """
+
+    sides: tuple[str, ...]
+    values: int = 0
+    keywords: frozenset[str] = frozenset()
+    suffix: str = ""
+
+
+_READ = FileFunction(("read",))
+_TEXT_KEYWORDS = frozenset(
+    {"delimiter", "comments", "skiprows", "usecols", "dtype", "unpack", "ndmin", "encoding",
+     "max_rows", "skip_header", "skip_footer", "names", "filling_values", "converters"}
+)  # fmt: skip
+_TABLE_KEYWORDS = frozenset(
+    {"sep", "delimiter", "header", "names", "index_col", "usecols", "dtype", "nrows",
+     "skiprows", "encoding", "parse_dates", "na_values", "comment", "orient", "lines",
+     "low_memory", "skipinitialspace"}
+)  # fmt: skip
+
+# Functions called with a path (the first arguments, each a literal path) and how the
+# path policy judges them. numpy: https://numpy.org/doc/stable/reference/routines.io.html
+# (`load` keeps `allow_pickle=False` unless a keyword or a further argument turns it on,
+# so neither is allowed; `loadtxt` and `genfromtxt` also open URLs, refused as paths
+# with `://`). pandas: https://pandas.pydata.org/docs/reference/io.html.
 FILE_FUNCTIONS = MappingProxyType(
     {
-        "os.listdir": "read", "os.walk": "read", "os.scandir": "read",
-        "os.path.exists": "read", "os.path.isfile": "read", "os.path.isdir": "read",
-        "os.path.islink": "read", "os.path.getsize": "read", "os.path.getmtime": "read",
-        "os.path.lexists": "read",
+        "os.listdir": _READ, "os.walk": _READ, "os.scandir": _READ,
+        "os.path.exists": _READ, "os.path.isfile": _READ, "os.path.isdir": _READ,
+        "os.path.islink": _READ, "os.path.getsize": _READ, "os.path.getmtime": _READ,
+        "os.path.lexists": _READ,
+        "numpy.load": _READ,
+        "numpy.save": FileFunction(("write",), values=1, suffix=".npy"),
+        "numpy.savez": FileFunction(("write",), values=16, suffix=".npz"),
+        "numpy.savez_compressed": FileFunction(("write",), values=16, suffix=".npz"),
+        "numpy.savetxt": FileFunction(
+            ("write",), values=1,
+            keywords=frozenset({"fmt", "delimiter", "newline", "header", "footer",
+                                "comments", "encoding"}),
+        ),
+        "numpy.loadtxt": FileFunction(("read",), keywords=_TEXT_KEYWORDS),
+        "numpy.genfromtxt": FileFunction(("read",), keywords=_TEXT_KEYWORDS),
+        "numpy.fromfile": FileFunction(
+            ("read",), keywords=frozenset({"dtype", "count", "sep", "offset"})
+        ),
+        "pandas.read_csv": FileFunction(("read",), keywords=_TABLE_KEYWORDS),
+        "pandas.read_table": FileFunction(("read",), keywords=_TABLE_KEYWORDS),
+        "pandas.read_json": FileFunction(("read",), keywords=_TABLE_KEYWORDS),
     }
 )  # fmt: skip
+
+# Methods of values (whatever the receiver, since the reader does not know types) that a
+# listed library's values have and that reach a file or other code. None is understood
+# when handed around (`f = a.tofile`, `f = t.query`); read without a call it may only be
+# described or looked into (`print(qs.query)`, django's SQL of a query set). `"write"`: the first argument, or the
+# keyword in `PATH_KEYWORDS`, is a file written (a literal path, judged; with no argument the
+# method returns text): numpy's `ndarray.tofile`/`dump`
+# (https://numpy.org/doc/stable/reference/arrays.ndarray.html#array-conversion), pandas's
+# `to_csv`/`to_json`/`to_string`/`to_html`/`to_pickle`
+# (https://pandas.pydata.org/docs/reference/frame.html#serialization-io-conversion).
+# `None`: never called: pandas's `eval`/`query` (evaluate expressions given as text,
+# https://pandas.pydata.org/docs/reference/api/pandas.eval.html), `to_clipboard`
+# (runs a clipboard program), `to_sql`/`to_gbq` (a database or the network) and the writers
+# that import another library to write (`to_excel`, `to_parquet`, `to_feather`, `to_orc`,
+# `to_hdf`, `to_xml`, `to_markdown`, `to_latex`, `to_stata`); unittest's loaders'
+# `loadTestsFromName(s)` and `discover` (import modules by name,
+# https://docs.python.org/3/library/unittest.html#unittest.TestLoader).
+VALUE_METHODS = MappingProxyType(
+    {
+        "tofile": "write", "dump": "write", "to_csv": "write", "to_json": "write",
+        "to_string": "write", "to_html": "write", "to_pickle": "write",
+        "eval": None, "query": None, "to_clipboard": None, "to_sql": None, "to_gbq": None,
+        "to_excel": None, "to_parquet": None, "to_feather": None, "to_orc": None,
+        "to_hdf": None, "to_xml": None, "to_markdown": None, "to_latex": None,
+        "to_stata": None, "loadTestsFromName": None, "loadTestsFromNames": None,
+        "discover": None,
+    }
+)  # fmt: skip
+
+# Attributes of values never understood in any form: pandas's plotting (`plot`, an accessor
+# as in `t.plot.bar()`, `hist`, `boxplot`) imports matplotlib, which writes its caches under
+# the home directory (https://pandas.pydata.org/docs/reference/frame.html#plotting).
+# numpy's `ndarray.ctypes` (it holds the `ctypes` module) is refused as every attribute
+# named like a standard-library module is.
+VALUE_ATTRIBUTES = frozenset({"plot", "hist", "boxplot"})
+
+PATH_KEYWORDS = frozenset({"path_or_buf", "path", "buf", "excel_writer", "fid", "file", "fname"})
+"""Keywords of `VALUE_METHODS` writers that name the file."""
+
+# Environment variables code may set (`os.environ[K] = 'literal'`,
+# `os.environ.setdefault(K, 'literal')`, nothing else of `os.environ`): values for the
+# workspace's own code to read. The environment is otherwise neither read (it holds
+# secrets) nor changed.
+ENV_WRITES = MappingProxyType(
+    {
+        "DJANGO_SETTINGS_MODULE": "names the settings module django imports "
+        "(https://docs.djangoproject.com/en/stable/topics/settings/#designating-the-settings); "
+        "django and its settings are the workspace's code",
+    }
+)
+
+# Module attributes code may read although they start with `_`: descriptive strings.
+MODULE_DUNDERS = frozenset({"__version__", "__name__", "__doc__", "__file__"})
 
 # Functions that build a path from their arguments without touching a file.
 PATH_BUILDERS = frozenset(
