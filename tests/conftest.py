@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -31,6 +32,17 @@ settings.register_profile(
     "fuzz", max_examples=20000, deadline=None, suppress_health_check=list(HealthCheck)
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+# -- bytecode -------------------------------------------------------------------------------
+
+# An environment that sets PYTHONDONTWRITEBYTECODE (CI containers often do) makes every
+# interpreter the tests start (the CLI, hooks, ACP agents, the docs' blocks: several hundred)
+# compile safehold's modules from source again, about a fifth of a `safehold hook` call.
+# The suite writes bytecode as Python does by default, into the checkout's and the venv's
+# `__pycache__` folders: the first process compiles a module and the rest load it. (Set here,
+# before xdist starts its workers, so they and every subprocess inherit it.)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # -- a private home -------------------------------------------------------------------------
 
