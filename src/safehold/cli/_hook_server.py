@@ -13,9 +13,13 @@ replaced, and when a safehold module it loaded changed on disk (that request is 
 per socket: it holds an exclusive lock on `PATH.lock` for its lifetime. SIGTERM stops it
 cleanly: the socket and the lock file are removed (`safehold doctor --stop` sends it).
 
-It serves only `hook <cli> ...` requests (anything else is answered `NO`), and only peers of
-the same user in its own mount, user and pid namespaces: never a sandboxed command, even
-one that can see the socket.
+It runs only `hook <cli> ...` requests (any other command is answered `NO`). It also
+*plans* `safehold run` (protocol `safehold-run/1`, `safehold.cli._run_client`): it reads the
+config and plans the mounts in the caller's directory and environment and answers bwrap's
+argv, which the caller runs itself; the server never runs the command, and runs the
+after-run check of that plan when the caller asks. It serves only peers of the same user in
+its own mount, user and pid namespaces: never a sandboxed command, even one that can see the
+socket.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from safehold.cli._hook_client import MAX_PAYLOAD, PROTOCOL, plain_hook, server_key
-from safehold.cli._run_client import RUN_PROTOCOL, WarmPlan, encode_plan
+from safehold.cli._run_client import RUN_PROTOCOL, WarmPlan, encode_plan, run_key
 
 if TYPE_CHECKING:
     import argparse
@@ -204,7 +208,7 @@ def _answer_run(
     It only plans: nothing the client asks is run here. `FB` (run it in-process) for what
     the warm path does not cover: `sandbox.mode = "none"`, output while planning.
     """
-    if len(fields) < 8 or _dec(fields[1]) != key:
+    if len(fields) < 8 or _dec(fields[1]) != run_key(key):
         return _framed(b"KY"), None, False
     seen = len(sys.modules)
     if _changed(stamps):

@@ -20,7 +20,8 @@ hook (`safehold.cli._hook_client`), `safehold run` first asks the per-user warm 
    command created are moved aside) and answers its findings.
 
 Whenever the server cannot plan it (none running: one is started in the background for the
-next call; another safehold's server; code changed on disk; `sandbox.mode = "none"`, which
+next call; another safehold's server, or one with other credentials (`run_key`); code
+changed on disk; `sandbox.mode = "none"`, which
 runs in-process with its warning; any socket error; a reply that does not parse or does not
 start with the sandbox's fixed flags), nothing the server said is used and the command runs
 in-process exactly as before. So the server changes how fast a run starts, never how it is
@@ -69,6 +70,7 @@ __all__ = [
     "encode_plan",
     "report",
     "run",
+    "run_key",
 ]
 
 RUN_PROTOCOL = b"safehold-run/1"
@@ -178,6 +180,16 @@ class WarmPlan:
         return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def run_key(key: str) -> str:
+    """The key a run request carries: the hook key and this process's uid, gids and groups.
+
+    The server plans with its own credentials (which directories it can list, which read
+    roots it can enter): it plans only for a caller whose credentials equal its own.
+    """
+    groups = sorted(os.getgroups())
+    return f"{key}\n{(os.getuid(), os.geteuid(), os.getgid(), os.getegid(), groups)!r}"
 
 
 def _enc(text: str) -> bytes:
@@ -314,7 +326,7 @@ def run(words: list[str]) -> int | None:
     if path is None:
         return None
     try:
-        request = client._request(key, words, b"", RUN_PROTOCOL)
+        request = client._request(run_key(key), words, b"", RUN_PROTOCOL)
     except (OSError, UnicodeError):  # no working directory, say
         return None
     try:

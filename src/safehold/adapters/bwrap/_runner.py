@@ -23,7 +23,13 @@ from typing import Final
 
 from safehold.adapters.bwrap._argv import SandboxSpec, argv_parts, build_argv
 from safehold.adapters.bwrap._limits import Cgroup, limit_prefix, open_cgroup
-from safehold.adapters.bwrap._locate import Bwrap, classify_start_failure, find_bwrap, read_version
+from safehold.adapters.bwrap._locate import (
+    Bwrap,
+    classify_start_failure,
+    find_bwrap,
+    identity,
+    read_version,
+)
 from safehold.adapters.bwrap._plan import (
     MountPlan,
     Watch,
@@ -53,7 +59,7 @@ log = logging.getLogger("safehold.sandbox")
 SHELL: Final = "/bin/bash"
 DEFAULT_PATH: Final = "/usr/local/bin:/usr/bin:/bin"
 
-_probed: set[str] = set()
+_probed: set[tuple[object, ...]] = set()
 _probe_lock = threading.Lock()
 
 
@@ -160,7 +166,7 @@ def _close(fd: int) -> None:
 def _probe(bwrap: Bwrap, sandbox: SandboxConfig) -> None:
     """Run `true` in a real sandbox once per binary: `--version` proves nothing about userns."""
     with _probe_lock:
-        if bwrap.path in _probed:
+        if identity(bwrap.path) in _probed:
             return
     plan = MountPlan("/", system=system_view())
     raw = _spawn_bwrap(
@@ -180,7 +186,7 @@ def _probe(bwrap: Bwrap, sandbox: SandboxConfig) -> None:
             error = SandboxUnavailable(f"the sandbox self-test failed: {error}")
         raise error
     with _probe_lock:
-        _probed.add(bwrap.path)
+        _probed.add(identity(bwrap.path))
 
 
 def _aside(path: str, protected: Callable[[str], bool]) -> tuple[str | None, str]:
