@@ -192,9 +192,13 @@ def _cli(workspace: str, *, warm: bool) -> Callable[[], object]:
     )
 
 
-def _python(*flags: str) -> Callable[[], object]:
+def _python(*flags: str, code: str = "pass") -> Callable[[], object]:
     """A fresh interpreter that does nothing: the floor of any `safehold run`."""
-    return lambda: subprocess.run([sys.executable, *flags, "-c", "pass"], check=True)
+    return lambda: subprocess.run([sys.executable, *flags, "-c", code], check=True)
+
+
+_SPAWN_FLOOR = "import subprocess, selectors, json"
+"""What any Python process that spawns bwrap with the runner's I/O loop imports."""
 
 
 def start_server(runtime: str) -> None:
@@ -239,13 +243,14 @@ def overhead(config: SafetyConfig, runs: int) -> None:
                 _python("-S"),
                 _python("-I"),
                 _python("-I", "-S"),
+                _python(code=_SPAWN_FLOOR),
             ],
             runs,
         )
     calibration, plain, bare, runner, shell, no_cgroup, cli, warm, *pythons = rows
     net = "on" if config.sandbox.network else "off"
     print(f"part 1: {runs} interleaved runs, empty workspace, network {net} ({load()})")
-    print(f"  {'':34} {'median':>8} {'max':>8}")
+    print(f"  {'':44} {'median':>8} {'max':>8}")
     for name, (median, worst) in (
         ("calibration (100k-step loop)", calibration),
         ("plain subprocess `true`", plain),
@@ -259,8 +264,9 @@ def overhead(config: SafetyConfig, runs: int) -> None:
         ("python -S -c pass", pythons[1]),
         ("python -I -c pass", pythons[2]),
         ("python -I -S -c pass", pythons[3]),
+        (f"python -c '{_SPAWN_FLOOR}'", pythons[4]),
     ):
-        print(f"  {name:34} {median:8.2f} {worst:8.2f} ms")
+        print(f"  {name:44} {median:8.2f} {worst:8.2f} ms")
     ratio = runner[0] / bare[0]
     verdict = "PASS" if ratio <= BAR_RATIO else "FAIL"
     print(f"  runner / bare bwrap (medians)      {ratio:8.2f} x   (bar {BAR_RATIO} x: {verdict})")
@@ -276,8 +282,11 @@ def overhead(config: SafetyConfig, runs: int) -> None:
         f"{verdict}; in-process {cli[0]:.2f} ms; bare bwrap {bare[0]:.2f} ms; "
         f"python -c pass {pythons[0][0]:.2f} ms)"
     )
+    floor = pythons[4][0] + bare[0]
     print(
-        f"  warm run over python -c pass + bare bwrap {warm[0] - pythons[0][0] - bare[0]:8.2f} ms"
+        f"  warm run over python -c pass + bare bwrap {warm[0] - pythons[0][0] - bare[0]:8.2f} ms; "
+        f"over the spawn floor (`{_SPAWN_FLOOR}` + bare bwrap, {floor:.2f} ms) "
+        f"{warm[0] - floor:.2f} ms"
     )
     over = runner[0] - plain[0]
     verdict = "PASS" if over < BAR_MS else "FAIL"

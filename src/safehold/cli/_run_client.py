@@ -339,6 +339,13 @@ def run(words: list[str]) -> int | None:
     try:
         try:
             conn.sendall(request)
+        except OSError:
+            return None
+        # While the server plans, load what spawning needs (most of this process's start).
+        from safehold.adapters.bwrap import _limits, _process  # noqa: F401
+        from safehold.cli import guarded  # noqa: F401
+
+        try:
             status, body = read_reply(conn)
         except OSError:
             return None
