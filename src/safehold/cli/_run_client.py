@@ -317,6 +317,14 @@ def _write(stream: object, data: bytes) -> None:
 
 def run(words: list[str]) -> int | None:
     """`safehold run ...` planned by the warm server; None means "run it in-process"."""
+    try:
+        return _served(words)
+    except KeyboardInterrupt:  # while the server plans: as an interrupted in-process run
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+def _served(words: list[str]) -> int | None:
     from safehold.cli import _hook_client as client
 
     if not client.enabled():
