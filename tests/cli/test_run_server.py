@@ -377,3 +377,46 @@ def test_no_reply_makes_the_client_run_something_unsandboxed(body: bytes) -> Non
     assert plan is None or (
         plan.head[0] == plan.bwrap and tuple(plan.head[1:5]) == _run_client.BASE_FLAGS
     )
+
+
+def _running(seconds: str) -> bool:
+    """Whether a `sleep SECONDS` process runs (the sandboxed one: its argv, NUL-separated)."""
+    wanted = b"sleep\0" + seconds.encode() + b"\0"
+    for pid in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            if pid.isdigit() and Path(f"/proc/{pid}/cmdline").read_bytes().endswith(wanted):
+                return True
+    return False
+
+
+@pytest.mark.parametrize("server", [False, True], ids=["in-process", "warm"])
+def test_ctrl_c_kills_the_sandbox_and_exits_130(warm: Warm, tmp_path: Path, server: bool) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    marker = f"{600 + time.time_ns() % 1000}.{os.getpid()}"  # sleep's seconds: unique here
+    script = f"touch started; sleep {marker}; touch finished"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "safehold.cli", "run", "--", "bash", "-c", script],
+        cwd=ws,
+        env=warm.env(server=server),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (ws / "started").exists():
+            assert time.monotonic() < deadline and proc.poll() is None, "the command never ran"
+            time.sleep(0.05)
+        assert _running(marker)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (proc.returncode, stdout, stderr) == (130, b"", b"error: interrupted\n")
+    deadline = time.monotonic() + 30
+    while _running(marker):  # the sandbox dies with its runner: its pid 1 and the rest
+        assert time.monotonic() < deadline, "the sandboxed command outlived its runner"
+        time.sleep(0.05)
+    assert not (ws / "finished").exists()
