@@ -404,10 +404,9 @@ def test_ctrl_c_kills_the_sandbox_and_exits_130(warm: Warm, tmp_path: Path, serv
     )
     try:
         deadline = time.monotonic() + 60
-        while not (ws / "started").exists():
+        while not ((ws / "started").exists() and _running(marker)):  # bash forks sleep after
             assert time.monotonic() < deadline and proc.poll() is None, "the command never ran"
             time.sleep(0.05)
-        assert _running(marker)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
