@@ -9,11 +9,12 @@ an opaque reason, never skipped.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Final
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
@@ -213,9 +214,19 @@ class _Ctx:
     loops: tuple[Loop, ...] = ()
 
 
-@functools.cache
+_LANGUAGE: Final = Language(tree_sitter_bash.language())
+_local = threading.local()
+
+
 def _parser() -> Parser:
-    return Parser(Language(tree_sitter_bash.language()))
+    """This thread's parser: a tree-sitter parser holds mutable parse state and is not made
+    to be shared between threads, and two sessions may decide at once (the ACP agent, the
+    hook server). A parser is cheap; each thread builds its own on first use.
+    """
+    parser: Parser | None = getattr(_local, "parser", None)
+    if parser is None:
+        parser = _local.parser = Parser(_LANGUAGE)
+    return parser
 
 
 def parse_tree(src: bytes) -> Node:
