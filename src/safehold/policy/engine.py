@@ -33,7 +33,7 @@ from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.grants import GrantEffect, broaden, path_grant_key, tool_grant_key
 from safehold.policy.modes import Mode
-from safehold.policy.paths import Access, CompiledPolicy, PathCheck, compile_policy
+from safehold.policy.paths import Access, CompiledPolicy, PathCheck, compile_policy, one_look
 from safehold.policy.shell.assess import CommandAssessment, assess_command
 from safehold.policy.urls import check_url
 
@@ -71,8 +71,20 @@ def evaluate(
     holds only because the sandbox confines the command is `confined` and says so in a
     reason `allowed-in-sandbox`.
 
-    Pure apart from stat calls on the paths involved; never raises for any input.
+    Pure apart from stat calls on the paths involved (each path resolved once per call:
+    `paths.one_look`); never raises for any input.
     """
+    with one_look():
+        return _evaluate_runner(config, call, workspace, grants, runner)
+
+
+def _evaluate_runner(
+    config: SafetyConfig,
+    call: ToolCall,
+    workspace: str,
+    grants: Mapping[str, GrantEffect] | None,
+    runner: Runner,
+) -> Decision:
     try:
         if runner == "host":
             return _evaluate(host_config(config), call, workspace, grants)[0]
