@@ -270,3 +270,18 @@ def test_a_tampered_entry_that_went_out_stops_the_agent(tmp_path: Path) -> None:
         assert proc.returncode == 0
     # Either way the entry now holds the loaded config's answer.
     assert json.loads(entry.read_text())["setup"]["modes"]["currentModeId"] == "read-only"
+
+
+def test_a_fifo_in_place_of_a_file_is_read_without_waiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Opening a FIFO for reading waits for a writer: the start would hang before its config.
+    monkeypatch.chdir(tmp_path)
+    key, _ = cache.lookup(list(OPTIONS), None)
+    folder = cache.cache_dir()
+    assert folder is not None
+    os.makedirs(folder)
+    os.mkfifo(os.path.join(folder, f"{key}.json"))
+    assert cache.lookup(list(OPTIONS), None) == (key, None)
+    os.mkfifo(tmp_path / ".safehold.toml")
+    assert _key() != key  # and the project file's kind is part of the key

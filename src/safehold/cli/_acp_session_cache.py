@@ -38,6 +38,7 @@ __all__ = ["CACHE_VERSION", "cache_dir", "lookup", "remember"]
 
 CACHE_VERSION: Final = 1
 _KEEP: Final = 32  # entries kept; older ones are removed when a new one is written
+_MAX_ENTRY: Final = 1 << 20  # an entry is a few kilobytes; anything larger is not one
 _ENV: Final = (
     "SAFEHOLD_CONFIG",
     "SAFEHOLD_MANAGED_CONFIG",
@@ -68,10 +69,10 @@ def lookup(options: list[str], config: str | None) -> tuple[str, dict[str, Any] 
     folder = cache_dir()
     if folder is None:
         return key, None
+    raw = _read_regular(os.path.join(folder, f"{key}.json"), _MAX_ENTRY)
     try:
-        with open(os.path.join(folder, f"{key}.json"), "rb") as f:
-            data = json.loads(f.read())
-    except (OSError, ValueError):
+        data = json.loads(raw) if raw is not None else None
+    except ValueError:
         return key, None
     if (
         not isinstance(data, dict)
@@ -169,11 +170,31 @@ def _file_state(path: str) -> bytes:
     head = f"{link}:{stat.S_IFMT(st.st_mode)}:{st.st_size}:".encode()
     if not stat.S_ISREG(st.st_mode):
         return head
+    data = _read_regular(path, None)
+    return head + (data if data is not None else b"unreadable")
+
+
+def _read_regular(path: str, limit: int | None) -> bytes | None:
+    """The bytes of the regular file at `path` (None: anything else, or unreadable).
+
+    Opened without blocking, so a FIFO put in a file's place cannot hang the start.
+    """
     try:
-        with open(path, "rb") as f:
-            return head + f.read()
-    except OSError as exc:
-        return head + f"read:{exc.errno}".encode()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (limit is not None and st.st_size > limit):
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _code_state(h: Any) -> None:
