@@ -146,7 +146,7 @@ def test_a_remembered_answer_that_went_out_must_be_confirmed(tmp_path: Path, sam
         ]
     )
     try:
-        early.offer_remembered(remembered)
+        early.offer_sessions(remembered)
         _init, new = _answers(from_agent, 2)
         assert new["result"]["modes"] == remembered["modes"]
         # The client holds this answer: only the same answer from the loaded config passes.
@@ -163,7 +163,7 @@ def test_a_remembered_answer_not_yet_sent_is_replaced(tmp_path: Path) -> None:
     loaded = {"modes": {"currentModeId": "review"}, "configOptions": []}
     early, to_agent, from_agent = _reader([_msg(0, "initialize", {"protocolVersion": 1}) + b"\n"])
     try:
-        early.offer_remembered(remembered)
+        early.offer_sessions(remembered)
         _answers(from_agent, 1)
         assert early.confirm_sessions(loaded) is True  # the session/new has not come yet
         os.write(to_agent, _msg(1, "session/new", {"cwd": str(tmp_path), "mcpServers": []}))

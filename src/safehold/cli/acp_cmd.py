@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
         remembered = _acp_session_cache.lookup(_cache_words(args), args.config)
         if remembered[1] is not None:
-            early.offer_remembered(remembered[1])
+            early.offer_sessions(remembered[1])
 
     from safehold.cli.config_cmd import load_config
     from safehold.policy.modes import Mode

@@ -19,7 +19,7 @@ is built without the SDK by `safehold.adapters._acp_wire`): the session id is ma
 the agent opens that session (`FirstMessage.session`) before the SDK reads another byte.
 When an earlier start with the same inputs left its answer in the cache
 (`safehold.cli._acp_session_cache`), that answer is offered before the config loads
-(`offer_remembered`); the loaded config's answer then confirms it (`confirm_sessions`):
+(`offer_sessions`); the loaded config's answer then confirms it (`confirm_sessions`):
 one not yet sent is replaced, and one sent that differs makes the agent stop.
 Only a plain request is taken (an existing absolute `cwd`, a list of MCP servers, and a
 client that advertised no session capabilities); anything else goes to the SDK.
@@ -108,17 +108,9 @@ class EarlyInitialize:
     def offer_sessions(self, setup: dict[str, Any] | None) -> None:
         """Let the reader answer a `session/new` after `initialize` with `setup` (None: never).
 
-        `setup` is the result's `modes` and `configOptions`; the reader adds the id.
-        """
-        with self._lock:
-            if not self._offered.is_set():
-                self._sessions = setup
-                self._offered.set()
-
-    def offer_remembered(self, setup: dict[str, Any]) -> None:
-        """Offer an answer remembered from an earlier run before the config has loaded.
-
-        The caller must then call `confirm_sessions` with the loaded config's answer.
+        `setup` is the result's `modes` and `configOptions`; the reader adds the id. One
+        remembered from an earlier start is offered before the config has loaded, and
+        `confirm_sessions` must then follow with the loaded config's answer.
         """
         with self._lock:
             if not self._offered.is_set():
