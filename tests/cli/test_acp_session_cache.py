@@ -25,7 +25,11 @@ OPTIONS = ("config=None", "floor=None")
 
 
 @pytest.fixture(autouse=True)
-def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The files these tests write (a user config, trust records) must not reach other
+    # tests of this worker, whose agents would load them.
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 

@@ -19,7 +19,9 @@ The next start with the same inputs offers the remembered answer before the conf
 (`lookup`), and the main thread then checks it against the loaded config
 (`EarlyInitialize.confirm_sessions`): an answer that was sent and does not match ends the
 agent with an error (fail closed); one not yet sent is replaced. Only answers of configs
-that loaded are written, so a config that fails to load never gets an early answer. Any
+that loaded are written, and only when the key computed again after the load is the one
+computed before it (no input changed meanwhile), so a config that fails to load never gets
+an early answer. Any
 problem reading or writing the cache is a miss, never an error.
 
 Imports only light standard modules: it runs before the config's imports.
@@ -34,7 +36,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, Final
 
-__all__ = ["CACHE_VERSION", "cache_dir", "lookup", "remember"]
+__all__ = ["CACHE_VERSION", "cache_dir", "forget", "key", "lookup", "remember"]
 
 CACHE_VERSION: Final = 1
 _KEEP: Final = 32  # entries kept; older ones are removed when a new one is written
@@ -87,7 +89,11 @@ def lookup(options: list[str], config: str | None) -> tuple[str, dict[str, Any] 
 
 
 def remember(key: str, setup: dict[str, Any]) -> None:
-    """Keep `setup` under `key` (atomically, 0600); errors are ignored."""
+    """Keep `setup` under `key` (atomically, 0600); errors are ignored.
+
+    The caller checks that `key` still holds after the config loaded (`key` again): a file
+    that changed between the two would otherwise file one config's answer under another's.
+    """
     folder = cache_dir()
     if folder is None:
         return
@@ -107,6 +113,16 @@ def remember(key: str, setup: dict[str, Any]) -> None:
             os.unlink(tmp)
 
 
+def forget(key: str) -> None:
+    """Remove the entry under `key`, if there is one; errors are ignored."""
+    folder = cache_dir()
+    if folder is not None:
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(folder, f"{key}.json"))
+
+
 def _prune(folder: str) -> None:
     entries = []
     with os.scandir(folder) as it:
@@ -115,6 +131,11 @@ def _prune(folder: str) -> None:
                 entries.append((entry.stat().st_mtime_ns, entry.path))
     for _, path in sorted(entries, reverse=True)[_KEEP:]:
         os.unlink(path)
+
+
+def key(options: list[str], config: str | None) -> str:
+    """The digest `lookup` names the entry by (computed afresh: it reads the files again)."""
+    return _key(options, config)
 
 
 def _key(options: list[str], config: str | None) -> str:

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             early.confirm_sessions(None)
         raise
     if early is not None:
-        _confirm_early_sessions(early, config, floor, remembered)
+        _confirm_early_sessions(early, config, floor, remembered, args)
     from safehold.adapters.acp.agent import SafeholdAgent
 
     store, permission_options = _grant_options(scopes, ttl)
@@ -155,6 +155,7 @@ def _confirm_early_sessions(
     config: SafetyConfig,
     floor: Mode | None,
     remembered: tuple[str, dict[str, Any] | None] | None,
+    args: argparse.Namespace,
 ) -> None:
     """Offer the loaded config's `session/new` answer; fail if another one already went out."""
     from safehold.adapters._acp_wire import session_setup_json
@@ -168,10 +169,14 @@ def _confirm_early_sessions(
         return
     key, old = remembered
     sent_ok = early.confirm_sessions(setup)
-    if setup is not None and setup != old:
+    if setup != old:
         from safehold.cli import _acp_session_cache
 
-        _acp_session_cache.remember(key, setup)
+        # Only when no input changed while the config loaded (the key is the same again).
+        if setup is not None and _acp_session_cache.key(_cache_words(args), args.config) == key:
+            _acp_session_cache.remember(key, setup)
+        elif old is not None:
+            _acp_session_cache.forget(key)
     if not sent_ok:
         raise SafeholdError(
             "the new session was answered from the remembered answer of an earlier start, "
