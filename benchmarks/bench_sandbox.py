@@ -1,19 +1,26 @@
 """Sandbox cost: overhead against bare bwrap, and cost against the workspace's size.
 
-Usage: python benchmarks/bench_sandbox.py [--runs N] [--network] [--big] [--no-home]
+Usage: python benchmarks/bench_sandbox.py [--runs N] [--network] [--big] [--no-home] [--part1]
 
 Every part prints the load average: figures on a loaded machine are several times slower.
 
 Part 1 runs `true` interleaved (so load drift hits all alike; in a new order each round) through a plain subprocess,
 through bare bwrap with the runner's exact argv (same flags, mounts, seccomp program, status
 pipe and limit prefix, built once), through the runner, and `safehold run -- true` from a
-shell (a fresh interpreter), with the median and the maximum of each. The runner's extra
+shell (a fresh interpreter) twice: in-process (`SAFEHOLD_HOOK_SERVER=0`: the interpreter
+loads the config models, plans and probes bwrap itself) and planned by the warm hook
+server (started for this, in a throwaway runtime directory: the client loads only the
+standard library's process modules, then spawns bwrap), with the median and the maximum
+of each. Python's own start (`python -c pass`, with `-S`, `-I`, both) bounds what any
+`safehold run` can cost. The runner's extra
 is its own Python (revalidating the cached mount plan, the IO loop, the post-run
 protected-path check) and, for a root caller, the per-run pids cgroup (bwrap's child is
 moved in while it waits on `--block-fd`; the move waits for an RCU grace period, overlapped
 with bwrap's setup); it is also shown without that cgroup. Bars: runner ≤ 1.5 × bare bwrap
-(medians); `safehold run -- true` ≤ 100 ms; runner overhead over plain < 25 ms (SPEC §10).
-A calibration loop row shows how fast the machine was.
+(medians); `safehold run -- true` (warm) ≤ 100 ms; runner overhead over plain < 25 ms (SPEC §10).
+A calibration loop row shows how fast the machine was. With `PYTHONDONTWRITEBYTECODE` set
+and no `.pyc` files next to safehold's sources, every fresh interpreter compiles them
+first: the bench says so (run `python -m compileall src` once).
 
 Part 2 builds workspaces of 0, 10k and 100k files (500k with `--big`, about a minute to
 build) and times `run_sandboxed_sync("true")` in each, with HOME a throwaway empty directory:
@@ -34,9 +41,11 @@ throwaway `XDG_STATE_HOME`, never the user's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -172,13 +181,49 @@ def _calibration() -> None:
         total += i * i
 
 
-def _cli(workspace: str) -> Callable[[], object]:
-    """`safehold run -- true` from a shell: a fresh interpreter, as a user types it."""
+def _cli(workspace: str, *, warm: bool) -> Callable[[], object]:
+    """`safehold run -- true` from a shell: a fresh interpreter, as a user types it;
+    planned by the warm hook server or (`warm=False`) wholly in-process."""
     cli = os.path.join(os.path.dirname(sys.executable), "safehold")
     argv = [cli] if os.path.exists(cli) else [sys.executable, "-m", "safehold"]
+    env = {**os.environ, "SAFEHOLD_HOOK_SERVER": "1" if warm else "0"}
     return lambda: subprocess.run(
-        [*argv, "run", "--", "true"], cwd=workspace, check=True, capture_output=True
+        [*argv, "run", "--", "true"], cwd=workspace, env=env, check=True, capture_output=True
     )
+
+
+def _python(*flags: str, code: str = "pass") -> Callable[[], object]:
+    """A fresh interpreter that does nothing: the floor of any `safehold run`."""
+    return lambda: subprocess.run([sys.executable, *flags, "-c", code], check=True)
+
+
+_SPAWN_FLOOR = "import subprocess, selectors, json"
+"""What any Python process that spawns bwrap with the runner's I/O loop imports."""
+
+
+def start_server(runtime: str) -> None:
+    """A warm hook server for this HOME in `runtime` (`safehold hook warm`), once listening."""
+    os.environ["XDG_RUNTIME_DIR"] = runtime
+    env = {**os.environ, "SAFEHOLD_HOOK_SERVER": "1"}
+    subprocess.run([sys.executable, "-m", "safehold.cli", "hook", "warm"], env=env, check=True)
+    deadline = time.monotonic() + 120
+    folder = os.path.join(runtime, "safehold")
+    while not any(n.endswith(".sock") for n in os.listdir(folder) if os.path.isdir(folder)):
+        if time.monotonic() > deadline:
+            raise SystemExit("the warm hook server did not start")
+        time.sleep(0.1)
+
+
+def stop_server(runtime: str) -> None:
+    """SIGTERM the server `start_server` started (its pid is in the lock file)."""
+    folder = os.path.join(runtime, "safehold")
+    for name in os.listdir(folder) if os.path.isdir(folder) else ():
+        if name.endswith(".lock"):
+            with (
+                open(os.path.join(folder, name), encoding="ascii") as fh,
+                contextlib.suppress(ValueError, OSError),
+            ):
+                os.kill(int(fh.read().split()[0]), signal.SIGTERM)
 
 
 def overhead(config: SafetyConfig, runs: int) -> None:
@@ -192,14 +237,20 @@ def overhead(config: SafetyConfig, runs: int) -> None:
                 lambda: run_sandboxed_sync(["true"], cwd=workspace, config=config),
                 lambda: run_sandboxed_sync("true", cwd=workspace, config=config),
                 _without_cgroup(config, workspace),
-                _cli(workspace),
+                _cli(workspace, warm=False),
+                _cli(workspace, warm=True),
+                _python(),
+                _python("-S"),
+                _python("-I"),
+                _python("-I", "-S"),
+                _python(code=_SPAWN_FLOOR),
             ],
             runs,
         )
-    calibration, plain, bare, runner, shell, no_cgroup, cli = rows
+    calibration, plain, bare, runner, shell, no_cgroup, cli, warm, *pythons = rows
     net = "on" if config.sandbox.network else "off"
     print(f"part 1: {runs} interleaved runs, empty workspace, network {net} ({load()})")
-    print(f"  {'':34} {'median':>8} {'max':>8}")
+    print(f"  {'':44} {'median':>8} {'max':>8}")
     for name, (median, worst) in (
         ("calibration (100k-step loop)", calibration),
         ("plain subprocess `true`", plain),
@@ -207,9 +258,15 @@ def overhead(config: SafetyConfig, runs: int) -> None:
         ("runner run_sandboxed_sync(argv)", runner),
         ("runner, `/bin/bash -c true`", shell),
         ("runner without the pids cgroup", no_cgroup),
-        ("`safehold run -- true`, shell", cli),
+        ("`safehold run -- true`, in-process", cli),
+        ("`safehold run -- true`, warm server", warm),
+        ("python -c pass", pythons[0]),
+        ("python -S -c pass", pythons[1]),
+        ("python -I -c pass", pythons[2]),
+        ("python -I -S -c pass", pythons[3]),
+        (f"python -c '{_SPAWN_FLOOR}'", pythons[4]),
     ):
-        print(f"  {name:34} {median:8.2f} {worst:8.2f} ms")
+        print(f"  {name:44} {median:8.2f} {worst:8.2f} ms")
     ratio = runner[0] / bare[0]
     verdict = "PASS" if ratio <= BAR_RATIO else "FAIL"
     print(f"  runner / bare bwrap (medians)      {ratio:8.2f} x   (bar {BAR_RATIO} x: {verdict})")
@@ -219,10 +276,17 @@ def overhead(config: SafetyConfig, runs: int) -> None:
         print(
             f"  same, without the root-only cgroup {ratio:8.2f} x   (bar {BAR_RATIO} x: {verdict})"
         )
-    verdict = "PASS" if cli[0] <= BAR_CLI_MS else "FAIL"
+    verdict = "PASS" if warm[0] <= BAR_CLI_MS else "FAIL"
     print(
-        f"  `safehold run -- true`, shell      {cli[0]:8.2f} ms  (bar {BAR_CLI_MS:.0f} ms: "
-        f"{verdict}; bare bwrap {bare[0]:.2f} ms)"
+        f"  `safehold run -- true`, warm       {warm[0]:8.2f} ms  (bar {BAR_CLI_MS:.0f} ms: "
+        f"{verdict}; in-process {cli[0]:.2f} ms; bare bwrap {bare[0]:.2f} ms; "
+        f"python -c pass {pythons[0][0]:.2f} ms)"
+    )
+    floor = pythons[4][0] + bare[0]
+    print(
+        f"  warm run over python -c pass + bare bwrap {warm[0] - pythons[0][0] - bare[0]:8.2f} ms; "
+        f"over the spawn floor (`{_SPAWN_FLOOR}` + bare bwrap, {floor:.2f} ms) "
+        f"{warm[0] - floor:.2f} ms"
     )
     over = runner[0] - plain[0]
     verdict = "PASS" if over < BAR_MS else "FAIL"
@@ -344,15 +408,28 @@ def main() -> None:
     parser.add_argument("--network", action="store_true", help="measure with network on")
     parser.add_argument("--big", action="store_true", help="add the 500k-file workspace")
     parser.add_argument("--no-home", action="store_true", help="skip part 3 (real read roots)")
+    parser.add_argument("--part1", action="store_true", help="only part 1 (overhead)")
     args = parser.parse_args()
     real = home_dir()
     home = tempfile.mkdtemp(dir="/var/tmp", prefix="safehold-bench-home-")
+    runtime = tempfile.mkdtemp(prefix="sh-bench-")  # short: a socket path fits 108 bytes
     os.environ["HOME"] = home
     os.environ.pop("XDG_STATE_HOME", None)
     try:
         config = SafetyConfig(sandbox=SandboxConfig(network=args.network))
         print(load())
-        overhead(config, args.runs)
+        if sys.flags.dont_write_bytecode:
+            print(
+                "note: PYTHONDONTWRITEBYTECODE is set: a fresh interpreter compiles every "
+                "module that has no .pyc (run `python -m compileall src` once)"
+            )
+        start_server(runtime)
+        try:
+            overhead(config, args.runs)
+        finally:
+            stop_server(runtime)
+        if args.part1:
+            return
         sizes = [0, 10_000, 100_000] + ([500_000] if args.big else [])
         by_size(config, sizes, args.runs)
         if not args.no_home:
@@ -360,6 +437,7 @@ def main() -> None:
         print(load())
     finally:
         shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 if __name__ == "__main__":

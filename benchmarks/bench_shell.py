@@ -22,6 +22,7 @@ hits both columns alike.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import statistics
@@ -35,12 +36,34 @@ from safehold import SafetyConfig, ToolCall, ToolKind, evaluate
 from safehold.policy._arguments import _MEMO as _ARGUMENTS
 from safehold.policy.grants import _path_key
 from safehold.policy.paths import compile_policy
+from safehold.policy.shell import assess as _assess_module
+from safehold.policy.shell import locations as _locations_module
 from safehold.policy.shell.analysis import _analyze_text, analyze
 from safehold.policy.shell.assess import _DIRS, _home_spelled_memo
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.programs.classes import _class_reasons_memo, _spellings_memo
-from safehold.policy.shell.python_code import read_python
 from safehold.policy.shell.rules import compile_rules
+
+try:  # absent from a `--baseline` checkout before the closed world
+    from safehold.policy.shell import effects as _effects_module
+except ImportError:  # pragma: no cover - only under an older baseline
+    _effects_module = None  # type: ignore[assignment]
+
+try:  # absent from a `--baseline` checkout before the Python reader
+    from safehold.policy.shell.python_code import read_python
+except ImportError:  # pragma: no cover - only under an older baseline
+    read_python = None  # type: ignore[assignment]
+
+# Per-command memos by value (words, directories, grant keys): "first" clears them too.
+_VALUE_MEMOS = (
+    (_assess_module, "_DIRS_BY_VALUE"),
+    (_assess_module, "_grant_key_memo"),
+    (_effects_module, "_host_effects_memo"),
+    (_locations_module, "_resolve_dir"),
+)
+
+# A baseline from before the runner takes no `runner=` (it judged as the config's sandbox).
+_RUNNER = "runner" in inspect.signature(evaluate).parameters
 
 N = 5_000
 
@@ -121,7 +144,8 @@ def _cold() -> None:
     # Forget earlier analyses of the same text: the first time a command is seen.
     _analyze_text.cache_clear()
     disagreement.cache_clear()
-    read_python.cache_clear()
+    if read_python is not None:
+        read_python.cache_clear()
 
 
 def _first_sight(config: SafetyConfig, workspace: str) -> Callable[[], None]:
@@ -135,6 +159,10 @@ def _first_sight(config: SafetyConfig, workspace: str) -> Callable[[], None]:
         for memo in (_home_spelled_memo, _spellings_memo, _class_reasons_memo, _path_key):
             memo.cache_clear()
         _DIRS.clear()
+        for holder, name in _VALUE_MEMOS:  # memos by value a baseline may not have
+            memo = getattr(holder, name, None)
+            if memo is not None:
+                getattr(memo, "cache_clear", getattr(memo, "clear", lambda: None))()
         _ARGUMENTS.clear()
         rules._memo.cache_clear()
         policy._memo.judge.cache_clear()
@@ -179,12 +207,13 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
                 ("review, warm", review, None),
                 ("auto, warm", auto, None),
             ):
-                verdict = evaluate(config, call, workspace=ws, runner=runner).verdict.value
+                extra = {"runner": runner} if _RUNNER else {}
+                verdict = evaluate(config, call, workspace=ws, **extra).verdict.value  # type: ignore[arg-type]
                 labels.append((name, mode, verdict))
                 k = n if before is None else max(n // 5, 1)
                 rows.append(
                     (
-                        lambda c=config, k=call, r=runner: evaluate(c, k, workspace=ws, runner=r),
+                        lambda c=config, k=call, e=extra: evaluate(c, k, workspace=ws, **e),  # type: ignore[arg-type]
                         before,
                         k,
                     )

@@ -71,6 +71,7 @@ def test_the_acp_early_session_path_loads_no_sdk_asyncio_or_logging(
         "import os\n"
         f"os.chdir({str(tmp_path)!r})\n"
         "import safehold.cli.acp_cmd\n"
+        "safehold.cli.acp_cmd._grant_scopes('session,project,user', '8h')\n"
         "from safehold.cli.config_cmd import load_config\n"
         "from safehold.adapters._acp_wire import session_setup_json\n"
         "session_setup_json(load_config(None), None)\n"
@@ -86,3 +87,26 @@ def test_the_acp_early_session_path_loads_no_sdk_asyncio_or_logging(
     loaded = {m.split(".")[0] for m in json.loads(run.stderr.strip().splitlines()[-1])}
     assert loaded.isdisjoint({"acp", "asyncio", "logging", "bashlex"}), sorted(loaded)
     assert "pydantic" in loaded  # the config was really loaded and validated
+
+
+def test_the_remembered_session_answer_needs_no_pydantic_or_policy(tmp_path: Path) -> None:
+    # With an answer remembered from an earlier start, `safehold acp` offers it before the
+    # config loads (safehold.cli._acp_session_cache): that path must stay free of the
+    # config's imports, or the cache buys nothing.
+    code = (
+        "import os\n"
+        f"os.chdir({str(tmp_path)!r})\n"
+        "import safehold.cli.acp_cmd\n"
+        "from safehold.cli import _acp_session_cache\n"
+        "_acp_session_cache.lookup(['config=None'], None)\n"
+    )
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert run.returncode == 0, run.stderr
+    modules = set(json.loads(run.stderr.strip().splitlines()[-1]))
+    loaded = {m.split(".")[0] for m in modules}
+    assert loaded.isdisjoint({"acp", "asyncio", "logging", "pydantic", "_hashlib"}), sorted(loaded)
+    assert not {m for m in modules if m.startswith("safehold.policy")}, sorted(modules)

@@ -7,8 +7,6 @@ shell commands inside a bubblewrap sandbox.
 
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a hook call should not import typing
 if TYPE_CHECKING:
     from typing import Any
@@ -142,6 +140,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'safehold' has no attribute {name!r}")
+    import importlib  # here: `import safehold` is on every hook's and `run`'s start-up path
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -96,3 +96,46 @@ def test_cached_command_follows_the_config_and_the_filesystem(tmp_path: Path) ->
     (tmp_path / "server.pem").write_text("k")
     (tmp_path / "notes").symlink_to(tmp_path / "server.pem")
     assert _verdicts(auto, cat, ws) == {D}
+
+
+def test_roles_remembered_by_value_hold_the_commands_own_words(tmp_path: Path) -> None:
+    # The checks match a role to its word by identity (`u.word is w`): a command seen in an
+    # earlier text has equal words but new objects, so the remembered roles must be handed
+    # back holding this command's words, not the earlier command's.
+    from safehold.policy.shell.analysis import analyze
+    from safehold.policy.shell.assess import _command_dirs
+
+    policy = compile_policy(SafetyConfig(), str(tmp_path))
+    first = analyze("sort -o out.txt in.txt").commands[0]
+    again = analyze("true; sort -o out.txt in.txt").commands[1]
+    assert first.words == again.words and first.words[1] is not again.words[1]
+    for cmd in (first, again):
+        dirs, uses, _modes = _command_dirs(cmd, str(tmp_path), policy)
+        assert dirs == [str(tmp_path)]
+        assert {u.role for u in uses} == {"write", "read"}
+        assert all(any(u.word is w for w in cmd.words) for u in uses)
+
+
+def test_the_host_view_told_on_demand_is_the_host_assessment(tmp_path: Path) -> None:
+    # A sandboxed pass leaves the host's assessment for later (`host_view`); when it tells
+    # one, it is the assessment a pass for the host makes.
+    from safehold.policy.shell.assess import assess_command
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("x")
+    ws = str(tmp_path)
+    sandboxed = SafetyConfig().with_mode("auto")
+    host = sandboxed.without_sandbox()
+    told = 0
+    for command in ("git status", "npm test", "cat src/app.py | sort", "frobnicate src", "ls ~"):
+        on_sandbox = assess_command(command, config=sandboxed, policy=compile_policy(sandboxed, ws))
+        view = on_sandbox.host_view()
+        on_host = assess_command(command, config=host, policy=compile_policy(host, ws))
+        if view is not None:
+            told += 1
+            assert (view.verdict, view.reasons, view.grant_key) == (
+                on_host.verdict,
+                on_host.reasons,
+                on_host.grant_key,
+            )
+    assert told >= 3

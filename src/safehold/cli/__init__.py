@@ -15,7 +15,7 @@ import sys
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a hook call should not import typing
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any, Protocol
 
     class _Command(Protocol):
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
         def run(self, args: argparse.Namespace) -> int: ...
 
 
-__all__ = ["build_parser", "main", "run_command"]
+__all__ = ["build_parser", "guarded", "main", "run_command"]
 
 _COMMANDS = (
     "check",
@@ -76,13 +76,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _hook_client.run(words)
         if code is not None:
             return code
+    if words[:1] == ["run"]:
+        from safehold.cli import _run_client
+
+        code = _run_client.run(words)  # planned by the warm server, run here
+        if code is not None:
+            return code
     return run_command(words)
 
 
-def run_command(words: list[str]) -> int:
-    """Parse `words` and run the command in this process."""
-    from safehold.errors import SafeholdError
-
+def run_command(
+    words: list[str], *, handler: Callable[[argparse.Namespace], int] | None = None
+) -> int:
+    """Parse `words` and run the command in this process (`handler` instead of the
+    command's own, once parsed: the hook server plans a `run` without running it)."""
     only = None
     if words[:1] == ["acp"] and not {"-h", "--help"} & set(words):
         # An editor waits for `acp` to answer `initialize`: answer it while the rest imports
@@ -99,9 +106,15 @@ def run_command(words: list[str]) -> int:
     if parser is None:
         parser = _PARSERS[only] = build_parser(only)  # a hook server parses many commands
     args = parser.parse_args(words)
+    return guarded(lambda: (handler or args.handler)(args))
+
+
+def guarded(call: Callable[[], int]) -> int:
+    """`call()`'s exit code; an error is one `error:` line and a failing exit, never allow."""
+    from safehold.errors import SafeholdError
+
     try:
-        code: int = args.handler(args)
-        return code
+        return call()
     except SafeholdError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

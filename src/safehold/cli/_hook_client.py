@@ -30,14 +30,21 @@ import os
 import stat
 import sys
 
+TYPE_CHECKING = False  # not typing's: this module is on the hook's start-up path
+if TYPE_CHECKING:
+    import _socket
+
 __all__ = [
     "MAX_PAYLOAD",
     "PROTOCOL",
     "SERVER_VAR",
+    "connect",
+    "enabled",
     "plain_hook",
     "run",
     "server_key",
     "socket_path",
+    "start_server",
     "warm",
 ]
 
@@ -92,7 +99,7 @@ def socket_path(key: str) -> str | None:
     return path if len(path.encode()) < 100 else None  # a socket's path fits in 108 bytes
 
 
-def _enabled() -> bool:
+def enabled() -> bool:
     value = os.environ.get(SERVER_VAR, "").strip().lower()
     return value not in ("0", "off", "no", "false") and hasattr(os, "getuid")
 
@@ -112,13 +119,13 @@ def plain_hook(words: list[str]) -> bool:
     return True
 
 
-def _request(key: str, words: list[str], payload: bytes) -> bytes:
+def _request(key: str, words: list[str], payload: bytes, protocol: bytes = PROTOCOL) -> bytes:
     def enc(text: str) -> bytes:
         return text.encode("utf-8", "surrogateescape")
 
     out, err = sys.stdout, sys.stderr
     fields = [
-        PROTOCOL,
+        protocol,
         enc(key),
         enc(os.getcwd()),
         enc(getattr(out, "encoding", None) or "utf-8"),
@@ -133,8 +140,8 @@ def _request(key: str, words: list[str], payload: bytes) -> bytes:
     return len(header).to_bytes(4, "big") + header + payload
 
 
-def _ask_server(path: str, request: bytes) -> tuple[bytes, bytes]:
-    """Send one request; the reply's status and body (`OSError` when there is no answer)."""
+def connect(path: str) -> _socket.socket:
+    """A connection to the server's socket, checked to be this user's (`OSError` if not)."""
     # `_socket`, not `socket`: building socket's enums would cost this call a third of
     # Python's own start.
     import _socket
@@ -148,6 +155,18 @@ def _ask_server(path: str, request: bytes) -> tuple[bytes, bytes]:
             cred = conn.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
             if int.from_bytes(cred[4:8], sys.byteorder) != os.getuid():
                 raise OSError("the hook server runs as another user")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _ask_server(path: str, request: bytes) -> tuple[bytes, bytes]:
+    """Send one request; the reply's status and body (`OSError` when there is no answer)."""
+    import _socket
+
+    conn = connect(path)
+    try:
         conn.sendall(request)
         conn.shutdown(_socket.SHUT_WR)
         chunks = []
@@ -159,7 +178,7 @@ def _ask_server(path: str, request: bytes) -> tuple[bytes, bytes]:
     return reply[:2], reply[2:]
 
 
-def _start_server(path: str) -> None:
+def start_server(path: str) -> None:
     """Start a server for the next call, detached: this call never waits for it."""
     import subprocess
     import time
@@ -198,17 +217,17 @@ def warm() -> int:
     call is answered warm. It prints nothing (Claude Code would add stdout to the model's
     context), waits for nothing and always exits 0: a session never waits on it.
     """
-    if not _enabled():
+    if not enabled():
         return 0
     path = socket_path(server_key())
     if path is not None and not os.path.exists(path + ".sock"):
-        _start_server(path)  # one server per socket: a second one started exits at once
+        start_server(path)  # one server per socket: a second one started exits at once
     return 0
 
 
 def run(words: list[str]) -> int | None:
     """Answer the hook through the server; None means "decide in-process" (stdin is kept)."""
-    if not _enabled() or not plain_hook(words):
+    if not enabled() or not plain_hook(words):
         return None
     payload = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
     # Whatever happens below, an in-process decision must still see the whole payload.
@@ -226,12 +245,12 @@ def run(words: list[str]) -> int | None:
     try:
         status, body = _ask_server(path + ".sock", request)
     except (FileNotFoundError, ConnectionRefusedError):
-        _start_server(path)
+        start_server(path)
         return None
     except OSError:
         return None
     if status == b"ST":
-        _start_server(path)  # the old server stopped before it answered
+        start_server(path)  # the old server stopped before it answered
     if status != b"OK" or len(body) < 5:
         return None
     code = body[0]

@@ -13,9 +13,13 @@ replaced, and when a safehold module it loaded changed on disk (that request is 
 per socket: it holds an exclusive lock on `PATH.lock` for its lifetime. SIGTERM stops it
 cleanly: the socket and the lock file are removed (`safehold doctor --stop` sends it).
 
-It serves only `hook <cli> ...` requests (anything else is answered `NO`), and only peers of
-the same user in its own mount, user and pid namespaces: never a sandboxed command, even
-one that can see the socket.
+It runs only `hook <cli> ...` requests (any other command is answered `NO`). It also
+*plans* `safehold run` (protocol `safehold-run/1`, `safehold.cli._run_client`): it reads the
+config and plans the mounts in the caller's directory and environment and answers bwrap's
+argv, which the caller runs itself; the server never runs the command, and runs the
+after-run check of that plan when the caller asks. It serves only peers of the same user in
+its own mount, user and pid namespaces: never a sandboxed command, even one that can see the
+socket.
 """
 
 from __future__ import annotations
@@ -24,14 +28,22 @@ import contextlib
 import fcntl
 import io
 import os
+import selectors
 import signal
 import socket
 import sys
 import time
 from collections.abc import Iterator
-from typing import Final
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
 from safehold.cli._hook_client import MAX_PAYLOAD, PROTOCOL, plain_hook, server_key
+from safehold.cli._run_client import RUN_PROTOCOL, WarmPlan, encode_plan, run_key
+
+if TYPE_CHECKING:
+    import argparse
+
+    from safehold.adapters.bwrap._runner import PreparedRun
 
 __all__ = ["IDLE_SECONDS", "serve"]
 
@@ -135,27 +147,35 @@ def _run(
     return b"OK" + bytes([code & 0xFF]) + len(stdout).to_bytes(4, "big") + stdout + err.getvalue()
 
 
+def _dec(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _request_of(
+    fields: list[bytes],
+) -> tuple[str, tuple[str, str, str, str], list[str], dict[str, str]]:
+    """The caller's directory, stream encodings, words and environment from a header."""
+    cwd = _dec(fields[2])
+    streams = (_dec(fields[3]), _dec(fields[4]), _dec(fields[5]), _dec(fields[6]))
+    argc = int(fields[7])
+    words = [_dec(w) for w in fields[8 : 8 + argc]]
+    env = dict(_dec(entry).partition("=")[::2] for entry in fields[8 + argc :] if b"=" in entry)
+    return cwd, streams, words, env
+
+
 def _answer(data: bytes, key: str, stamps: dict[str, tuple[int, int]]) -> tuple[bytes, bool]:
     """The reply to one request, and whether the server must stop."""
     size = int.from_bytes(data[:4], "big")
     fields = data[4 : 4 + size].split(b"\0")
     payload = data[4 + size :]
-
-    def dec(raw: bytes) -> str:
-        return raw.decode("utf-8", "surrogateescape")
-
-    if len(fields) < 8 or fields[0] != PROTOCOL or dec(fields[1]) != key:
+    if len(fields) < 8 or fields[0] != PROTOCOL or _dec(fields[1]) != key:
         return b"KY", False
     seen = len(sys.modules)
     if _changed(stamps):
         return b"ST", True
-    cwd = dec(fields[2])
-    streams = (dec(fields[3]), dec(fields[4]), dec(fields[5]), dec(fields[6]))
-    argc = int(fields[7])
-    words = [dec(w) for w in fields[8 : 8 + argc]]
+    cwd, streams, words, env = _request_of(fields)
     if not plain_hook(words):
         return b"NO", False  # only `hook <cli> ...`: never `run`, `acp`, `config`...
-    env = dict(dec(entry).partition("=")[::2] for entry in fields[8 + argc :] if b"=" in entry)
     try:
         reply = _run(words, cwd, env, payload, streams)
     except Exception:  # the caller then decides in-process, which reports the error itself
@@ -163,6 +183,106 @@ def _answer(data: bytes, key: str, stamps: dict[str, tuple[int, int]]) -> tuple[
     if len(sys.modules) != seen:  # the request imported more: watch those files too
         stamps.update({p: s for p, s in _stamps().items() if p not in stamps})
     return reply, False
+
+
+def _framed(status: bytes, body: bytes = b"") -> bytes:
+    return status + len(body).to_bytes(4, "big") + body
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A run planned for a client that is running it: its after-run check is still due."""
+
+    prepared: PreparedRun
+    cwd: str
+    env: dict[str, str]
+    streams: tuple[str, str, str, str]
+
+
+def _answer_run(
+    fields: list[bytes], key: str, stamps: dict[str, tuple[int, int]]
+) -> tuple[bytes, _Pending | None, bool]:
+    """The reply to a `safehold run` request (`_run_client`), the run now pending (its
+    after-run check due), and whether the server must stop.
+
+    It only plans: nothing the client asks is run here. `FB` (run it in-process) for what
+    the warm path does not cover: `sandbox.mode = "none"`, output while planning.
+    """
+    if len(fields) < 8 or _dec(fields[1]) != run_key(key):
+        return _framed(b"KY"), None, False
+    seen = len(sys.modules)
+    if _changed(stamps):
+        return _framed(b"ST"), None, True
+    cwd, streams, words, env = _request_of(fields)
+    if words[:1] != ["run"]:
+        return _framed(b"NO"), None, False
+    try:
+        reply, pending = _plan_run(words, cwd, env, streams)
+    except Exception:  # the caller then runs in-process, which reports the error itself
+        return _framed(b"ER"), None, False
+    if len(sys.modules) != seen:
+        stamps.update({p: s for p, s in _stamps().items() if p not in stamps})
+    return reply, pending, False
+
+
+def _plan_run(
+    words: list[str], cwd: str, env: dict[str, str], streams: tuple[str, str, str, str]
+) -> tuple[bytes, _Pending | None]:
+    from safehold.adapters.bwrap._runner import prepare_run
+    from safehold.cli import run_cmd, run_command
+
+    held: list[tuple[PreparedRun | None, float | None]] = []
+
+    def plan(args: argparse.Namespace) -> int:
+        ready = run_cmd.setup(args)
+        if isinstance(ready, int):
+            return ready  # a usage error, already printed
+        prepared = prepare_run(
+            ready.command, cwd=ready.cwd, config=ready.config, timeout=ready.timeout
+        )
+        held.append((prepared, ready.timeout))
+        return 0
+
+    with _as_caller(cwd, env, b"", streams) as (out, err):
+        try:
+            code = run_command(words, handler=plan)
+        except SystemExit as exc:  # argparse's usage errors and --help
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    stdout, stderr = out.getvalue(), err.getvalue()
+    if not held:  # it ends here, as in-process: a usage or config error, or --help
+        body = bytes([code & 0xFF]) + len(stdout).to_bytes(4, "big") + stdout + stderr
+        return _framed(b"OK", body), None
+    prepared, timeout = held[0]
+    if prepared is None or stdout or stderr:
+        return _framed(b"FB"), None
+    plan_ = WarmPlan(
+        head=prepared.head,
+        tail=prepared.tail,
+        env=prepared.env,
+        program=prepared.program,
+        timeout=prepared.timeout,
+        cap=prepared.cap,
+        max_processes=prepared.max_processes,
+        bwrap=prepared.bwrap,
+        report_timeout=timeout,
+    )
+    return _framed(b"PL", encode_plan(plan_)), _Pending(prepared, cwd, env, streams)
+
+
+def _after_run(pending: _Pending) -> bytes:
+    """The `AR` reply: what the check logged, then its findings (it never raises)."""
+    try:
+        with _as_caller(pending.cwd, pending.env, b"", pending.streams) as (_out, err):
+            findings = pending.prepared.after_run()
+        logged = err.getvalue()
+    except Exception as exc:  # the caller's directory is gone, say
+        logged = b""
+        findings = (
+            f"the after-run check of the writable roots failed ({type(exc).__name__}: {exc}); "
+            "protected paths the command created may remain: review the workspace",
+        )
+    body = b"\0".join(f.encode("utf-8", "surrogateescape") for f in findings)
+    return _framed(b"AR", len(logged).to_bytes(4, "big") + logged + body)
 
 
 _SO_PEERPIDFD: Final = 77
@@ -213,18 +333,76 @@ def _peer_is_me(conn: socket.socket) -> bool:
     return True
 
 
-def _receive(conn: socket.socket) -> bytes | None:
-    chunks, total = [], 0
+def _recv_upto(conn: socket.socket, size: int) -> bytes:
+    """`size` bytes, or fewer when the caller ends its request before."""
+    chunks, left = [], size
+    while left:
+        chunk = conn.recv(min(left, 1 << 16))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _receive(conn: socket.socket) -> tuple[bytes, bool] | None:
+    """One request, and whether it is a `run` (whose client keeps the connection open:
+    its header alone is read); None for one too long.
+
+    Anything else is read to its end (a hook request: header, then its payload until EOF),
+    and what does not parse is answered by `_answer` like any foreign request.
+    """
+    data = _recv_upto(conn, 4)
+    if len(data) == 4 and int.from_bytes(data, "big") <= _MAX_REQUEST:
+        header = _recv_upto(conn, int.from_bytes(data, "big"))
+        data += header
+        if header.split(b"\0", 1)[0] == RUN_PROTOCOL:
+            return data, True
+    chunks, total = [data], len(data)
     while chunk := conn.recv(1 << 16):
         chunks.append(chunk)
         total += len(chunk)
         if total > _MAX_REQUEST:
             return None
-    return b"".join(chunks)
+    return b"".join(chunks), False
+
+
+def _serve_one(
+    conn: socket.socket, key: str, stamps: dict[str, tuple[int, int]]
+) -> tuple[_Pending | None, bool]:
+    """Answer one new connection; the run it leaves pending, and whether to stop."""
+    conn.settimeout(_TICK)
+    if not _peer_is_me(conn):
+        return None, False
+    received = _receive(conn)
+    if received is None:
+        return None, False
+    data, is_run = received
+    if not is_run:
+        reply, stop = _answer(data, key, stamps)
+        conn.sendall(reply)
+        return None, stop
+    fields = data[4:].split(b"\0")
+    reply, pending, stop = _answer_run(fields, key, stamps)
+    conn.sendall(reply)
+    return pending, stop
+
+
+def _finish(conn: socket.socket, pending: _Pending) -> None:
+    """The client of a pending run wrote: `D` asks for the after-run check. Anything else,
+    or nothing (it is gone), ends the run without one, as an interrupted run in-process."""
+    conn.settimeout(_TICK)
+    if conn.recv(1) == b"D":
+        conn.sendall(_after_run(pending))
 
 
 def serve(path: str, *, idle: float = IDLE_SECONDS) -> int:
-    """Serve `path.sock` until idle, replaced or stale; 0 also when another server has it."""
+    """Serve `path.sock` until idle, replaced or stale; 0 also when another server has it.
+
+    A run's client keeps its connection while its command runs: those connections wait in
+    the same loop (the server neither idles out nor stops while one is pending, and answers
+    other requests meanwhile).
+    """
     lock = open(path + ".lock", "a+")  # noqa: SIM115 (held for the process's lifetime)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -249,43 +427,70 @@ def serve(path: str, *, idle: float = IDLE_SECONDS) -> int:
     with contextlib.suppress(Exception):  # a broken config, say: each request reports it
         _warm()
     stamps = _stamps()
-    listener.settimeout(_TICK)
     last = time.monotonic()
-    held = True
+    held = listening = True
+    pending: dict[socket.socket, _Pending] = {}
+    sel = selectors.DefaultSelector()
+    sel.register(listener, selectors.EVENT_READ)
     # SIGTERM (`safehold doctor --stop`, a logout) ends the loop through `finally`, so the
     # socket and the lock file go with the server.
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
+        while listening or pending:
+            events = sel.select(_TICK)
+            if not events:
+                if not listening:
+                    continue
                 try:
                     replaced = os.stat(sock_path).st_ino != inode
                 except OSError:
                     replaced = True
-                if replaced or time.monotonic() - last > idle:
-                    return 0
+                if replaced or (not pending and time.monotonic() - last > idle):
+                    if not pending:
+                        return 0
+                    sel.unregister(listener)
+                    _close(listener, sock_path, inode)
+                    listening = False
                 continue
             last = time.monotonic()
-            with conn:
-                conn.settimeout(_TICK)
-                stop = False
-                try:
-                    data = _receive(conn) if _peer_is_me(conn) else None
-                    if data is not None:
-                        reply, stop = _answer(data, key, stamps)
-                        if stop:  # free the socket and the lock for the next server first
-                            _close(listener, sock_path, inode)
-                            fcntl.flock(lock, fcntl.LOCK_UN)
-                            held = False
-                        conn.sendall(reply)
-                except Exception:  # a bad request, or a caller gone: it decides in-process
-                    pass
-                if stop:
-                    return 0
+            for item, _ in events:
+                sock = item.fileobj
+                assert isinstance(sock, socket.socket)
+                if sock is listener:
+                    if not listening:
+                        continue
+                    try:
+                        conn, _ = listener.accept()
+                    except OSError:
+                        continue
+                    run: _Pending | None = None
+                    stop = False
+                    try:
+                        run, stop = _serve_one(conn, key, stamps)
+                    except Exception:  # a bad request, or a caller gone: it runs in-process
+                        run = None
+                    if run is not None:
+                        pending[conn] = run
+                        sel.register(conn, selectors.EVENT_READ)
+                    else:
+                        conn.close()
+                    if stop:  # free the socket and the lock for the next server
+                        sel.unregister(listener)
+                        _close(listener, sock_path, inode)
+                        fcntl.flock(lock, fcntl.LOCK_UN)
+                        held = listening = False
+                else:
+                    sel.unregister(sock)
+                    done = pending.pop(sock)
+                    with contextlib.suppress(Exception), sock:
+                        _finish(sock, done)
+        return 0
     finally:
-        _close(listener, sock_path, inode)
+        for conn in pending:
+            conn.close()
+        sel.close()
+        if listening:
+            _close(listener, sock_path, inode)
         if held:
             with contextlib.suppress(OSError):
                 os.unlink(path + ".lock")

@@ -20,6 +20,10 @@ from safehold.errors import SafeholdError
 if TYPE_CHECKING:
     import asyncio
 
+    from safehold.policy.config import SafetyConfig
+    from safehold.policy.grants import GrantReach
+    from safehold.policy.modes import Mode
+
 # asyncio, logging and selectors are imported where they are used: until the config is
 # loaded and the early reader may answer `session/new` (issue 29), this module's imports
 # are on the path of that answer, and asyncio alone costs about as much as the config.
@@ -87,10 +91,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve the agent until the client closes stdin."""
     from safehold.cli.acp_initialize import started
+
+    early = started()
+    remembered: tuple[str, dict[str, Any] | None] | None = None
+    if early is not None and os.environ.get("SAFEHOLD_ACP_EARLY_SESSION", "1") != "0":
+        # A new session's answer from an earlier run with the same inputs goes out while
+        # the config loads; it is checked against the loaded config below.
+        from safehold.cli import _acp_session_cache
+
+        remembered = _acp_session_cache.lookup(_cache_words(args), args.config)
+        if remembered[1] is not None:
+            early.offer_sessions(remembered[1])
+
     from safehold.cli.config_cmd import load_config
     from safehold.policy.modes import Mode
 
-    early = started()
     try:
         config = load_config(args.config)  # ConfigError: one `error:` line, exit 2
         floor = Mode(args.floor) if args.floor else None
@@ -103,19 +118,16 @@ def run(args: argparse.Namespace) -> int:
                 state = SessionStateDir(args.state_dir, max_age=args.state_max_age)
             except ValueError as exc:
                 raise ConfigError(f"--state-max-age: {exc}") from None
-        store, permission_options = _grant_options(args.grant_scopes, args.always_for)
+        scopes, ttl = _grant_scopes(args.grant_scopes, args.always_for)
     except BaseException:
         if early is not None:
-            early.offer_sessions(None)
+            early.confirm_sessions(None)
         raise
     if early is not None:
-        # Everything a new session's answer depends on is known: the early reader may now
-        # answer a `session/new` while the SDK imports.
-        from safehold.adapters._acp_wire import session_setup_json
-
-        early.offer_sessions(lambda: session_setup_json(config, floor))
+        _confirm_early_sessions(early, config, floor, remembered, args)
     from safehold.adapters.acp.agent import SafeholdAgent
 
+    store, permission_options = _grant_options(scopes, ttl)
     agent = SafeholdAgent(
         config,
         floor=floor,
@@ -133,11 +145,55 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _grant_options(scopes_text: str, always_for: str | None) -> tuple[Any, Any]:
-    """The grant store and the permission options `--grant-scopes` and `--always-for` name."""
-    from safehold.adapters.acp.permission import PermissionOptions
+def _cache_words(args: argparse.Namespace) -> list[str]:
+    """Every option of this start, for the cache key (`handler` is this module's `run`)."""
+    return [f"{k}={v!r}" for k, v in sorted(vars(args).items()) if k != "handler"]
+
+
+def _confirm_early_sessions(
+    early: EarlyInitialize,
+    config: SafetyConfig,
+    floor: Mode | None,
+    remembered: tuple[str, dict[str, Any] | None] | None,
+    args: argparse.Namespace,
+) -> None:
+    """Offer the loaded config's `session/new` answer; fail if another one already went out."""
+    from safehold.adapters._acp_wire import session_setup_json
+
+    try:
+        setup: dict[str, Any] | None = session_setup_json(config, floor)
+    except Exception:  # a config looser than the floor: the SDK path answers (and refuses)
+        setup = None
+    if remembered is None:
+        early.offer_sessions(setup)
+        return
+    key, old = remembered
+    sent_ok = early.confirm_sessions(setup)
+    if setup != old:
+        from safehold.cli import _acp_session_cache
+
+        # Only when no input changed while the config loaded (the key is the same again).
+        if setup is not None and _acp_session_cache.key(_cache_words(args), args.config) == key:
+            _acp_session_cache.remember(key, setup)
+        elif old is not None:
+            _acp_session_cache.forget(key)
+    if not sent_ok:
+        raise SafeholdError(
+            "the new session was answered from the remembered answer of an earlier start, "
+            "which the config no longer gives (it changed in a way the cache key did not "
+            "see); the agent stops rather than serve a session the editor shows differently: "
+            "start it again"
+        )
+
+
+def _grant_scopes(
+    scopes_text: str, always_for: str | None
+) -> tuple[tuple[GrantReach, ...], float | None]:
+    """The scopes `--grant-scopes` names and the lifetime `--always-for` gives, checked.
+
+    Without the ACP SDK (`PermissionOptions` imports it): this runs before the early answer.
+    """
     from safehold.errors import ConfigError
-    from safehold.grant_store import GrantFiles
     from safehold.policy.grants import GRANT_REACHES, parse_duration
 
     scopes = [w.strip() for w in scopes_text.split(",") if w.strip()]
@@ -150,9 +206,16 @@ def _grant_options(scopes_text: str, always_for: str | None) -> tuple[Any, Any]:
         ttl = None if always_for is None else parse_duration(always_for)
     except ValueError as exc:
         raise ConfigError(f"--always-for: {exc}") from None
-    wanted = ("session", *scopes)
-    store = GrantFiles() if set(wanted) - {"session"} else None
-    return store, PermissionOptions(scopes=wanted, expires_in=ttl)  # type: ignore[arg-type]
+    return tuple(r for r in GRANT_REACHES if r == "session" or r in scopes), ttl
+
+
+def _grant_options(scopes: tuple[GrantReach, ...], ttl: float | None) -> tuple[Any, Any]:
+    """The grant store and the permission options of checked `_grant_scopes`."""
+    from safehold.adapters.acp.permission import PermissionOptions
+    from safehold.grant_store import GrantFiles
+
+    store = GrantFiles() if set(scopes) - {"session"} else None
+    return store, PermissionOptions(scopes=scopes, expires_in=ttl)
 
 
 async def _serve(agent: Any, early: EarlyInitialize | None = None) -> None:

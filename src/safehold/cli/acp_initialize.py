@@ -14,9 +14,13 @@ message while the main thread imports and builds the agent:
   answers it as it always would.
 
 After an answered `initialize`, a `session/new` that comes next is answered here too, once
-the main thread has loaded the config and offered a builder (`offer_sessions`; the result
+the main thread has loaded the config and offered the answer (`offer_sessions`; the result
 is built without the SDK by `safehold.adapters._acp_wire`): the session id is made here and
 the agent opens that session (`FirstMessage.session`) before the SDK reads another byte.
+When an earlier start with the same inputs left its answer in the cache
+(`safehold.cli._acp_session_cache`), that answer is offered before the config loads
+(`offer_sessions`); the loaded config's answer then confirms it (`confirm_sessions`):
+one not yet sent is replaced, and one sent that differs makes the agent stop.
 Only a plain request is taken (an existing absolute `cwd`, a list of MCP servers, and a
 client that advertised no session capabilities); anything else goes to the SDK.
 `SAFEHOLD_ACP_EARLY_SESSION=0` turns this off.
@@ -31,7 +35,6 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Callable
 from typing import Any, Final
 
 __all__ = [
@@ -95,19 +98,37 @@ class EarlyInitialize:
         self._stdin_fd = stdin_fd
         self._version = version
         self._result = FirstMessage()
-        self._sessions: Callable[[], dict[str, Any]] | None = None
+        self._sessions: dict[str, Any] | None = None
         self._offered = threading.Event()
+        self._lock = threading.Lock()
+        self._sent: dict[str, Any] | None = None  # the setup an early answer carried
         self._thread = threading.Thread(target=self._run, name="safehold-acp-init", daemon=True)
         self._thread.start()
 
-    def offer_sessions(self, setup: Callable[[], dict[str, Any]] | None) -> None:
-        """Let the reader answer a `session/new` after `initialize` with `setup()` (None: never).
+    def offer_sessions(self, setup: dict[str, Any] | None) -> None:
+        """Let the reader answer a `session/new` after `initialize` with `setup` (None: never).
 
-        `setup` returns the result's `modes` and `configOptions`; the reader adds the id.
+        `setup` is the result's `modes` and `configOptions`; the reader adds the id. One
+        remembered from an earlier start is offered before the config has loaded, and
+        `confirm_sessions` must then follow with the loaded config's answer.
         """
-        if not self._offered.is_set():
+        with self._lock:
+            if not self._offered.is_set():
+                self._sessions = setup
+                self._offered.set()
+
+    def confirm_sessions(self, setup: dict[str, Any] | None) -> bool:
+        """The loaded config's answer (None: no early answer): False when a different one went out.
+
+        A remembered answer not yet sent is replaced by `setup`; one already sent must be
+        equal to it, else the client holds a session described by another config.
+        """
+        with self._lock:
+            if self._sent is not None:
+                return setup is not None and self._sent == setup
             self._sessions = setup
             self._offered.set()
+            return True
 
     def finish(self) -> FirstMessage:
         """Wait for the reader thread (it stops after its lines or at EOF); what it saw."""
@@ -135,18 +156,17 @@ class EarlyInitialize:
         request = _session_new(second)
         if request is None:
             return
-        self._offered.wait()
-        setup = self._sessions
-        if setup is None:
-            return
-        request_id, cwd = request
         import uuid
 
+        self._offered.wait()
+        with self._lock:
+            fields = self._sessions
+            if fields is None:
+                return
+            self._sent = fields  # before it goes out: `confirm_sessions` judges what was sent
+        request_id, cwd = request
         session_id = uuid.uuid4().hex
-        try:
-            result = {"sessionId": session_id, **setup()}
-        except Exception:  # the SDK path answers instead (and reports what is wrong)
-            return
+        result = {"sessionId": session_id, **fields}
         body = {"jsonrpc": "2.0", "id": request_id, "result": result}
         if self._send(json.dumps(body, separators=(",", ":")).encode("utf-8") + b"\n"):
             out.session = (session_id, cwd)

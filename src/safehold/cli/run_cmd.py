@@ -3,6 +3,9 @@
 Runs one command (an argv, not a shell string: use `-- bash -c '...'` for shell syntax) in
 the bubblewrap sandbox and exits with its exit code. A sandbox that cannot start is one
 `error:` line and exit 125; a timeout is exit 124, like timeout(1).
+
+A warm hook server, when one runs, plans the run instead of this process
+(`safehold.cli._run_client`): the same config and plan, without loading them here.
 """
 
 from __future__ import annotations
@@ -10,13 +13,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 
-from safehold.adapters.bwrap import CommandResult, run_sandboxed_sync
+from safehold.adapters.bwrap import run_sandboxed_sync
+from safehold.cli._run_client import report
 from safehold.cli.config_cmd import load_config
 from safehold.policy.config import SafetyConfig
 from safehold.policy.timeouts import validate_timeout
 
-EXIT_TIMEOUT = 124
 EXIT_USAGE = 2
 
 
@@ -45,25 +49,22 @@ def _error(message: str, code: int = EXIT_USAGE) -> int:
     return code
 
 
-def _report(result: CommandResult, timeout: float | None) -> int:
-    sys.stdout.buffer.write(result.stdout)
-    sys.stdout.buffer.flush()
-    sys.stderr.buffer.write(result.stderr)
-    sys.stderr.buffer.flush()
-    if not result.sandboxed:
-        print("warning: the command ran WITHOUT a sandbox (sandbox.mode = none)", file=sys.stderr)
-    if result.truncated:
-        print("warning: output was truncated (sandbox.max_output_bytes)", file=sys.stderr)
-    for finding in result.findings:
-        print(f"warning: {finding}", file=sys.stderr)
-    if result.timed_out or result.exit_code is None:
-        limit = f" after {timeout:g} s" if timeout else ""
-        return _error(f"the command timed out{limit} and was killed", EXIT_TIMEOUT)
-    return result.exit_code
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What `safehold run` runs, read from its arguments and the config."""
+
+    command: list[str]
+    cwd: str
+    config: SafetyConfig
+    timeout: float | None
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the command in the sandbox and return its exit code."""
+def setup(args: argparse.Namespace) -> Setup | int:
+    """The run the arguments ask for, or the exit code of a usage error (already printed).
+
+    Raises `ConfigError` (exit 2) for a config that cannot be used. The warm hook server
+    calls this too (`safehold.cli._hook_server`): a warm run honours the same config.
+    """
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
@@ -81,5 +82,15 @@ def run(args: argparse.Namespace) -> int:
     cwd = args.cwd if args.cwd is not None else os.getcwd()
     if not os.path.isdir(cwd):
         return _error(f"--cwd: `{cwd}` is not a directory")
-    result = run_sandboxed_sync(command, cwd=os.path.abspath(cwd), config=config, timeout=timeout)
-    return _report(result, timeout)
+    return Setup(command, os.path.abspath(cwd), config, timeout)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command in the sandbox and return its exit code."""
+    ready = setup(args)
+    if isinstance(ready, int):
+        return ready
+    result = run_sandboxed_sync(
+        ready.command, cwd=ready.cwd, config=ready.config, timeout=ready.timeout
+    )
+    return report(result, ready.timeout)

@@ -33,7 +33,7 @@ from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.grants import GrantEffect, broaden, path_grant_key, tool_grant_key
 from safehold.policy.modes import Mode
-from safehold.policy.paths import Access, CompiledPolicy, PathCheck, compile_policy
+from safehold.policy.paths import Access, CompiledPolicy, PathCheck, compile_policy, one_look
 from safehold.policy.shell.assess import CommandAssessment, assess_command
 from safehold.policy.urls import check_url
 
@@ -71,8 +71,20 @@ def evaluate(
     holds only because the sandbox confines the command is `confined` and says so in a
     reason `allowed-in-sandbox`.
 
-    Pure apart from stat calls on the paths involved; never raises for any input.
+    Pure apart from stat calls on the paths involved (each path resolved once per call:
+    `paths.one_look`); never raises for any input.
     """
+    with one_look():
+        return _evaluate_runner(config, call, workspace, grants, runner)
+
+
+def _evaluate_runner(
+    config: SafetyConfig,
+    call: ToolCall,
+    workspace: str,
+    grants: Mapping[str, GrantEffect] | None,
+    runner: Runner,
+) -> Decision:
     try:
         if runner == "host":
             return _evaluate(host_config(config), call, workspace, grants)[0]
@@ -90,7 +102,7 @@ def evaluate(
             return decision  # nothing confines it (sandbox.mode = "none"): the same answer
         # The host's assessment of the command, when the same pass could tell it (else
         # None: the host is judged whole, a second time).
-        on_host = assessment.host if assessment is not None else None
+        on_host = assessment.host_view() if assessment is not None else None
         if assessment is not None and on_host is not None and _same(on_host, assessment):
             return decision  # step 3 was the only step that could differ, and it does not
         return _confined(decision, _evaluate(host, call, workspace, grants, on_host)[0])
@@ -494,21 +506,37 @@ def _assessment(
         one = assess_command(value, config=config, policy=policy, cwd=cwd)
         readings.append(_prefixed(one, where))
     assessment = _combined(readings, call)
-    hosts = [r.host for r in readings]
-    if all(h is not None for h in hosts):
-        host = _combined([h for h in hosts if h is not None], call)
-        assessment = CommandAssessment(
+    if len(readings) == 1:
+        one = readings[0]
+        if one.host is None and one.later is None:
+            return assessment
+        return CommandAssessment(
             assessment.verdict, assessment.reasons, assessment.grant_key,
-            assessment.skip_approval, host,
+            assessment.skip_approval, one.host, one.later,
         )  # fmt: skip
-    return assessment
+
+    def host() -> CommandAssessment | None:
+        # Told on demand (`CommandAssessment.host_view`): only an ALLOW asks for it.
+        hosts = [r.host_view() for r in readings]
+        if all(h is not None for h in hosts):
+            return _combined([h for h in hosts if h is not None], call)
+        return None
+
+    return CommandAssessment(
+        assessment.verdict, assessment.reasons, assessment.grant_key,
+        assessment.skip_approval, None, host,
+    )  # fmt: skip
 
 
 def _prefixed(one: CommandAssessment, where: str) -> CommandAssessment:
     """A command found under argument `where`: its reasons say so; no grant key of its own."""
     prefixed = [Reason(r.code, r.rule, f"argument `{where}`: {r.message}") for r in one.reasons]
-    host = None if one.host is None else _prefixed(one.host, where)
-    return CommandAssessment(one.verdict, tuple(prefixed), None, one.skip_approval, host)
+
+    def host() -> CommandAssessment | None:
+        told = one.host_view()
+        return None if told is None else _prefixed(told, where)
+
+    return CommandAssessment(one.verdict, tuple(prefixed), None, one.skip_approval, None, host)
 
 
 def _combined(readings: Sequence[CommandAssessment], call: ToolCall) -> CommandAssessment:

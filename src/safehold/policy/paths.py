@@ -15,6 +15,7 @@ read); tests may replace any of them.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import posixpath
@@ -22,7 +23,8 @@ import re
 import stat
 import sys
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -280,6 +282,25 @@ def canonicalize(raw: object, *, workspace: str, home: str, casefold: bool) -> C
     return CanonicalPath(literal, resolved, via_magic)
 
 
+# One decision's look at the filesystem: inside `one_look` (each `evaluate`), a path string
+# resolved once is not resolved again for that decision (a sandboxed command that is judged
+# a second time for the host names the same paths twice). Never across decisions: a link
+# may change between two calls.
+_LOOKED: ContextVar[dict[tuple[str, str, str, bool], CanonicalPath | Reason] | None] = ContextVar(
+    "safehold_one_look", default=None
+)
+
+
+@contextlib.contextmanager
+def one_look() -> Iterator[None]:
+    """Within the block, each path string is canonicalised once (per workspace and home)."""
+    token = _LOOKED.set({})
+    try:
+        yield
+    finally:
+        _LOOKED.reset(token)
+
+
 # -- the compiled policy ---------------------------------------------------------------------
 
 
@@ -335,7 +356,24 @@ class CompiledPolicy:
 
     def canonicalize(self, raw: object) -> CanonicalPath:
         """Canonicalise a path against this workspace; `PathRejected` when it cannot be."""
-        return canonicalize(raw, workspace=self.workspace, home=self.home, casefold=self.casefold)
+        looked = _LOOKED.get()
+        if looked is None or type(raw) is not str:
+            return canonicalize(
+                raw, workspace=self.workspace, home=self.home, casefold=self.casefold
+            )
+        key = (raw, self.workspace, self.home, self.casefold)
+        seen = looked.get(key)
+        if seen is None:
+            try:
+                seen = canonicalize(
+                    raw, workspace=self.workspace, home=self.home, casefold=self.casefold
+                )
+            except PathRejected as exc:
+                seen = exc.reason
+            looked[key] = seen
+        if isinstance(seen, Reason):
+            raise PathRejected(seen)
+        return seen
 
     def names_entry(self, text: str) -> bool:
         """True when a relative string names an existing entry of the workspace."""

@@ -20,13 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
 
-from safehold.adapters.bwrap._locate import Bwrap
-from safehold.adapters.bwrap._plan import MountPlan
+from safehold.adapters.bwrap._process import fd_options
 from safehold.errors import SandboxError
 
-__all__ = ["MAX_ARGS", "SandboxSpec", "build_argv"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+    from safehold.adapters.bwrap._locate import Bwrap
+    from safehold.adapters.bwrap._plan import MountPlan
+
+__all__ = ["MAX_ARGS", "SandboxSpec", "argv_parts", "build_argv"]
 
 MAX_ARGS: Final = 8500
 """bwrap refuses more than 9000 arguments; keep a margin for the command itself."""
@@ -108,23 +113,32 @@ def _mounts(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> list[str]:
     return argv
 
 
-def build_argv(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> list[str]:
-    """Return the full bwrap argv for `spec` run with `plan`'s mounts."""
-    argv = _base(bwrap, spec) + _mounts(bwrap, plan, spec)
-    if spec.seccomp_fd is not None:
-        argv += ["--seccomp", str(spec.seccomp_fd)]
-    if spec.block_fd is not None:
-        argv += ["--block-fd", str(spec.block_fd)]
-    argv += ["--json-status-fd", str(spec.status_fd), "--chdir", plan.cwd, "--"]
-    if len(argv) + len(spec.command) > MAX_ARGS:
-        if len(spec.command) > MAX_ARGS // 2 or len(argv) <= MAX_ARGS // 2:
+def argv_parts(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> tuple[list[str], list[str]]:
+    """The bwrap argv for `spec` before and after its fd options (`_process.fd_options`).
+
+    Split so that a process other than the one that planned the run (the warm `safehold run`
+    client) can put in the numbers of its own pipes. Raises `SandboxError` when the whole
+    argv, with `spec`'s fds, is longer than bwrap takes.
+    """
+    head = _base(bwrap, spec) + _mounts(bwrap, plan, spec)
+    tail = ["--chdir", plan.cwd, "--"]
+    size = len(head) + len(fd_options(spec.seccomp_fd, spec.status_fd, spec.block_fd))
+    size += len(tail)
+    if size + len(spec.command) > MAX_ARGS:
+        if len(spec.command) > MAX_ARGS // 2 or size <= MAX_ARGS // 2:
             raise SandboxError(
                 f"the command has {len(spec.command)} arguments, more than fit in a sandboxed "
-                f"run ({MAX_ARGS - len(argv)} here: bwrap takes at most {MAX_ARGS} with its "
+                f"run ({MAX_ARGS - size} here: bwrap takes at most {MAX_ARGS} with its "
                 "own); split it into several commands (`xargs` inside the sandbox)"
             )
         raise SandboxError(
-            f"too many denied and protected paths to mount ({len(argv)} bwrap arguments, "
+            f"too many denied and protected paths to mount ({size} bwrap arguments, "
             f"limit {MAX_ARGS}); narrow `denied_paths`/`protected_paths` or the working directory"
         )
-    return argv + list(spec.command)
+    return head, tail + list(spec.command)
+
+
+def build_argv(bwrap: Bwrap, plan: MountPlan, spec: SandboxSpec) -> list[str]:
+    """Return the full bwrap argv for `spec` run with `plan`'s mounts."""
+    head, tail = argv_parts(bwrap, plan, spec)
+    return head + fd_options(spec.seccomp_fd, spec.status_fd, spec.block_fd) + tail

@@ -18,15 +18,15 @@ from __future__ import annotations
 import atexit
 import contextlib
 import errno
-import logging
 import os
 import queue
 import threading
 import time
-import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Final
+
+TYPE_CHECKING = False  # not typing's: the warm `safehold run` client imports this module
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "Cgroup",
@@ -37,7 +37,13 @@ __all__ = [
     "process_watchdog",
 ]
 
-log = logging.getLogger("safehold.sandbox")
+
+def _warn(message: str, *args: object) -> None:
+    # logging is imported only to warn: the warm `safehold run` client never loads it else.
+    import logging
+
+    logging.getLogger("safehold.sandbox").warning(message, *args)
+
 
 _V1_ROOT: Final = "/sys/fs/cgroup/pids"
 _V2_ROOT: Final = "/sys/fs/cgroup"
@@ -98,7 +104,6 @@ class SandboxGone(Exception):
     """bwrap's child exited before it could be admitted (its setup failed): nothing ran."""
 
 
-@dataclass(slots=True)
 class Cgroup:
     """A fresh pids cgroup for one run (root callers only).
 
@@ -111,8 +116,11 @@ class Cgroup:
     delaying the fork, and the runner's threads never change cgroup.
     """
 
-    path: str
-    max_processes: int
+    __slots__ = ("max_processes", "path")
+
+    def __init__(self, path: str, max_processes: int) -> None:
+        self.path = path
+        self.max_processes = max_processes
 
     def admit(self, pid: int, parent: int) -> None:
         """Move `pid` (bwrap's child, checked: never a recycled pid) into the cgroup.
@@ -169,7 +177,7 @@ def _remove(path: str) -> bool:
     except OSError as exc:
         if exc.errno == errno.EBUSY:
             return False
-        log.warning("could not remove the cgroup %s: %s", path, exc)
+        _warn("could not remove the cgroup %s: %s", path, exc)
     return True
 
 
@@ -206,7 +214,7 @@ def _own(controller: str, v2: bool) -> str | None:
 
 
 def _make(parent: str, max_processes: int) -> Cgroup | None:
-    path = os.path.join(parent, f"safehold-{uuid.uuid4().hex[:12]}")
+    path = os.path.join(parent, f"safehold-{os.urandom(6).hex()}")
     try:
         os.mkdir(path)
     except OSError:
@@ -274,7 +282,7 @@ def open_cgroup(max_processes: int) -> Cgroup | None:
                     return group
     if not _warned:
         _warned.append(True)
-        log.warning(
+        _warn(
             "sandbox.max_processes is not enforced: the caller is root (the kernel exempts "
             "uid 0 from RLIMIT_NPROC) and no writable pids cgroup was found"
         )

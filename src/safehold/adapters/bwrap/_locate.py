@@ -18,7 +18,14 @@ from typing import Final
 
 from safehold.errors import SandboxError, SandboxUnavailable
 
-__all__ = ["MIN_VERSION", "Bwrap", "classify_start_failure", "find_bwrap", "read_version"]
+__all__ = [
+    "MIN_VERSION",
+    "Bwrap",
+    "classify_start_failure",
+    "find_bwrap",
+    "identity",
+    "read_version",
+]
 
 MIN_VERSION: Final = (0, 4, 0)
 """`--json-status-fd` (0.4) is what tells a failed setup from a failing command."""
@@ -52,8 +59,18 @@ class Bwrap:
         return self.version >= (0, 8, 0)
 
 
-_versions: dict[str, tuple[int, int, int]] = {}
+_versions: dict[tuple[object, ...], tuple[int, int, int]] = {}
 _versions_lock = threading.Lock()
+
+
+def identity(path: str) -> tuple[object, ...]:
+    """`path` with its file's device, inode, size and times: a long-lived process (the warm
+    hook server plans `safehold run`) reads a binary replaced in place afresh."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path,)
+    return (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _executable(path: str) -> bool:
@@ -130,12 +147,13 @@ def find_bwrap(configured: str | None, *, cwd: str, writable: tuple[str, ...] = 
 
 def read_version(path: str) -> Bwrap:
     """Return `path` with its version, running `bwrap --version` once per binary."""
+    key = identity(path)
     with _versions_lock:
-        cached = _versions.get(path)
+        cached = _versions.get(key)
     if cached is None:
         cached = _probe_version(path)
         with _versions_lock:
-            _versions[path] = cached
+            _versions[key] = cached
     return Bwrap(path, cached)
 
 

@@ -22,12 +22,23 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final
 
-from safehold.adapters.bwrap._limits import SandboxGone
+from safehold.adapters.bwrap._limits import Cgroup, SandboxGone, process_watchdog
 
-__all__ = ["RawOutcome", "spawn_and_collect"]
+TYPE_CHECKING = False  # not typing's: the warm `safehold run` client imports this module
+if TYPE_CHECKING:
+    from typing import Any, Final, TypeVar
+
+    R = TypeVar("R")
+
+__all__ = [
+    "RawOutcome",
+    "exit_code_of",
+    "fd_options",
+    "sandbox_result",
+    "spawn_and_collect",
+    "spawn_sandbox",
+]
 
 _CHUNK: Final = 65536
 _WATCH_EVERY: Final = 0.2
@@ -36,21 +47,49 @@ _DRAIN_GRACE: Final = 5.0
 """Seconds to wait for the pipes to close after a kill before giving up on them."""
 
 
-@dataclass(slots=True)
 class RawOutcome:
-    """What happened to one process, before interpretation."""
+    """What happened to one process, before interpretation.
 
-    returncode: int
-    stdout: bytes
-    stderr: bytes
-    truncated: bool
-    timed_out: bool
-    cancelled: bool
-    status: dict[str, Any] = field(default_factory=dict)
-    stopped: str | None = None
-    """The watchdog's message when it stopped the process (a resource limit was hit)."""
-    refused: str | None = None
-    """Why the sandbox was killed before it ran anything (it could not be admitted)."""
+    A plain class, not a dataclass: the warm `safehold run` client loads this module, and
+    `dataclasses` (with `inspect`) would cost it a good part of Python's own start.
+    """
+
+    __slots__ = (
+        "cancelled",
+        "refused",
+        "returncode",
+        "status",
+        "stderr",
+        "stdout",
+        "stopped",
+        "timed_out",
+        "truncated",
+    )
+
+    def __init__(
+        self,
+        *,
+        returncode: int,
+        stdout: bytes,
+        stderr: bytes,
+        truncated: bool,
+        timed_out: bool,
+        cancelled: bool,
+        status: dict[str, Any] | None = None,
+        stopped: str | None = None,
+        refused: str | None = None,
+    ) -> None:
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.truncated = truncated
+        self.timed_out = timed_out
+        self.cancelled = cancelled
+        self.status: dict[str, Any] = {} if status is None else status
+        self.stopped = stopped
+        """The watchdog's message when it stopped the process (a resource limit was hit)."""
+        self.refused = refused
+        """Why the sandbox was killed before it ran anything (it could not be admitted)."""
 
 
 class _Capped:
@@ -268,6 +307,72 @@ def spawn_and_collect(
     )
 
 
+def spawn_sandbox(
+    build: Callable[[int, int, int | None], list[str]],
+    *,
+    program: bytes,
+    env: Mapping[str, str],
+    timeout: float | None,
+    cap: int,
+    cancel_fd: int | None,
+    max_processes: int,
+    cgroup: Cgroup | None,
+) -> RawOutcome:
+    """Run bwrap: `build(seccomp_fd, status_fd, block_fd)` is its argv for those fds.
+
+    The seccomp `program` goes through a pipe, bwrap reports on a status pipe, and with a
+    `cgroup` (root callers) the sandbox waits on `--block-fd` until its pid 1 is moved in.
+    Shared by the runner and the warm `safehold run` client (`safehold.cli._run_client`),
+    which gets the argv's parts from the hook server.
+    """
+    seccomp_r, seccomp_w = os.pipe()
+    try:
+        # The program is a few hundred bytes: it fits in the pipe buffer before bwrap starts.
+        os.write(seccomp_w, program)
+    finally:
+        os.close(seccomp_w)
+    fds: list[int] = []
+    try:
+        fds += os.pipe()  # status
+        if cgroup is not None:
+            fds += os.pipe()  # --block-fd: the sandbox waits until it is in its cgroup
+    except OSError:
+        for fd in (seccomp_r, *fds):
+            os.close(fd)
+        raise
+    status_r, status_w = fds[0], fds[1]
+    block_r: int | None = fds[2] if cgroup is not None else None
+    block_w: int | None = fds[3] if cgroup is not None else None
+    passed = (seccomp_r, status_w) if block_r is None else (seccomp_r, status_w, block_r)
+    try:
+        try:
+            full = build(seccomp_r, status_w, block_r)
+        except BaseException:
+            for fd in (*passed, *(() if block_w is None else (block_w,))):
+                os.close(fd)
+            raise
+        # spawn_and_collect owns and closes the passed fds and the block pipe's write end.
+        return spawn_and_collect(
+            full,
+            env=env,
+            pass_fds=passed,
+            status_fd=status_r,
+            timeout=timeout,
+            cap=cap,
+            cancel_fd=cancel_fd,
+            watchdog=(
+                process_watchdog(max_processes)
+                if cgroup is None
+                else lambda _status: cgroup.limit_hit()
+            ),
+            admit=None if cgroup is None else cgroup.admit,
+            release_fd=block_w,
+            new_session=False,  # bwrap's own --new-session isolates the command
+        )
+    finally:
+        os.close(status_r)
+
+
 def _admit(
     admit: Callable[[int, int], None], child: int, proc: subprocess.Popen[bytes], release: int
 ) -> str | None:
@@ -323,3 +428,78 @@ def _reap(proc: subprocess.Popen[bytes], status: bytes, group: bool) -> int:
     except subprocess.TimeoutExpired:
         _kill_tree(proc, status, group)
         return proc.wait()
+
+
+def fd_options(seccomp_fd: int | None, status_fd: int, block_fd: int | None) -> list[str]:
+    """bwrap's options naming the run's pipes, between `_argv.argv_parts`' two halves."""
+    argv = [] if seccomp_fd is None else ["--seccomp", str(seccomp_fd)]
+    if block_fd is not None:
+        argv += ["--block-fd", str(block_fd)]
+    return [*argv, "--json-status-fd", str(status_fd)]
+
+
+def exit_code_of(raw: RawOutcome) -> int | None:
+    """The command's exit status from bwrap's status (or the process's), None when killed
+    for a timeout or a cancellation."""
+    if raw.timed_out or raw.cancelled:
+        return None
+    code = raw.status.get("exit-code")
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code
+    return 128 - raw.returncode if raw.returncode < 0 else raw.returncode
+
+
+def sandbox_result(
+    raw: RawOutcome,
+    *,
+    bwrap: str,
+    duration: float,
+    cap: int,
+    after: Callable[[], tuple[str, ...]],
+    make: Callable[..., R],
+) -> R:
+    """Read one bwrap run: `make(...)` with `CommandResult`'s fields, or the `SandboxError`
+    of a sandbox that never ran.
+
+    `after` is the after-run check, called only when the command ran. Shared by the runner
+    (`make` is `CommandResult`) and the warm `safehold run` client (a light class of the same
+    fields; its `after` asks the server that planned the run).
+    """
+    from safehold.errors import SandboxError
+
+    if raw.refused is not None:
+        raise SandboxError(raw.refused)
+    if raw.stopped is not None:
+        import logging
+
+        logging.getLogger("safehold.sandbox").warning("%s", raw.stopped.strip())
+        raw.stderr = (raw.stderr + b"\n" + raw.stopped.encode())[-cap:]
+        raw.status = {"exit-code": 128 + 9}  # stopped by SIGKILL, whatever the shell said
+    ran = "exit-code" in raw.status
+    if not ran and not raw.timed_out and not raw.cancelled:
+        text = raw.stderr.decode("utf-8", "replace")
+        if "bwrap: execvp" in text:
+            # The sandbox started but the program cannot be run: report it like a shell
+            # (127 not found, 126 not executable).
+            return make(
+                exit_code=127 if "No such file" in text else 126,
+                stdout=b"",
+                stderr=raw.stderr,
+                timed_out=False,
+                truncated=False,
+                duration=duration,
+                sandboxed=True,
+            )
+        from safehold.adapters.bwrap._locate import classify_start_failure
+
+        raise classify_start_failure(raw.stderr, bwrap)
+    return make(
+        exit_code=exit_code_of(raw),
+        stdout=raw.stdout,
+        stderr=raw.stderr,
+        timed_out=raw.timed_out,
+        truncated=raw.truncated,
+        duration=duration,
+        sandboxed=True,
+        findings=after(),
+    )

@@ -18,11 +18,18 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
-from safehold.adapters.bwrap._argv import SandboxSpec, build_argv
-from safehold.adapters.bwrap._limits import Cgroup, limit_prefix, open_cgroup, process_watchdog
-from safehold.adapters.bwrap._locate import Bwrap, classify_start_failure, find_bwrap, read_version
+from safehold.adapters.bwrap._argv import SandboxSpec, argv_parts, build_argv
+from safehold.adapters.bwrap._limits import Cgroup, limit_prefix, open_cgroup
+from safehold.adapters.bwrap._locate import (
+    Bwrap,
+    classify_start_failure,
+    find_bwrap,
+    identity,
+    read_version,
+)
 from safehold.adapters.bwrap._plan import (
     MountPlan,
     Watch,
@@ -30,7 +37,13 @@ from safehold.adapters.bwrap._plan import (
     scan_protected,
     system_view,
 )
-from safehold.adapters.bwrap._process import RawOutcome, spawn_and_collect
+from safehold.adapters.bwrap._process import (
+    RawOutcome,
+    exit_code_of,
+    sandbox_result,
+    spawn_and_collect,
+    spawn_sandbox,
+)
 from safehold.adapters.bwrap._result import CommandResult
 from safehold.adapters.bwrap._seccomp import build_filter, native_arch
 from safehold.errors import SandboxError, SandboxUnavailable
@@ -39,14 +52,14 @@ from safehold.policy.decision import Decision
 from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.timeouts import validate_timeout
 
-__all__ = ["run_sandboxed", "run_sandboxed_sync"]
+__all__ = ["PreparedRun", "prepare_run", "run_sandboxed", "run_sandboxed_sync"]
 
 log = logging.getLogger("safehold.sandbox")
 
 SHELL: Final = "/bin/bash"
 DEFAULT_PATH: Final = "/usr/local/bin:/usr/bin:/bin"
 
-_probed: set[str] = set()
+_probed: set[tuple[object, ...]] = set()
 _probe_lock = threading.Lock()
 
 
@@ -89,15 +102,6 @@ def _limits(
     return (seconds or None), cap
 
 
-def _exit_code(raw: RawOutcome) -> int | None:
-    if raw.timed_out or raw.cancelled:
-        return None
-    code = raw.status.get("exit-code")
-    if isinstance(code, int) and not isinstance(code, bool):
-        return code
-    return 128 - raw.returncode if raw.returncode < 0 else raw.returncode
-
-
 def _spawn_bwrap(
     bwrap: Bwrap,
     plan: MountPlan,
@@ -114,61 +118,29 @@ def _spawn_bwrap(
     program = build_filter(
         native_arch(), allow_unix_sockets=sandbox.allow_unix_sockets, network=network
     )
-    seccomp_r, seccomp_w = os.pipe()
-    try:
-        # The program is a few hundred bytes: it fits in the pipe buffer before bwrap starts.
-        os.write(seccomp_w, program)
-    finally:
-        os.close(seccomp_w)
-    fds: list[int] = []
-    try:
-        fds += os.pipe()  # status
-        if cgroup is not None:
-            fds += os.pipe()  # --block-fd: the sandbox waits until it is in its cgroup
-    except OSError:
-        for fd in (seccomp_r, *fds):
-            os.close(fd)
-        raise
-    status_r, status_w = fds[0], fds[1]
-    block_r: int | None = fds[2] if cgroup is not None else None
-    block_w: int | None = fds[3] if cgroup is not None else None
-    passed = (seccomp_r, status_w) if block_r is None else (seccomp_r, status_w, block_r)
-    try:
+
+    def build(seccomp_fd: int, status_fd: int, block_fd: int | None) -> list[str]:
         spec = SandboxSpec(
             network=network,
             env=env,
             tmp_size_bytes=sandbox.tmp_size_mb * 1024 * 1024,
-            seccomp_fd=seccomp_r,
-            status_fd=status_w,
+            seccomp_fd=seccomp_fd,
+            status_fd=status_fd,
             command=argv,
-            block_fd=block_r,
+            block_fd=block_fd,
         )
-        try:
-            full = build_argv(bwrap, plan, spec)
-        except BaseException:
-            for fd in (*passed, *(() if block_w is None else (block_w,))):
-                os.close(fd)
-            raise
-        # spawn_and_collect owns and closes the passed fds and the block pipe's write end.
-        return spawn_and_collect(
-            full,
-            env=env,
-            pass_fds=passed,
-            status_fd=status_r,
-            timeout=timeout,
-            cap=cap,
-            cancel_fd=cancel_fd,
-            watchdog=(
-                process_watchdog(sandbox.max_processes)
-                if cgroup is None
-                else lambda _status: cgroup.limit_hit()
-            ),
-            admit=None if cgroup is None else cgroup.admit,
-            release_fd=block_w,
-            new_session=False,  # bwrap's own --new-session isolates the command
-        )
-    finally:
-        os.close(status_r)
+        return build_argv(bwrap, plan, spec)
+
+    return spawn_sandbox(
+        build,
+        program=program,
+        env=env,
+        timeout=timeout,
+        cap=cap,
+        cancel_fd=cancel_fd,
+        max_processes=sandbox.max_processes,
+        cgroup=cgroup,
+    )
 
 
 def _writable(sandbox: SandboxConfig, cwd: str) -> tuple[str, ...]:
@@ -194,7 +166,7 @@ def _close(fd: int) -> None:
 def _probe(bwrap: Bwrap, sandbox: SandboxConfig) -> None:
     """Run `true` in a real sandbox once per binary: `--version` proves nothing about userns."""
     with _probe_lock:
-        if bwrap.path in _probed:
+        if identity(bwrap.path) in _probed:
             return
     plan = MountPlan("/", system=system_view())
     raw = _spawn_bwrap(
@@ -214,7 +186,7 @@ def _probe(bwrap: Bwrap, sandbox: SandboxConfig) -> None:
             error = SandboxUnavailable(f"the sandbox self-test failed: {error}")
         raise error
     with _probe_lock:
-        _probed.add(bwrap.path)
+        _probed.add(identity(bwrap.path))
 
 
 def _aside(path: str, protected: Callable[[str], bool]) -> tuple[str | None, str]:
@@ -359,7 +331,7 @@ def _run(
             cwd=os.path.realpath(cwd),
         )
         return CommandResult(
-            exit_code=_exit_code(raw),
+            exit_code=exit_code_of(raw),
             stdout=raw.stdout,
             stderr=raw.stderr,
             timed_out=raw.timed_out,
@@ -367,20 +339,14 @@ def _run(
             duration=time.monotonic() - started,
             sandboxed=False,
         )
-    native_arch()  # unknown architecture: SandboxUnavailable before anything runs
-    plan = plan_mounts(config, cwd)  # config errors first, then the bwrap search
-    bwrap = read_version(find_bwrap(sandbox.bwrap_path, cwd=cwd, writable=_writable(sandbox, cwd)))
-    _probe(bwrap, sandbox)
-    if plan.home is not None and "HOME" in full_env:
-        full_env["HOME"] = plan.home  # the canonical path: the one mounted inside
-    limited = limit_prefix(SHELL, sandbox.max_processes, sandbox.max_memory_mb) + argv
+    ready = _prepare(argv, cwd=cwd, config=config, env=full_env)
     cgroup = open_cgroup(sandbox.max_processes)
     started = time.monotonic()
     try:
         raw = _spawn_bwrap(
-            bwrap,
-            plan,
-            argv=limited,
+            ready.bwrap,
+            ready.plan,
+            argv=ready.argv,
             env=full_env,
             sandbox=sandbox,
             network=sandbox.network,
@@ -392,31 +358,102 @@ def _run(
     finally:
         if cgroup is not None:
             cgroup.close()
-    duration = time.monotonic() - started
-    if raw.refused is not None:
-        raise SandboxError(raw.refused)
-    if raw.stopped is not None:
-        log.warning("%s", raw.stopped.strip())
-        raw.stderr = (raw.stderr + b"\n" + raw.stopped.encode())[-cap:]
-        raw.status = {"exit-code": 128 + 9}  # stopped by SIGKILL, whatever the shell said
-    ran = "exit-code" in raw.status
-    if not ran and not raw.timed_out and not raw.cancelled:
-        text = raw.stderr.decode("utf-8", "replace")
-        if "bwrap: execvp" in text:
-            # The sandbox started but the program cannot be run: report it like a shell
-            # (127 not found, 126 not executable).
-            code = 127 if "No such file" in text else 126
-            return CommandResult(code, b"", raw.stderr, False, False, duration, True)
-        raise classify_start_failure(raw.stderr, bwrap.path)
-    return CommandResult(
-        exit_code=_exit_code(raw),
-        stdout=raw.stdout,
-        stderr=raw.stderr,
-        timed_out=raw.timed_out,
-        truncated=raw.truncated,
-        duration=duration,
-        sandboxed=True,
-        findings=_after_run(config, plan),
+    return sandbox_result(
+        raw,
+        bwrap=ready.bwrap.path,
+        duration=time.monotonic() - started,
+        cap=cap,
+        after=lambda: _after_run(config, ready.plan),
+        make=CommandResult,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    bwrap: Bwrap
+    plan: MountPlan
+    argv: list[str]
+    """The command behind the limits script."""
+
+
+def _prepare(argv: list[str], *, cwd: str, config: SafetyConfig, env: dict[str, str]) -> _Ready:
+    """Plan the mounts, find and self-test bwrap; sets `env`'s HOME to the mounted one."""
+    sandbox = config.sandbox
+    native_arch()  # unknown architecture: SandboxUnavailable before anything runs
+    plan = plan_mounts(config, cwd)  # config errors first, then the bwrap search
+    bwrap = read_version(find_bwrap(sandbox.bwrap_path, cwd=cwd, writable=_writable(sandbox, cwd)))
+    _probe(bwrap, sandbox)
+    if plan.home is not None and "HOME" in env:
+        env["HOME"] = plan.home  # the canonical path: the one mounted inside
+    limited = limit_prefix(SHELL, sandbox.max_processes, sandbox.max_memory_mb) + argv
+    return _Ready(bwrap, plan, limited)
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRun:
+    """One sandboxed run planned in this process, to be spawned by another (`prepare_run`).
+
+    The warm hook server answers `safehold run` with this: the client puts its own pipes'
+    numbers between `head` and `tail` (`_process.fd_options`), spawns bwrap itself
+    (`_process.spawn_sandbox`), then asks the server for `after_run` on `plan`.
+    """
+
+    head: list[str]
+    tail: list[str]
+    env: dict[str, str]
+    program: bytes
+    """The seccomp filter."""
+    timeout: float | None
+    cap: int
+    max_processes: int
+    bwrap: str
+    config: SafetyConfig
+    plan: MountPlan
+
+    def after_run(self) -> tuple[str, ...]:
+        """The after-run check of this run (it never raises)."""
+        return _after_run(self.config, self.plan)
+
+
+def prepare_run(
+    command: Sequence[str], *, cwd: str, config: SafetyConfig, timeout: float | None = None
+) -> PreparedRun | None:
+    """Everything `run_sandboxed_sync(command, ...)` does before it spawns bwrap, or None
+    for `sandbox.mode = "none"` (the caller then runs it in-process, with its warning)."""
+    if not isinstance(config, SafetyConfig):
+        raise TypeError(f"`config` must be a SafetyConfig, not {type(config).__name__}")
+    if not isinstance(cwd, str) or not cwd or "\x00" in cwd:
+        raise ValueError("`cwd` must be a non-empty path string")
+    sandbox = config.sandbox
+    if sandbox.mode == "none":
+        return None
+    argv = _argv_of(command)
+    seconds, cap = _limits(sandbox, timeout, None)
+    env = _env_of(sandbox, None)
+    ready = _prepare(argv, cwd=cwd, config=config, env=env)
+    spec = SandboxSpec(
+        network=sandbox.network,
+        env=env,
+        tmp_size_bytes=sandbox.tmp_size_mb * 1024 * 1024,
+        seccomp_fd=0,  # counted in the length check; the client puts in its own numbers
+        status_fd=0,
+        command=ready.argv,
+    )
+    head, tail = argv_parts(ready.bwrap, ready.plan, spec)
+    program = build_filter(
+        native_arch(), allow_unix_sockets=sandbox.allow_unix_sockets, network=sandbox.network
+    )
+    return PreparedRun(
+        head=head,
+        tail=tail,
+        env=env,
+        program=program,
+        timeout=seconds,
+        cap=cap,
+        max_processes=sandbox.max_processes,
+        bwrap=ready.bwrap.path,
+        config=config,
+        plan=ready.plan,
     )
 
 

@@ -62,7 +62,7 @@ from safehold.policy.shell.programs.search import (
 )
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
-from safehold.policy.shell.programs.table import Program, RoleUse, is_remote, roles_of
+from safehold.policy.shell.programs.table import Program, Role, RoleUse, is_remote, roles_of
 from safehold.policy.shell.programs.trees import Walking, walking
 from safehold.policy.shell.python_code import cwd_first, invocation_problem, read_python
 from safehold.policy.shell.roles import Finding, judge_change, judge_use
@@ -96,8 +96,19 @@ class CommandAssessment:
     grant_key: str | None
     skip_approval: bool
     # Assessed for safehold's sandbox: the same command's assessment for the host, when the
-    # one pass could tell it (see `_host_view`); None when only a second pass can.
+    # one pass could tell it (see `_same_on_host`); None when only a second pass can.
+    # Read it with `host_view`: the pass leaves it to `later`, which tells it on demand, so
+    # a decision that cannot be an ALLOW (review mode, an ASK) never pays for it.
     host: CommandAssessment | None = None
+    later: Callable[[], CommandAssessment | None] | None = field(
+        default=None, compare=False, repr=False
+    )
+
+    def host_view(self) -> CommandAssessment | None:
+        """`host`, told by `later` when the pass left it for later (once: remembered)."""
+        if self.host is not None or self.later is None:
+            return self.host
+        return self.later()
 
 
 def assess_command(
@@ -195,27 +206,54 @@ def _assess(
     _check_flows(analysis, policy, config, found, base)
     if not sandboxed:
         _closed_world(analysis, config, found, allow_reasons, policy, base)
-    host = None
-    if sandboxed and _same_on_host(analysis, policy, config, found, base):
-        on_host = _host_findings(analysis, config, policy, found, base, allow_reasons)
-        host = _conclude(on_host, analysis, config, allow_reasons, None)
-    if not sandboxed:
-        _check_trees(analysis, policy, found, base)
-        _check_deleted_trees(analysis, policy, found, base)
-    return _conclude(found, analysis, config, allow_reasons, host)
+    if sandboxed:
+        # Nothing below changes `found` for the sandbox: the host's view is told from it
+        # on demand (`CommandAssessment.host_view`), the same as if told now.
+        later = _later(_host_of, analysis, config, policy, found, base, allow_reasons)
+        return _conclude(found, analysis, config, allow_reasons, later)
+    _check_trees(analysis, policy, found, base)
+    _check_deleted_trees(analysis, policy, found, base)
+    return _conclude(found, analysis, config, allow_reasons, None)
+
+
+def _host_of(
+    analysis: ShellAnalysis,
+    config: SafetyConfig,
+    policy: CompiledPolicy,
+    found: _Findings,
+    base: str,
+    allow_reasons: list[Reason] | None,
+) -> CommandAssessment | None:
+    """The host's assessment told from the sandboxed pass's findings, or None when only a
+    second pass can tell it (`_same_on_host`)."""
+    if not _same_on_host(analysis, policy, config, found, base):
+        return None
+    on_host = _host_findings(analysis, config, policy, found, base, allow_reasons)
+    return _conclude(on_host, analysis, config, allow_reasons, None)
+
+
+def _later(
+    fn: Callable[..., CommandAssessment | None], *args: object
+) -> Callable[[], CommandAssessment | None]:
+    """`fn(*args)` when first asked for, remembered for later asks."""
+    told: list[CommandAssessment | None] = []
+
+    def tell() -> CommandAssessment | None:
+        if not told:
+            told.append(fn(*args))
+        return told[0]
+
+    return tell
 
 
 def _grant_key(analysis: ShellAnalysis) -> str | None:
-    """The command's grant key, computed once per analysis (both runners' conclusions)."""
-    held = _KEYS.get(id(analysis))
-    if held is not None and held[0] is analysis:
-        return held[1]
-    key = command_grant_key(analysis.grant_argvs)
-    remember(_KEYS, id(analysis), (analysis, key), 8)
-    return key
+    """The command's grant key (`grant_argvs` is text only: remembered by value)."""
+    return _grant_key_memo(analysis.grant_argvs)
 
 
-_KEYS: OrderedDict[int, tuple[ShellAnalysis, str | None]] = OrderedDict()
+@functools.lru_cache(maxsize=1024)
+def _grant_key_memo(argvs: tuple[tuple[str, ...], ...]) -> str:
+    return command_grant_key(argvs)
 
 
 def _conclude(
@@ -223,14 +261,14 @@ def _conclude(
     analysis: ShellAnalysis,
     config: SafetyConfig,
     allow_reasons: list[Reason] | None,
-    host: CommandAssessment | None,
+    later: Callable[[], CommandAssessment | None] | None,
 ) -> CommandAssessment:
-    """What the findings come to once every check has run (`host`: see CommandAssessment)."""
+    """What the findings come to once every check has run (`later`: see CommandAssessment)."""
     key = _grant_key(analysis) if found.grantable else None
     if found.deny:
-        return CommandAssessment(Verdict.DENY, _sorted(found.deny), key, False, host)
+        return CommandAssessment(Verdict.DENY, _sorted(found.deny), key, False, None, later)
     if found.ask:
-        return CommandAssessment(Verdict.ASK, _sorted(found.ask), key, False, host)
+        return CommandAssessment(Verdict.ASK, _sorted(found.ask), key, False, None, later)
     skip = allow_reasons is not None
     if skip or not config.require_approval_for_execute:
         # Nobody will look at this command: demand a second parser's agreement first.
@@ -244,8 +282,8 @@ def _conclude(
                     "second-parser",
                     f"the command cannot be read with certainty: {problem}",
                 )
-                return CommandAssessment(Verdict.ASK, (reason,), None, False, host)
-    return CommandAssessment(Verdict.ALLOW, _sorted(allow_reasons or []), key, skip, host)
+                return CommandAssessment(Verdict.ASK, (reason,), None, False, None, later)
+    return CommandAssessment(Verdict.ALLOW, _sorted(allow_reasons or []), key, skip, None, later)
 
 
 def _same_on_host(
@@ -699,10 +737,42 @@ def _command_dirs(
         and known[6] is declared
     ):
         return list(known[3]), list(known[4]), known[5]
-    dirs, uses, modes = _command_dirs_of(cmd, base, home, declared)
+    if declared is None:
+        dirs, uses, modes = _command_dirs_by_value(cmd, base, home)
+    else:
+        dirs, uses, modes = _command_dirs_of(cmd, base, home, declared)
     entry = (cmd, base, home, tuple(dirs), tuple(uses), modes, declared)
     remember(_DIRS, id(cmd), entry, _DIRS_SIZE)
     return dirs, uses, modes
+
+
+def _command_dirs_by_value(
+    cmd: SimpleCommand, base: str, home: str
+) -> tuple[list[str | None], list[RoleUse], frozenset[str]]:
+    """`_command_dirs_of` remembered by the command's words, not its identity.
+
+    A command seen before in another text (`git status` in `git status && ls`) has equal
+    words but new word objects, and the checks match a role to its word by identity
+    (`u.word is w`). So the memo keeps, for each role, the position of its word among the
+    command's words (or the word itself when the table made it, as `--out=F`'s `F`), and
+    hands back roles holding this command's own words. The key includes which positions
+    hold one and the same object, so identity between words is the same as computed.
+    """
+    flat = [*cmd.words, *(w for layer in cmd.wrapper_words for w in layer)]
+    first: dict[int, int] = {}
+    shape = tuple([first.setdefault(id(w), k) for k, w in enumerate(flat)])
+    key = (cmd.words, cmd.wrapper_words, cmd.dirs, base, home, shape)
+    held = _DIRS_BY_VALUE.get(key)
+    if held is None:
+        dirs, uses, modes = _command_dirs_of(cmd, base, home, None)
+        spots = tuple((u.role, first.get(id(u.word)), u.word, u.option) for u in uses)
+        remember(_DIRS_BY_VALUE, key, (tuple(dirs), spots, modes), _DIRS_SIZE)
+        return dirs, uses, modes
+    dirs_held, spots, modes = held
+    roles = [
+        RoleUse(role, word if at is None else flat[at], option) for role, at, word, option in spots
+    ]
+    return list(dirs_held), roles, modes
 
 
 _DIRS: OrderedDict[
@@ -718,6 +788,14 @@ _DIRS: OrderedDict[
     ],
 ] = OrderedDict()
 _DIRS_SIZE = 1024
+_DIRS_BY_VALUE: OrderedDict[
+    tuple[object, ...],
+    tuple[
+        tuple[str | None, ...],
+        tuple[tuple[Role, int | None, Word, str], ...],
+        frozenset[str],
+    ],
+] = OrderedDict()
 
 
 def _command_dirs_of(

@@ -15,6 +15,7 @@ an option it does not list is not understood, as for a complete one.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -74,7 +75,26 @@ def host_effects(
 
     `declared`: the user's `[[programs]]`, looked up before the built-in tables.
     """
-    words = cmd.words
+    if declared is None:
+        # A pure function of the words (Effects hold text only, no word objects): remembered
+        # by value, so a command seen in an earlier text is not read again.
+        return _host_effects_memo(cmd.words, cmd.wrapper_words)
+    return _host_effects(cmd.words, cmd.wrapper_words, declared)
+
+
+@functools.lru_cache(maxsize=2048)
+def _host_effects_memo(
+    words: tuple[Word, ...], wrapper_words: tuple[tuple[Word, ...], ...]
+) -> tuple[Effect, ...]:
+    return _host_effects(words, wrapper_words, None)
+
+
+def _host_effects(
+    words: tuple[Word, ...],
+    wrapper_words: tuple[tuple[Word, ...], ...],
+    declared: Mapping[str, Program] | None,
+) -> tuple[Effect, ...]:
+    """The uncached `host_effects`."""
     if not words:
         return ()
     first = words[0]
@@ -83,7 +103,7 @@ def host_effects(
             Effect("not-understood", first.text, "", f"`{first.text}`: the program is computed"),
         )
     name = program_name(first)
-    for layer in (*cmd.wrapper_words, words):  # `/tmp/env git status` too
+    for layer in (*wrapper_words, words):  # `/tmp/env git status` too
         spelled = layer[0].text if layer and layer[0].static else ""
         if "/" in spelled and not _installed(spelled):
             why = (
@@ -92,7 +112,7 @@ def host_effects(
             )
             return (Effect("not-understood", spelled, program_name(layer[0]), why),)
     family = program_family(name)
-    if len(words) == 1 and cmd.wrapper_words and _module_of(cmd.wrapper_words[-1]) == first.text:
+    if len(words) == 1 and wrapper_words and _module_of(wrapper_words[-1]) == first.text:
         # The module `python -m NAME` runs, seen as a command of its own: the python
         # command itself says whether the module and its words are understood.
         return ()

@@ -10,6 +10,7 @@ a copy, so their `cd` does not leak out. `assess` resolves the set against the c
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass
 
@@ -110,6 +111,12 @@ def resolve_dir(d: Dir, base: str, home: str) -> str | None:
     """An absolute, normalised directory for `d`; None when it is unknown."""
     if d is None:
         return None
+    return _resolve_dir(d, base, home)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolve_dir(d: str, base: str, home: str) -> str:
+    """`resolve_dir` of a known directory: text only (no I/O), so remembered."""
     if d == "~" or d.startswith("~/"):
         full = home.rstrip("/") + d[1:]
     elif d.startswith("/"):
