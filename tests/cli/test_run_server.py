@@ -389,6 +389,13 @@ def _running(seconds: str) -> bool:
     return False
 
 
+def _sigint_as_at_a_terminal() -> None:
+    # CI runs the slow tests as a background job of a non-interactive shell: they start with
+    # SIGINT ignored, a child inherits that, and Python installs no KeyboardInterrupt handler
+    # for an ignored SIGINT. The child gets the disposition Ctrl-C at a terminal would find.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("server", [False, True], ids=["in-process", "warm"])
 def test_ctrl_c_kills_the_sandbox_and_exits_130(warm: Warm, tmp_path: Path, server: bool) -> None:
     ws = tmp_path / "ws"
@@ -401,6 +408,7 @@ def test_ctrl_c_kills_the_sandbox_and_exits_130(warm: Warm, tmp_path: Path, serv
         env=warm.env(server=server),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_sigint_as_at_a_terminal,
     )
     try:
         deadline = time.monotonic() + 60
