@@ -195,7 +195,7 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
             call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
             labels.append((name, "analyze", ""))
             rows.append((lambda c=command: analyze(c), _analyze_text.cache_clear, n))
-            if command == INLINE_PYTHON:
+            if command == INLINE_PYTHON and read_python is not None:  # baselines may lack it
                 # The Python reader alone, cold: `ast.parse` and the walk of the tree.
                 labels.append((name, "read_python", ""))
                 rows.append((lambda: read_python(INLINE_CODE), read_python.cache_clear, n))
@@ -242,11 +242,20 @@ def main() -> None:
     sides = {"this": this_runs, "base": base_runs}
     print(f"medians over {args.rounds} alternating rounds; base = {args.baseline}")
     print(f"{'workload':<22} {'mode':<12} {'this µs':>9} {'base µs':>9}  verdict (this/base)")
-    for k, (name, mode, _, _, verdict) in enumerate(sides["this"][0]):
-        this = statistics.median(run[k][2] for run in sides["this"])
-        base = statistics.median(run[k][2] for run in sides["base"])
-        base_verdict = sides["base"][0][k][4]
-        print(f"{name:<22} {mode:<12} {this:>9.1f} {base:>9.1f}  {verdict}/{base_verdict}")
+    # Rows are matched by (workload, mode): a baseline may lack a row (an older checkout has
+    # no Python reader), which then shows `-`.
+    by_label = {
+        side: [{(r[0], r[1]): r for r in run} for run in runs] for side, runs in sides.items()
+    }
+    for name, mode, _, _, verdict in sides["this"][0]:
+        this = statistics.median(run[(name, mode)][2] for run in by_label["this"])
+        if (name, mode) not in by_label["base"][0]:
+            print(f"{name:<22} {mode:<12} {this:>9.1f} {'-':>9}  {verdict}/-")
+            continue
+        base = statistics.median(run[(name, mode)][2] for run in by_label["base"])
+        base_verdict = by_label["base"][0][(name, mode)][4]
+        ratio = f"{this / base:.2f}x" if base else "-"
+        print(f"{name:<22} {mode:<12} {this:>9.1f} {base:>9.1f}  {verdict}/{base_verdict}  {ratio}")
 
 
 if __name__ == "__main__":
