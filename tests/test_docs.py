@@ -232,10 +232,15 @@ def _console_tree(tmp: Path) -> tuple[Path, dict[str, str]]:
 
 def _run(command: str, ws: Path, home: Path) -> subprocess.CompletedProcess[str]:
     bindir = str(Path(sys.executable).parent)
+    # TMPDIR: the blocks' `tempfile.mkdtemp()` workspaces go in the scratch tree, removed
+    # with it, not in /tmp.
+    scratch = home.parent / ".tmp"
+    scratch.mkdir(exist_ok=True)
     env = {
         "HOME": str(home),
         "PATH": f"{bindir}:{os.environ.get('PATH', '/usr/bin:/bin')}",
         "LANG": "C.UTF-8",
+        "TMPDIR": str(scratch),
     }
     # PYTHONPATH: the code under test; SAFEHOLD_HOOK_SERVER: conftest turns the hook server
     # off, so `safehold hook` here decides in-process and leaves no server behind.

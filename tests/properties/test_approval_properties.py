@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 from typing import Any
 
@@ -40,7 +41,9 @@ from safehold.policy.engine import evaluate
 from safehold.policy.redact import REDACTED, redact_text
 from tests.strategies import configs, tool_calls
 
-WORKSPACE = tempfile.mkdtemp(prefix="safehold-approval-props-")
+# In the run's private folder, beside its HOME (tests/conftest.py removes it when the run
+# ends): nothing is left in /tmp.
+WORKSPACE = tempfile.mkdtemp(prefix="approval-props-", dir=os.path.dirname(os.environ["HOME"]))
 ALLOWING = {ApprovalOutcome.ALLOW_ONCE, ApprovalOutcome.ALLOW_ALWAYS}
 
 answers = st.one_of(
