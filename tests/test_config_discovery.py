@@ -12,6 +12,7 @@ import pytest
 
 from safehold import ConfigError, SafetyConfig
 from safehold.config_discovery import discover_config, find_config
+from tests._forked import run_cli
 
 
 @pytest.fixture
@@ -71,12 +72,7 @@ def test_defaults_and_invalid_files(tree: dict[str, Path]) -> None:
 
 def test_config_show_says_which_file(tree: dict[str, Path]) -> None:
     (tree["project"] / ".safehold.toml").write_text("read_only = true\n")
-    run = subprocess.run(
-        [sys.executable, "-m", "safehold.cli", "config", "show", "--cwd", str(tree["project"])],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = run_cli(["config", "show", "--cwd", str(tree["project"])], text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stderr.strip() == f"config: {tree['project'] / '.safehold.toml'} (project file)"
     assert '"read_only": true' in run.stdout
@@ -205,14 +201,14 @@ def test_the_trust_command_records_the_file(tree: dict[str, Path], tmp_path: Pat
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "SAFEHOLD_HOOK_SERVER": "0",
     }
-    show = [sys.executable, "-m", "safehold", "config", "show", "--cwd", str(tree["project"])]
-    refused = subprocess.run(show, capture_output=True, text=True, env=env, check=False)
+    show = ["config", "show", "--cwd", str(tree["project"])]
+    refused = run_cli(show, module="safehold", text=True, env=env)
     assert refused.returncode != 0 and "config trust" in refused.stderr
     assert "Traceback" not in refused.stderr
-    trust_cmd = [sys.executable, "-m", "safehold", "config", "trust", "--cwd", str(tree["project"])]
-    done = subprocess.run(trust_cmd, capture_output=True, text=True, env=env, check=False)
+    trust_cmd = ["config", "trust", "--cwd", str(tree["project"])]
+    done = run_cli(trust_cmd, module="safehold", text=True, env=env)
     assert done.returncode == 0, done.stderr
-    shown = subprocess.run(show, capture_output=True, text=True, env=env, check=False)
+    shown = run_cli(show, module="safehold", text=True, env=env)
     assert shown.returncode == 0, shown.stderr
     assert (tmp_path / "state" / "safehold" / "trusted-projects.json").is_file()
 

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests._forked import run_cli
+
 
 def safehold(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "safehold.cli", *args], capture_output=True, text=True, timeout=60
-    )
+    return run_cli(args, text=True, timeout=60)
 
 
 def test_validate_ok(tmp_path: Path) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from safehold.cli import main
+from tests._forked import run_cli
 
 _PASSING = """\
 mode = "auto"
@@ -47,12 +46,8 @@ def test_a_failing_example_exits_1_with_its_reasons(tmp_path: Path) -> None:
     f = tmp_path / "policy.toml"
     f.write_text(_FAILING)
     for action in ("test", "validate"):
-        done = subprocess.run(
-            [sys.executable, "-m", "safehold", "config", action, str(f), "--cwd", str(tmp_path)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
+        done = run_cli(
+            ["config", action, str(f), "--cwd", str(tmp_path)], module="safehold", text=True
         )
         assert done.returncode == 1, done.stderr
         assert "FAIL  examples[2] `sudo make install`: expected allow, got ask" in done.stdout

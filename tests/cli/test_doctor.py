@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._forked import run_cli
+
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
@@ -20,15 +22,7 @@ def home(tmp_path: Path) -> Path:
 def doctor(home: Path, cwd: Path, *words: str, **env: str) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith("XDG_CONFIG")}
     full.update(HOME=str(home), **env)
-    return subprocess.run(
-        [sys.executable, "-m", "safehold.cli", "doctor", *words],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=full,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(["doctor", *words], text=True, cwd=cwd, env=full)
 
 
 def test_defaults_no_hooks_and_a_working_sandbox(home: Path, tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from safehold import Grant, GrantEffect
 from safehold.cli import main
 from safehold.grant_store import GrantFileError, GrantFiles, grant_id
 from safehold.policy.grants import command_grant_key
+from tests._forked import run_cli
 
 NPM_TEST = command_grant_key([["npm", "test"]])
 MAKE = command_grant_key([["make"]])
@@ -38,15 +38,7 @@ def proj(tmp_path: Path) -> Path:
 
 
 def safehold(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:  # fmt: skip
-    return subprocess.run(
-        [sys.executable, "-m", "safehold", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=60,
-        check=False,
-    )
+    return run_cli(args, module="safehold", text=True, env=env, cwd=cwd, timeout=60)
 
 
 def seed(proj: Path) -> tuple[Grant, Grant, Grant]:

@@ -5,26 +5,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from safehold.cli.hook_install import CLIS, installed_hooks
+from tests._forked import run_cli
 
 
 def safehold(home: Path, cwd: Path, *words: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_CONFIG")}
     env["HOME"] = str(home)
-    return subprocess.run(
-        [sys.executable, "-m", "safehold.cli", *words],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(words, text=True, cwd=cwd, env=env)
 
 
 @pytest.fixture

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
 from safehold.cli import main
+from tests._forked import run_cli
 
 
 @pytest.fixture(autouse=True)
@@ -22,15 +22,8 @@ def throwaway_home(
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the real `safehold` entry point in a subprocess."""
-    return subprocess.run(
-        [sys.executable, "-m", "safehold.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=60,
-        check=False,
-    )
+    """Run the real `safehold` entry point in a new process (forked: tests/_forked.py)."""
+    return run_cli(args, text=True, cwd=cwd, timeout=60)
 
 
 @pytest.mark.parametrize("code", [0, 1, 42, 255])

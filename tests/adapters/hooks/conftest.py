@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests._forked import run_cli
+
 PAYLOADS = Path(__file__).parent / "payloads"
 
 
@@ -42,17 +44,31 @@ class Project:
         return env
 
     def hook(
-        self, flavour: str, stdin: str | bytes, *args: str, env: dict[str, str] | None = None
+        self,
+        flavour: str,
+        stdin: str | bytes,
+        *args: str,
+        env: dict[str, str] | None = None,
+        fresh: bool = False,
     ) -> HookRun:
+        """`python -m safehold.cli hook FLAVOUR ARGS` with `stdin`, in the project.
+
+        A new process forked from a preloaded one (tests/_forked.py); `fresh=True` starts a
+        new interpreter instead."""
         data = stdin.encode() if isinstance(stdin, str) else stdin
-        run = subprocess.run(
-            [sys.executable, "-m", "safehold.cli", "hook", flavour, *args],
-            input=data,
-            capture_output=True,
-            cwd=self.root,
-            env=self.env() if env is None else env,
-            timeout=120,
-        )
+        argv = ["hook", flavour, *args]
+        environ = self.env() if env is None else env
+        if fresh:
+            run = subprocess.run(
+                [sys.executable, "-m", "safehold.cli", *argv],
+                input=data,
+                capture_output=True,
+                cwd=self.root,
+                env=environ,
+                timeout=120,
+            )
+        else:
+            run = run_cli(argv, input=data, cwd=self.root, env=environ)
         return HookRun(run.returncode, run.stdout.decode(), run.stderr.decode())
 
 
