@@ -208,7 +208,7 @@ def run_cli(
             with open(path, "wb") as f:
                 if name == "stdin":
                     f.write(data)
-        request = {
+        request: dict[str, object] = {
             "argv": list(args),
             "module": module,
             "cwd": os.fspath(cwd) if cwd is not None else os.getcwd(),
