@@ -30,11 +30,10 @@ def _fresh(
 @pytest.mark.parametrize(
     "args",
     [
-        ["check", "--json", "--read", "src/app.py"],  # a relative path: the working directory
+        # a relative path (the working directory), and the project's config file found there
+        ["check", "--json", "--read", "src/app.py"],
         ["check", "--json", "--read", "~/.ssh/id_rsa"],  # HOME of the call, not the helper's
         ["check", "--read", "x", "--config", "missing.toml"],  # an error: stderr, exit 2
-        ["config", "show"],  # the project's config file, found from the working directory
-        ["no-such-command"],  # argparse's own exit
     ],
 )
 def test_same_exit_status_and_bytes_as_a_fresh_interpreter(tmp_path: Path, args: list[str]) -> None:

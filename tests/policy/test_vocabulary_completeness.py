@@ -14,11 +14,11 @@ something has the `exec` role, and one whose name says it names a file has a fil
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -124,11 +124,23 @@ def _help_command(path: tuple[str, ...]) -> tuple[tuple[str, ...], HelpStyle]:
     return (path[0], "--help"), _STYLES.get(path[0], "gnu")
 
 
-@cache
+_HELPS: dict[tuple[object, ...], str | None] = {}
+
+
 def _help_text(
     argv: tuple[str, ...], home: str, extra: tuple[tuple[str, str], ...] = ()
 ) -> str | None:
-    """The help a program prints (stdout and stderr), or None when it cannot be had."""
+    """The help a program prints (stdout and stderr), or None when it cannot be had.
+
+    Asked once per program file and arguments: `pip3` and `pip`, `py.test` and `pytest` are
+    the same script under two names, and list the same options."""
+    found = shutil.which(argv[0])
+    if found is None:
+        return None
+    with open(found, "rb") as f:
+        key = (hashlib.sha256(f.read()).hexdigest(), argv[1:], home, extra)
+    if key in _HELPS:
+        return _HELPS[key]
     env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", ""), "HOME": home, "COLUMNS": "80"}
     env["MANWIDTH"] = "200"
     env |= dict(extra)
@@ -138,8 +150,11 @@ def _help_text(
             argv, capture_output=True, text=True, env=env, timeout=20, stdin=subprocess.DEVNULL
         )
     except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout + done.stderr
+        text = None
+    else:
+        text = done.stdout + done.stderr
+    _HELPS[key] = text
+    return text
 
 
 @pytest.fixture(scope="session")
