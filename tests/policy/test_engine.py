@@ -361,3 +361,27 @@ def test_issue_3_a_plain_acp_argv_keeps_its_grant_key(ws: str) -> None:
     call = ToolCall("terminal", {"command": "npm", "args": ["test"]}, ToolKind.EXECUTE)
     decision = evaluate(SafetyConfig().with_mode("auto"), call, workspace=ws)
     assert decision.verdict is Verdict.ALLOW and decision.grant_key is not None
+
+
+@pytest.mark.parametrize("kind", [ToolKind.EDIT, ToolKind.DELETE, ToolKind.MOVE])
+@pytest.mark.parametrize("arguments", [{}, {"path": None}, {"content": "TOKEN=1\n"}])
+def test_a_write_that_names_no_path_asks_even_when_writes_need_no_approval(
+    ws: str, kind: ToolKind, arguments: dict[str, object]
+) -> None:
+    """Auto mode allows writes inside the allowed paths; a call that names none is not one."""
+    call = ToolCall("save", arguments, kind)
+    auto = decide(ws, call, Mode.AUTO)
+    assert auto.verdict is Q and codes(auto) == ["write-target-unknown"]
+    assert codes(decide(ws, call)) == ["write-needs-approval"]  # review asks anyway
+    # An "always" answer for the tool lifts it, as it lifts a write's approval.
+    granted = decide(ws, call, Mode.AUTO, grants={tool_grant_key("save"): GrantEffect.ALLOW})
+    assert granted.verdict is A
+
+
+def test_a_write_that_names_its_path_and_a_read_that_names_none_are_allowed_in_auto(
+    ws: str,
+) -> None:
+    assert (
+        decide(ws, ToolCall("save", {"path": "src/new.py"}, ToolKind.EDIT), Mode.AUTO).verdict is A
+    )
+    assert decide(ws, ToolCall("notes", {}, ToolKind.READ), Mode.AUTO).verdict is A

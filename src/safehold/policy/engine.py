@@ -240,8 +240,9 @@ def _evaluate(
             assessment,
         )
     allow_reasons: list[Reason] = []
+    pathless = not args.paths and not args.globs and not args.invalid
     for one in sorted(sides, key=_SIDE_RANK.__getitem__) if len(sides) > 1 else sides:
-        allow_reasons = _step5_flags(config, call, one, assessment, steps)
+        allow_reasons = _step5_flags(config, call, one, assessment, steps, pathless)
     if steps.hard_ask:
         return (
             Decision(
@@ -558,8 +559,10 @@ def _step5_flags(
     side: Side,
     assessment: CommandAssessment | None,
     steps: _Steps,
+    pathless: bool = False,
 ) -> list[Reason]:
-    """Add the approval-flag ASKs; return the reasons an ALLOW would carry."""
+    """Add the approval-flag ASKs; return the reasons an ALLOW would carry. `pathless`: the
+    call names no path (nor glob, nor ACP location) at all."""
     if side is Side.WRITE:
         if config.require_approval_for_writes:
             steps.soft_ask.append(
@@ -567,6 +570,16 @@ def _step5_flags(
                     "write-needs-approval",
                     "require_approval_for_writes",
                     f"`{call.name}` changes files and writes need approval in this mode",
+                )
+            )
+        elif pathless:
+            # Where it writes is not in the call: nothing inside the allowed paths to allow.
+            steps.soft_ask.append(
+                Reason(
+                    "write-target-unknown",
+                    "require_approval_for_writes",
+                    f"`{call.name}` changes files (kind `{call.kind.value}`) but names no "
+                    "path to check, so where it writes is unknown",
                 )
             )
         return [
