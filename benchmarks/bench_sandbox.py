@@ -200,7 +200,7 @@ def _python(*flags: str, code: str = "pass") -> Callable[[], object]:
 
 _SPAWN_FLOOR = "import _socket, select, zlib, _json, _queue"
 """What the warm client imports beyond the interpreter's own start (and safehold's modules):
-with bare bwrap, the floor of a warm run. (Until 0.2.x the client imported
+with bare bwrap, the floor of a warm run. (The client used to import
 `subprocess, selectors, json`: that alone cost more than bwrap.)"""
 
 

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 from hypothesis import given
@@ -40,6 +41,23 @@ def test_only_the_standard_streams_reach_the_command(run: Runner) -> None:
     assert result.exit_code == 0, result.stderr
     assert _fds(result.stdout) == [0, 1, 2, 3]  # 3: the directory `ls` is listing
     assert stdin.stdout == b"/dev/null\n"
+
+
+def test_runs_in_parallel_threads_get_none_of_each_others_pipes(run: Runner) -> None:
+    # Each run's seccomp, status and block pipes reach its own bwrap only: the spawn never
+    # makes this process's fds inheritable, even for a moment.
+    listings: list[list[int]] = []
+
+    def worker() -> None:
+        for _ in range(3):
+            listings.append(_fds(run(["ls", "/proc/self/fd"]).stdout))
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert listings == [[0, 1, 2, 3]] * 12
 
 
 def test_a_caller_without_standard_streams_still_runs_sandboxed(ws: Path) -> None:

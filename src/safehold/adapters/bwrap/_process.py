@@ -337,7 +337,10 @@ def _spawn(
         # dup2 clears close-on-exec on its copy: through a spare number and back, every
         # kept fd reaches bwrap under its own number (the one its argv names), and this
         # process's fds stay close-on-exec (a run in another thread inherits none of them).
-        spare = max(stdout, stderr, *keep) + 1
+        # The spare is the lowest number none of these use: what the child had there was
+        # close-on-exec (the inheritable ones are closed above), so nothing is lost.
+        used = {stdout, stderr, *keep}
+        spare = next(fd for fd in range(3, 4 + len(used)) if fd not in used)
         for fd in keep:
             actions += [(os.POSIX_SPAWN_DUP2, fd, spare), (os.POSIX_SPAWN_DUP2, spare, fd)]
         actions.append((os.POSIX_SPAWN_CLOSE, spare))
