@@ -247,9 +247,11 @@ class _Child:
             except subprocess.TimeoutExpired:
                 return None
             return self.returncode
+        if self.poll() is not None:
+            return self.returncode  # reaped: its pid may be another process's by now
         deadline = time.monotonic() + timeout
         try:
-            pidfd = os.pidfd_open(self.pid)
+            pidfd = os.pidfd_open(self.pid)  # not reaped yet: still this process
         except OSError:  # no pidfds here: poll as Popen.wait does
             delay = 0.0005
             while self.poll() is None:
