@@ -9,9 +9,9 @@ through bare bwrap with the runner's exact argv (same flags, mounts, seccomp pro
 pipe and limit prefix, built once), through the runner, and `safehold run -- true` from a
 shell (a fresh interpreter) twice: in-process (`SAFEHOLD_HOOK_SERVER=0`: the interpreter
 loads the config models, plans and probes bwrap itself) and planned by the warm hook
-server (started for this, in a throwaway runtime directory: the client loads only the
-standard library's process modules, then spawns bwrap), with the median and the maximum
-of each. Python's own start (`python -c pass`, with `-S`, `-I`, both) bounds what any
+server (started for this, in a throwaway runtime directory: the client loads only a few
+C modules beyond what the interpreter loads anyway, then spawns bwrap with
+`os.posix_spawn`), with the median and the maximum of each. Python's own start (`python -c pass`, with `-S`, `-I`, both) bounds what any
 `safehold run` can cost. The runner's extra
 is its own Python (revalidating the cached mount plan, the IO loop, the post-run
 protected-path check) and, for a root caller, the per-run pids cgroup (bwrap's child is
@@ -163,12 +163,13 @@ def _without_cgroup(config: SafetyConfig, workspace: str) -> Callable[[], object
     """The runner as a non-root caller runs it: the process limit by RLIMIT_NPROC only."""
 
     def once() -> object:
-        saved = _runner.open_cgroup
-        _runner.open_cgroup = lambda _n: None
+        names = vars(_runner)  # open_cgroup is the runner's import, not its API
+        saved = names["open_cgroup"]
+        names["open_cgroup"] = lambda _n: None
         try:
             return run_sandboxed_sync(["true"], cwd=workspace, config=config)
         finally:
-            _runner.open_cgroup = saved
+            names["open_cgroup"] = saved
 
     return once
 
@@ -197,8 +198,10 @@ def _python(*flags: str, code: str = "pass") -> Callable[[], object]:
     return lambda: subprocess.run([sys.executable, *flags, "-c", code], check=True)
 
 
-_SPAWN_FLOOR = "import subprocess, selectors, json"
-"""What any Python process that spawns bwrap with the runner's I/O loop imports."""
+_SPAWN_FLOOR = "import _socket, select, zlib, _json, _queue"
+"""What the warm client imports beyond the interpreter's own start (and safehold's modules):
+with bare bwrap, the floor of a warm run. (The client used to import
+`subprocess, selectors, json`: that alone cost more than bwrap.)"""
 
 
 def start_server(runtime: str) -> None:
@@ -323,9 +326,13 @@ def cold_and_warm(
         _store.wait()
         rows.append((cold, fresh, peak))
     time.sleep(0.2)  # past the racy window of the store just written
+
+    def runner(ws: str) -> Callable[[], object]:
+        return lambda: run_sandboxed_sync(["true"], cwd=ws, config=config)
+
     fns: list[Callable[[], object]] = []
     for ws in spaces:
-        fns.append(lambda ws=ws: run_sandboxed_sync(["true"], cwd=ws, config=config))
+        fns.append(runner(ws))
         fns.append(bare_bwrap(config, ws))
     timings = timings_ms(fns, runs, warmup=2)
     return [

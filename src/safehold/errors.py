@@ -16,8 +16,6 @@ and for components that cannot do their job.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 __all__ = [
     "ConfigError",
     "PolicyError",
@@ -78,6 +76,8 @@ def value_kind(value: object) -> str:
         return "a string"
     if isinstance(value, list | tuple):
         return "a list"
+    from collections.abc import Mapping  # not at the top: the warm `safehold run` client
+
     if isinstance(value, Mapping):
         return "an object"
     if isinstance(value, bytes | bytearray):

@@ -397,17 +397,17 @@ def _run(conn: _socket.socket, plan: WarmPlan) -> int:
                 max_processes=plan.max_processes,
                 cgroup=cgroup,
             )
+            result = sandbox_result(
+                raw,
+                bwrap=plan.bwrap,
+                duration=time.monotonic() - started,
+                cap=plan.cap,
+                after=lambda: _after_run(conn),
+                make=RunResult,
+            )
         finally:
             if cgroup is not None:
-                cgroup.close()
-        result = sandbox_result(
-            raw,
-            bwrap=plan.bwrap,
-            duration=time.monotonic() - started,
-            cap=plan.cap,
-            after=lambda: _after_run(conn),
-            make=RunResult,
-        )
+                cgroup.close()  # after the after-run check: the sandbox is gone by then
         return report(result, plan.report_timeout)
 
     return guarded(execute)

@@ -15,17 +15,16 @@
 
 from __future__ import annotations
 
+import _thread
 import atexit
-import contextlib
 import errno
 import os
-import queue
-import threading
 import time
-from collections.abc import Callable, Mapping
 
 TYPE_CHECKING = False  # not typing's: the warm `safehold run` client imports this module
 if TYPE_CHECKING:
+    import _queue
+    from collections.abc import Callable, Mapping
     from typing import Final
 
 __all__ = [
@@ -129,7 +128,7 @@ class Cgroup:
         `OSError` when it cannot be moved: the caller then kills the sandbox before release.
         """
         try:
-            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            with open(f"/proc/{pid}/status", encoding="utf-8", errors="replace") as fh:
                 ppid = next((ln.split()[1] for ln in fh if ln.startswith("PPid:")), "")
         except FileNotFoundError:
             raise SandboxGone(pid) from None
@@ -143,7 +142,7 @@ class Cgroup:
     def limit_hit(self) -> str | None:
         """A message once a fork was refused at the limit, else None."""
         try:
-            with open(os.path.join(self.path, "pids.events"), encoding="ascii") as fh:
+            with open(os.path.join(self.path, "pids.events"), encoding="utf-8") as fh:
                 for line in fh:
                     name, _, count = line.partition(" ")
                     if name == "max" and count.strip() not in ("", "0"):
@@ -165,7 +164,7 @@ class Cgroup:
 
 
 _pending: list[str] = []
-_pending_lock = threading.Lock()
+_pending_lock = _thread.allocate_lock()  # `threading` costs the warm client's start
 
 
 def _remove(path: str) -> bool:
@@ -189,20 +188,20 @@ def _sweep(wait: float = 0.0) -> None:
             _pending[:] = [p for p in _pending if not _remove(p)]
             if not _pending or time.monotonic() >= deadline:
                 return
-        time.sleep(0.01)
+        time.sleep(0.001)  # a sandbox's processes are gone a few ms after bwrap exits
 
 
 atexit.register(_sweep, 2.0)
 
 
 def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="ascii") as fh:
+    with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
 
 
 def _own(controller: str, v2: bool) -> str | None:
     try:
-        with open("/proc/self/cgroup", encoding="ascii") as fh:
+        with open("/proc/self/cgroup", encoding="utf-8", errors="surrogateescape") as fh:
             lines = fh.read().splitlines()
     except OSError:
         return None
@@ -220,17 +219,19 @@ def _make(parent: str, max_processes: int) -> Cgroup | None:
     except OSError:
         return None
     try:
-        with open(os.path.join(path, "pids.max"), "w", encoding="ascii") as fh:
+        with open(os.path.join(path, "pids.max"), "w", encoding="utf-8") as fh:
             fh.write(str(max_processes))
     except OSError:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 (contextlib costs the warm client's start)
             os.rmdir(path)
+        except OSError:
+            pass
         return None
     _prime(parent)
     return Cgroup(path, max_processes)
 
 
-_primer: list[queue.SimpleQueue[str]] = []
+_primer: list[_queue.SimpleQueue[str]] = []
 
 
 def _prime(own: str) -> None:
@@ -240,22 +241,26 @@ def _prime(own: str) -> None:
     RCU grace period unless one passed just before. Asked for when the run's cgroup is made,
     that wait runs while the runner plans and bwrap sets up, so the real move (`admit`)
     finds it mostly done. One long-lived thread (starting a thread per run costs more than
-    it saves under load); nothing depends on it: errors are ignored.
+    it saves under load); nothing depends on it: errors are ignored. A thread of `_thread`
+    (never waited for at exit, as a daemon thread) and a `_queue.SimpleQueue`: `threading`
+    and `queue` would cost the warm `safehold run` client's start more than the wait saves.
     """
+    import _queue
+
     with _pending_lock:
         if not _primer:
-            _primer.append(queue.SimpleQueue())
-            threading.Thread(
-                target=_primer_loop, args=(_primer[0],), name="safehold-cgroup", daemon=True
-            ).start()
+            _primer.append(_queue.SimpleQueue())
+            _thread.start_new_thread(_primer_loop, (_primer[0],))
         _primer[0].put(own)
 
 
-def _primer_loop(jobs: queue.SimpleQueue[str]) -> None:
+def _primer_loop(jobs: _queue.SimpleQueue[str]) -> None:
     while True:
         own = jobs.get()
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 (contextlib costs the warm client's start)
             _write(os.path.join(own, "cgroup.procs"), str(os.getpid()))
+        except OSError:
+            pass
 
 
 _warned: list[bool] = []
@@ -275,11 +280,15 @@ def open_cgroup(max_processes: int) -> Cgroup | None:
     own = _own("", v2=True)
     controllers = os.path.join(_V2_ROOT, "cgroup.controllers")
     if own is not None and os.path.isfile(controllers):
-        with contextlib.suppress(OSError), open(controllers, encoding="ascii") as fh:
-            if "pids" in fh.read().split():
-                group = _make(os.path.normpath(_V2_ROOT + "/" + own), max_processes)
-                if group is not None:
-                    return group
+        try:
+            with open(controllers, encoding="utf-8") as fh:
+                listed = "pids" in fh.read().split()
+        except OSError:
+            listed = False
+        if listed:
+            group = _make(os.path.normpath(_V2_ROOT + "/" + own), max_processes)
+            if group is not None:
+                return group
     if not _warned:
         _warned.append(True)
         _warn(

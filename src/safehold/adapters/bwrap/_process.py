@@ -1,7 +1,7 @@
 """Spawn one process, drain its output under a cap, and kill its whole tree on timeout.
 
-One `selectors` loop reads stdout, stderr, bwrap's JSON status pipe and a cancel pipe, so a
-full pipe never blocks the child while the runner waits on another. Past the cap the bytes are
+One `poll` loop reads stdout, stderr, bwrap's JSON status pipe and a cancel pipe, so a full
+pipe never blocks the child while the runner waits on another. Past the cap the bytes are
 still read and dropped: the command behaves the same whether or not anyone is listening (no
 SIGPIPE, no blocked writes).
 
@@ -10,26 +10,36 @@ be bwrap's child through a pidfd) and to bwrap. (A command run without a sandbox
 its own session, and the kill reaches its whole process group.) When a pid namespace's init
 dies the kernel kills every process in it — forks ignoring SIGTERM, `setsid` daemons and
 `nohup` jobs included — and `--die-with-parent` covers the rest.
+
+Start-up cost: the warm `safehold run` client (`safehold.cli._run_client`) imports this module
+in a fresh interpreter, so it imports only modules the interpreter has loaded anyway, plus
+`select`. bwrap is started with `os.posix_spawn` (not `subprocess`), the loop is
+`select.poll` (not `selectors`), and bwrap's status lines are read with the C scanner `json`
+itself uses (not `json`, whose regexes load `re`). Together those imports cost a fresh
+process more than bwrap itself. The spawn keeps `subprocess.Popen`'s contract: stdin from
+/dev/null, only the passed fds (and 0-2) reach the child (`close_fds`: bwrap hands every
+inherited fd on to the command), SIGPIPE and SIGXFSZ back to their defaults. A process with
+a working directory of its own (`sandbox.mode = "none"`) is started by `subprocess`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import selectors
-import signal
-import subprocess
+import select
 import time
-from collections.abc import Callable, Mapping, Sequence
 
 from safehold.adapters.bwrap._limits import Cgroup, SandboxGone, process_watchdog
 
 TYPE_CHECKING = False  # not typing's: the warm `safehold run` client imports this module
 if TYPE_CHECKING:
+    import signal as _signal
+    import subprocess
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any, Final, TypeVar
 
     R = TypeVar("R")
+else:
+    import _signal  # what `signal` wraps, without building its enums
 
 __all__ = [
     "RawOutcome",
@@ -45,6 +55,11 @@ _WATCH_EVERY: Final = 0.2
 """Seconds between two looks of the watchdog (a resource-limit check)."""
 _DRAIN_GRACE: Final = 5.0
 """Seconds to wait for the pipes to close after a kill before giving up on them."""
+_RESTORED: Final = tuple(
+    getattr(_signal, name) for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ") if hasattr(_signal, name)
+)
+"""Signals Python ignores and a child gets back at their default (`Popen`'s `restore_signals`)."""
+_READ: Final = select.POLLIN | select.POLLPRI
 
 
 class RawOutcome:
@@ -106,16 +121,277 @@ class _Capped:
         self.data += chunk
 
 
+class _Scan:
+    """What `json.JSONDecoder` hands its C scanner: the defaults of `json.loads`."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+_scanner: list[Callable[[str, int], tuple[Any, int]]] = []
+
+
+def _json_line(text: str) -> object:
+    """`json.loads(text)`, or None where that raises, without importing `json` (whose
+    regexes load `re`): the same C scanner, the same whitespace skipped around the value.
+
+    The scanner reports an error through `json.decoder`, which is not loaded here: any
+    error it raises means the line is not one JSON value (bwrap writes its status in
+    pieces, so a line is often cut short).
+    """
+    if not _scanner:
+        try:
+            from _json import make_scanner
+        except ImportError:  # an interpreter without the C accelerator
+            import json
+
+            _scanner.append(json.JSONDecoder().raw_decode)
+        else:
+            _scanner.append(make_scanner(_Scan))  # type: ignore[arg-type]
+    blank = " \t\n\r"  # what `json.loads` skips around the value
+    try:
+        value, end = _scanner[0](text, len(text) - len(text.lstrip(blank)))
+    except Exception:  # StopIteration, ValueError, RecursionError, SystemError
+        return None
+    return None if text[end:].strip(blank) else value
+
+
 def _parse_status(raw: bytes) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for line in raw.decode("utf-8", "replace").splitlines():
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
+        item = _json_line(line)
         if isinstance(item, dict):
             merged.update(item)
     return merged
+
+
+def _lift(fd: int) -> int:
+    """`fd`, or a copy of it numbered above 2 (then `fd` is closed).
+
+    A caller started with stdin, stdout or stderr closed gets those numbers from `os.pipe`:
+    the child's standard streams would be put over them.
+    """
+    held: list[int] = []
+    try:
+        while fd < 3:
+            held.append(fd)
+            fd = os.dup(fd)
+    finally:
+        for low in held:
+            if low != fd:
+                os.close(low)
+    return fd
+
+
+def _pipe() -> tuple[int, int]:
+    """`os.pipe()` with both ends numbered above 2 (close-on-exec, as every new fd)."""
+    read, write = os.pipe()
+    try:
+        read = _lift(read)
+    except BaseException:
+        os.close(write)
+        raise
+    try:
+        return read, _lift(write)
+    except BaseException:
+        os.close(read)
+        raise
+
+
+def _close_quietly(fd: int) -> None:
+    try:  # noqa: SIM105 (contextlib costs the warm client's start)
+        os.close(fd)
+    except OSError:
+        pass
+
+
+class _Child:
+    """A started process: `subprocess.Popen`'s `pid`, `poll`, `wait` and `kill`, nothing else."""
+
+    __slots__ = ("pid", "popen", "returncode")
+
+    def __init__(self, pid: int, popen: subprocess.Popen[bytes] | None = None) -> None:
+        self.pid = pid
+        self.popen = popen
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """The exit code (negative: the signal that killed it) once it exited, reaped here."""
+        if self.returncode is None:
+            if self.popen is not None:
+                self.returncode = self.popen.poll()
+                return self.returncode
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored): as Popen does
+                self.returncode = 0
+            else:
+                if pid == self.pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit code, waiting at most `timeout` seconds for it (None: still running)."""
+        if self.popen is not None:
+            import subprocess  # loaded already: it started this process
+
+            try:
+                self.returncode = self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                return None
+            return self.returncode
+        if self.poll() is not None:
+            return self.returncode  # reaped: its pid may be another process's by now
+        deadline = time.monotonic() + timeout
+        try:
+            pidfd = os.pidfd_open(self.pid)  # not reaped yet: still this process
+        except OSError:  # no pidfds here: poll as Popen.wait does
+            delay = 0.0005
+            while self.poll() is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                delay = min(delay * 2, left, 0.05)
+                time.sleep(delay)
+            return self.returncode
+        try:
+            ready = select.poll()
+            ready.register(pidfd, _READ)
+            if not ready.poll(_ms(max(deadline - time.monotonic(), 0.0))):
+                return self.poll()
+        finally:
+            os.close(pidfd)
+        while self.poll() is None:  # it exited: reaped at once
+            time.sleep(0.0005)
+        return self.returncode
+
+    def kill(self) -> None:
+        """SIGKILL it unless it is reaped already (its pid may be another process's)."""
+        if self.poll() is None:
+            try:  # noqa: SIM105 (contextlib costs the warm client's start)
+                os.kill(self.pid, _signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _inherited(keep: Sequence[int]) -> list[int] | None:
+    """This process's inheritable fds above 2 other than `keep` (None: /proc cannot tell)."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return None
+    out = []
+    for name in names:
+        fd = int(name)
+        if fd < 3 or fd in keep:
+            continue
+        try:
+            if os.get_inheritable(fd):
+                out.append(fd)
+        except OSError:  # the listing's own fd, closed since
+            continue
+    return out
+
+
+def _spawn(
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    keep: tuple[int, ...],
+    stdout: int,
+    stderr: int,
+    new_session: bool,
+    cwd: str | None,
+) -> _Child:
+    """Start `argv` with stdin from /dev/null, `stdout` and `stderr`, and only `keep`
+    (numbered above 2, as the caller's) besides: `subprocess.Popen(close_fds=True,
+    pass_fds=keep, restore_signals=True)` without `subprocess`'s import."""
+    inherited = None if cwd is not None or "/" not in argv[0] else _inherited(keep)
+    if inherited is None:  # a working directory of its own, a PATH search, or no /proc
+        import subprocess
+
+        popen = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            env=env,
+            pass_fds=keep,
+            close_fds=True,  # bwrap hands every inherited fd on to the command
+            start_new_session=new_session,
+            cwd=cwd,
+        )
+        return _Child(popen.pid, popen)
+    actions: list[tuple[Any, ...]] = [(os.POSIX_SPAWN_CLOSE, fd) for fd in inherited]
+    actions += [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_DUP2, stdout, 1),
+        (os.POSIX_SPAWN_DUP2, stderr, 2),
+    ]
+    if keep:
+        # dup2 clears close-on-exec on its copy: through a spare number and back, every
+        # kept fd reaches bwrap under its own number (the one its argv names), and this
+        # process's fds stay close-on-exec (a run in another thread inherits none of them).
+        # The spare is the lowest number none of these use: what the child had there was
+        # close-on-exec (the inheritable ones are closed above), so nothing is lost.
+        used = {stdout, stderr, *keep}
+        spare = next(fd for fd in range(3, 4 + len(used)) if fd not in used)
+        for fd in keep:
+            actions += [(os.POSIX_SPAWN_DUP2, fd, spare), (os.POSIX_SPAWN_DUP2, spare, fd)]
+        actions.append((os.POSIX_SPAWN_CLOSE, spare))
+    pid = os.posix_spawn(
+        argv[0], argv, env, file_actions=actions, setsid=new_session, setsigdef=_RESTORED
+    )
+    return _Child(pid)
+
+
+def _start(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    keep: tuple[int, ...],
+    new_session: bool,
+    cwd: str | None,
+) -> tuple[_Child, int, int]:
+    """The started process and the read ends of its stdout and stderr pipes."""
+    if any(fd < 3 for fd in keep):
+        raise ValueError(f"fds to pass must be numbered above 2, got {keep!r}")
+    out_r, out_w = _pipe()
+    try:
+        err_r, err_w = _pipe()
+    except BaseException:
+        os.close(out_r)
+        os.close(out_w)
+        raise
+    try:
+        child = _spawn(
+            list(argv),
+            env=dict(env),
+            keep=keep,
+            stdout=out_w,
+            stderr=err_w,
+            new_session=new_session,
+            cwd=cwd,
+        )
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    return child, out_r, err_r
+
+
+def _ms(seconds: float | None) -> int | None:
+    """`poll`'s timeout: milliseconds, rounded up (never a busy loop just short of a deadline)."""
+    return None if seconds is None else int(-(-seconds * 1000 // 1))
 
 
 def _kill_child(pid: object, parent: int) -> None:
@@ -127,23 +403,24 @@ def _kill_child(pid: object, parent: int) -> None:
     except OSError:
         return
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+        with open(f"/proc/{pid}/status", encoding="utf-8", errors="replace") as fh:
             ppid = next((int(ln.split()[1]) for ln in fh if ln.startswith("PPid:")), -1)
         if ppid == parent:
-            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            _signal.pidfd_send_signal(pidfd, _signal.SIGKILL)
     except (OSError, ValueError):
         pass
     finally:
         os.close(pidfd)
 
 
-def _kill_tree(proc: subprocess.Popen[bytes], status: bytes, group: bool) -> None:
+def _kill_tree(proc: _Child, status: bytes, group: bool) -> None:
     _kill_child(_parse_status(status).get("child-pid"), proc.pid)
     if group:  # only a process started in its own session: then pgid == pid
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        proc.kill()
+        try:  # noqa: SIM105 (contextlib costs the warm client's start)
+            os.killpg(proc.pid, _signal.SIGKILL)
+        except OSError:
+            pass
+    proc.kill()
 
 
 def spawn_and_collect(
@@ -163,8 +440,9 @@ def spawn_and_collect(
 ) -> RawOutcome:
     """Run `argv` with stdin from /dev/null, collecting capped output; kill on timeout/cancel.
 
-    Takes ownership of `pass_fds`: they are closed in this process once the child has them
-    (the status pipe only reaches EOF when no copy of its write end is left open here).
+    Takes ownership of `pass_fds` (numbered above 2): they are closed in this process once
+    the child has them (the status pipe only reaches EOF when no copy of its write end is
+    left open here); no other fd of this process reaches the child.
     `watchdog`, when given, is called every `_WATCH_EVERY` seconds with bwrap's status so far
     (`child-pid`: the sandbox's init); a message back kills the
     process tree and is reported as `stopped`.
@@ -179,26 +457,14 @@ def spawn_and_collect(
     `admit` fails, the sandbox is killed before it is released, and that is `stopped`.
     """
     try:
-        proc = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env),
-            pass_fds=tuple(pass_fds),
-            close_fds=True,  # bwrap hands every inherited fd on to the command
-            start_new_session=new_session,
-            cwd=cwd,
-        )
+        proc, out_fd, err_fd = _start(argv, env, tuple(pass_fds), new_session, cwd)
     except BaseException:
         if release_fd is not None:
             os.close(release_fd)
         raise
     finally:
         for fd in pass_fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-    assert proc.stdout is not None and proc.stderr is not None
+            _close_quietly(fd)
     out, err = _Capped(cap), _Capped(cap)
     status = bytearray()
     timed_out = cancelled = killed = False
@@ -206,26 +472,23 @@ def spawn_and_collect(
     refused: str | None = None
     next_watch = time.monotonic() + _WATCH_EVERY
     deadline = None if timeout is None else time.monotonic() + timeout
-    sel = selectors.DefaultSelector()
+    poller = select.poll()
     pending = release_fd  # the sandbox waits until this is written to (or closed)
     try:
-        sinks: dict[int, _Capped | bytearray] = {
-            proc.stdout.fileno(): out,
-            proc.stderr.fileno(): err,
-        }
+        sinks: dict[int, _Capped | bytearray] = {out_fd: out, err_fd: err}
         if status_fd is not None:
             sinks[status_fd] = status
         for fd in sinks:
             os.set_blocking(fd, False)
-            sel.register(fd, selectors.EVENT_READ)
+            poller.register(fd, _READ)
         if cancel_fd is not None:
-            sel.register(cancel_fd, selectors.EVENT_READ)
+            poller.register(cancel_fd, _READ)
         open_fds = set(sinks)
         while open_fds:
             wait = None if deadline is None else max(deadline - time.monotonic(), 0.0)
             if watchdog is not None and not killed:
                 wait = min(wait, _WATCH_EVERY) if wait is not None else _WATCH_EVERY
-            events = sel.select(wait)
+            events = poller.poll(_ms(wait))
             if watchdog is not None and not killed and time.monotonic() >= next_watch:
                 next_watch = time.monotonic() + _WATCH_EVERY
                 stopped = watchdog(_parse_status(bytes(status)))
@@ -241,21 +504,22 @@ def spawn_and_collect(
                 _kill_tree(proc, bytes(status), new_session)
                 deadline = time.monotonic() + _DRAIN_GRACE
                 continue
-            for key, _ in events:
-                fd = key.fd
+            for fd, _ in events:
                 if fd == cancel_fd:
-                    sel.unregister(fd)
+                    poller.unregister(fd)
                     if not killed:
                         cancelled = killed = True
                         _kill_tree(proc, bytes(status), new_session)
                         deadline = time.monotonic() + _DRAIN_GRACE
+                    continue
+                if fd not in open_fds:
                     continue
                 try:
                     chunk = os.read(fd, _CHUNK)
                 except BlockingIOError:
                     continue
                 if not chunk:
-                    sel.unregister(fd)
+                    poller.unregister(fd)
                     open_fds.discard(fd)
                     continue
                 sink = sinks[fd]
@@ -277,7 +541,7 @@ def spawn_and_collect(
             # The pipes closed but the process may live on (`exec >&- 2>&-; sleep 99`): wait
             # for its pidfd (readable at exit), the cancel pipe or the deadline.
             timed_out, cancelled = _wait_exit(
-                proc, sel, deadline, cancel_fd, bytes(status), new_session
+                proc, poller, deadline, cancel_fd, bytes(status), new_session
             )
     except BaseException:
         # KeyboardInterrupt or any bug: never leave a sandbox running behind us.
@@ -290,10 +554,9 @@ def spawn_and_collect(
             if proc.poll() is None:
                 _kill_tree(proc, bytes(status), new_session)
             os.close(pending)
-        sel.close()
         returncode = _reap(proc, bytes(status), new_session)
-        proc.stdout.close()
-        proc.stderr.close()
+        os.close(out_fd)
+        os.close(err_fd)
     return RawOutcome(
         returncode=returncode,
         stdout=bytes(out.data),
@@ -325,18 +588,21 @@ def spawn_sandbox(
     Shared by the runner and the warm `safehold run` client (`safehold.cli._run_client`),
     which gets the argv's parts from the hook server.
     """
-    seccomp_r, seccomp_w = os.pipe()
+    seccomp_r, seccomp_w = _pipe()
     try:
         # The program is a few hundred bytes: it fits in the pipe buffer before bwrap starts.
         os.write(seccomp_w, program)
+    except BaseException:
+        os.close(seccomp_r)
+        raise
     finally:
         os.close(seccomp_w)
     fds: list[int] = []
     try:
-        fds += os.pipe()  # status
+        fds += _pipe()  # status
         if cgroup is not None:
-            fds += os.pipe()  # --block-fd: the sandbox waits until it is in its cgroup
-    except OSError:
+            fds += _pipe()  # --block-fd: the sandbox waits until it is in its cgroup
+    except BaseException:
         for fd in (seccomp_r, *fds):
             os.close(fd)
         raise
@@ -373,9 +639,7 @@ def spawn_sandbox(
         os.close(status_r)
 
 
-def _admit(
-    admit: Callable[[int, int], None], child: int, proc: subprocess.Popen[bytes], release: int
-) -> str | None:
+def _admit(admit: Callable[[int, int], None], child: int, proc: _Child, release: int) -> str | None:
     """Admit the sandbox's pid 1, then release it; the reason to stop it when admitting fails
     (it is then still waiting: the caller kills it before closing `release`). A child that
     is gone already is no refusal: bwrap's own error (its stderr, no exit code) tells why."""
@@ -386,14 +650,16 @@ def _admit(
     except SandboxGone:
         _kill_tree(proc, b"", False)  # nothing can run in it: make sure of that before the close
         return None
-    with contextlib.suppress(OSError):  # bwrap is gone already: its own error tells why
+    try:  # noqa: SIM105 (contextlib costs the warm client's start)
         os.write(release, b"x")
+    except OSError:  # bwrap is gone already: its own error tells why
+        pass
     return None
 
 
 def _wait_exit(
-    proc: subprocess.Popen[bytes],
-    sel: selectors.BaseSelector,
+    proc: _Child,
+    poller: select.poll,
     deadline: float | None,
     cancel_fd: int | None,
     status: bytes,
@@ -405,29 +671,30 @@ def _wait_exit(
     except OSError:  # already reaped
         return False, False
     try:
-        sel.register(pidfd, selectors.EVENT_READ)
+        poller.register(pidfd, _READ)
         while True:
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 _kill_tree(proc, status, group)
                 return True, False
-            for key, _ in sel.select(left):
-                if key.fd == pidfd:
+            for fd, _ in poller.poll(_ms(left)):
+                if fd == pidfd:
                     return False, False
-                if key.fd == cancel_fd:
+                if fd == cancel_fd:
                     _kill_tree(proc, status, group)
                     return False, True
     finally:
-        sel.unregister(pidfd)
+        poller.unregister(pidfd)
         os.close(pidfd)
 
 
-def _reap(proc: subprocess.Popen[bytes], status: bytes, group: bool) -> int:
-    try:
-        return proc.wait(timeout=_DRAIN_GRACE)
-    except subprocess.TimeoutExpired:
+def _reap(proc: _Child, status: bytes, group: bool) -> int:
+    code = proc.wait(_DRAIN_GRACE)
+    if code is None:
         _kill_tree(proc, status, group)
-        return proc.wait()
+        while code is None:
+            code = proc.wait(_DRAIN_GRACE)
+    return code
 
 
 def fd_options(seccomp_fd: int | None, status_fd: int, block_fd: int | None) -> list[str]:

@@ -355,17 +355,17 @@ def _run(
             cancel_fd=cancel_fd,
             cgroup=cgroup,
         )
+        return sandbox_result(
+            raw,
+            bwrap=ready.bwrap.path,
+            duration=time.monotonic() - started,
+            cap=cap,
+            after=lambda: _after_run(config, ready.plan),
+            make=CommandResult,
+        )
     finally:
         if cgroup is not None:
-            cgroup.close()
-    return sandbox_result(
-        raw,
-        bwrap=ready.bwrap.path,
-        duration=time.monotonic() - started,
-        cap=cap,
-        after=lambda: _after_run(config, ready.plan),
-        make=CommandResult,
-    )
+            cgroup.close()  # after the after-run check: the sandbox's pid namespace is gone by then
 
 
 @dataclass(frozen=True, slots=True)
