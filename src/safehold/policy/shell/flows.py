@@ -9,6 +9,11 @@
   pipe into a shell. Only a script written from a static heredoc by `cat` is spelled out in
   the command (`cat > t.py <<'EOF' … EOF`; `python3 t.py`): that is the agent's own visible
   code, judged as any script file in the workspace.
+- **Written, then imported.** Python imports from its own folder first (`sys.path[0]`: where
+  `-c`, `-m` or `-` runs, or the script's folder), so `cp x json.py && python3 -c 'import
+  json'` runs `x`: a module file written there (any name: the standard library's modules
+  import each other), a folder that may become a package, or a file inside a folder named
+  like a standard library module, asks the same way.
 - **Linked, then used.** `ln -s .git/hooks hk && cp hook.sh hk/pre-commit` writes
   `.git/hooks/pre-commit`: a later step's path that goes through a link made earlier is
   also judged where the link points (`Through`).
@@ -26,13 +31,14 @@ name that is a directory is covered by both readings, `L` and `L/<target's name>
 from __future__ import annotations
 
 import posixpath
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from safehold.policy.decision import Reason
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
 from safehold.policy.shell.locations import resolve_dir
-from safehold.policy.shell.programs.interpreters import script_operand
+from safehold.policy.shell.programs.interpreters import program_family, script_operand
 from safehold.policy.shell.programs.table import Role, RoleUse
 
 __all__ = ["Flows", "Through", "follow"]
@@ -77,6 +83,8 @@ class Flows:
 class _Written:
     path: str | None  # None: computed, could be any file
     writer: str
+    file: bool = False  # a redirection's target: a file, never a folder
+    by: int = 0  # `id` of the command that writes it (0: a redirection)
 
 
 def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows:
@@ -97,6 +105,22 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
                     reason = _runs_written(cmd.program, spelled, hit.writer)
                     if reason not in asks:
                         asks.append(reason)
+            for folder in _imports_from(cmd, dirs, home):
+                pairs += len(written)
+                # What the step itself writes (`python -m django makemigrations`) is its
+                # own doing, not code another step left for it.
+                hit = next(
+                    (
+                        w
+                        for w in written
+                        if pairs > MAX_FLOW_PAIRS or (w.by != id(cmd) and _shadows(folder, w))
+                    ),
+                    None,
+                )
+                if hit is not None:
+                    reason = _imports_written(cmd.program, folder, hit)
+                    if reason not in asks:
+                        asks.append(reason)
     return Flows(tuple(asks), tuple(_through(analysis, placed, base, home)))
 
 
@@ -112,6 +136,61 @@ def _runs_written(program: str, spelled: str, writer: str) -> Reason:
         f"{program} {spelled[:40]}",
         f"`{program}` runs `{spelled}`, which `{writer}` writes in the same command: code "
         "computed at run time (downloaded, decoded or copied) that nobody has read",
+    )
+
+
+def _imports_from(cmd: SimpleCommand, dirs: Sequence[str | None], home: str) -> list[str]:
+    """The folders a Python step imports modules from before the standard library: the
+    script's own folder (`python3 x.py`), or where it runs (`-c`, `-m`, `-`, standard input).
+
+    Python puts that folder first on `sys.path` (the Python docs, "sys.path"), so a `json.py`
+    there is what `import json` runs, and so is a `re.py` for any module that imports `re`.
+    """
+    if program_family(cmd.program) != "python":
+        return []
+    at = script_operand(cmd.program, cmd.words)
+    if at is None:
+        return [d for d in dirs if d is not None]
+    if at >= len(cmd.words) or not (cmd.words[at].static or cmd.words[at].home):
+        return [d for d in dirs if d is not None]  # a computed script: anywhere it runs
+    return [posixpath.dirname(full) for full in _absolute(cmd.words[at].text, dirs, home)]
+
+
+_MODULE_SUFFIXES = (".py", ".pyc", ".pyw", ".so", ".pth")
+# The standard library's top-level names (any module can import them), and the modules
+# `site` imports by name: a folder of the same name shadows them.
+_STANDARD = frozenset(sys.stdlib_module_names) | {"sitecustomize", "usercustomize", "__pycache__"}
+
+
+def _shadows(folder: str, written: _Written) -> bool:
+    """A write that can put a module in `folder`: a computed path, a tree holding `folder`,
+    a module file in it (`json.py`, `re.cpython-311-x86_64-linux-gnu.so`), or a folder in it
+    that can be a package (`json/`, `json/__init__.py`: a name without a dot)."""
+    path = written.path
+    if path is None or _under(folder, path):
+        return True
+    if not _under(path, folder):
+        return False
+    first, _, rest = path[len(folder.rstrip("/")) + 1 :].partition("/")
+    if rest and first not in _STANDARD:
+        # Inside the project's own package (`cp x.py.bak pkg/x.py && python3 -m pytest`):
+        # the project's code, which runs like any script file in the workspace.
+        return False
+    last = posixpath.basename(path)
+    if last.endswith(_MODULE_SUFFIXES) or ".cpython-" in last:
+        return True
+    # A write that may make a folder: a package (`git clone URL json`), or a subpackage.
+    return last.isidentifier() and not written.file
+
+
+def _imports_written(program: str, folder: str, written: _Written) -> Reason:
+    name = "a computed path" if written.path is None else f"`{written.path}`"
+    return Reason(
+        "runs-written-file",
+        f"{program} import {folder[-40:]}",
+        f"`{program}` imports modules from `{folder}` before the standard library's, and "
+        f"`{written.writer}` writes {name} there in the same command: code computed at run "
+        "time that nobody has read",
     )
 
 
@@ -137,7 +216,8 @@ def _written(
         if r.access != "write" or r.literal:
             continue
         spots = [resolve_dir(d, base, home) for d in r.dirs]
-        out += [_Written(p, r.writer or "a redirection") for p in _absolute(r.target, spots, home)]
+        writer = r.writer or "a redirection"
+        out += [_Written(p, writer, file=True) for p in _absolute(r.target, spots, home)]
     for cmd, dirs, uses in placed:
         program = cmd.program
         if program in _NO_CONTENT:
@@ -146,11 +226,12 @@ def _written(
             if use.role != "write":
                 continue
             if not (use.word.static or use.word.home):
-                out.append(_Written(None, program))
+                out.append(_Written(None, program, by=id(cmd)))
             else:
-                out += [_Written(p, program) for p in _absolute(use.word.text, dirs, home)]
+                full = _absolute(use.word.text, dirs, home)
+                out += [_Written(p, program, by=id(cmd)) for p in full]
         if _remote_named(cmd):
-            out += [_Written(d, program) for d in dirs if d is not None]
+            out += [_Written(d, program, by=id(cmd)) for d in dirs if d is not None]
     return out
 
 
