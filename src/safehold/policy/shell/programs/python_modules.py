@@ -470,7 +470,7 @@ ALLOWED_ENV = frozenset(
 # apart (a literal path; a literal attribute name).
 ALLOWED_BUILTINS = frozenset(
     {
-        "print", "memoryview", "len", "range", "enumerate", "zip", "map", "filter", "sorted", "reversed",
+        "print", "len", "range", "enumerate", "zip", "map", "filter", "sorted", "reversed",
         "list", "dict", "set", "frozenset", "tuple", "str", "int", "float", "complex",
         "bool", "bytes", "bytearray", "repr", "ascii", "type", "isinstance", "issubclass",
         "min", "max", "sum", "abs", "round", "any", "all", "divmod", "pow", "hex", "oct",
