@@ -61,6 +61,15 @@ def test_an_unusable_candidate_is_an_error(home: Path, tmp_path: Path) -> None:
     assert f"project candidate {proj}/.safehold.toml: unusable" in done.stdout
 
 
+def test_a_file_in_force_that_does_not_load_is_not_called_used(home: Path, tmp_path: Path) -> None:
+    proj = tmp_path / "proj"
+    (proj / ".safehold.toml").write_text('read_only = "yes"\n')
+    done = doctor(home, proj)
+    assert done.returncode == 1
+    assert "error: " in done.stdout and "`read_only`" in done.stdout
+    assert f"project candidate {proj}/.safehold.toml: chosen, but it does not load" in done.stdout
+
+
 def test_installed_hooks_are_found_where_they_are(home: Path, tmp_path: Path) -> None:
     proj = tmp_path / "proj"
     env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_CONFIG")}

@@ -59,7 +59,8 @@ def _config(args: argparse.Namespace, project: str) -> SafetyConfig | None:
         used = find_config(args.config, project=project).path
     for path, origin in candidates(project=project):
         if path == used:
-            why = "used"
+            # The file in force; when it does not load, every command that reads it fails.
+            why = "used" if config is not None else "chosen, but it does not load (the error above)"
         elif named:
             why = (
                 "not read: "
