@@ -30,6 +30,7 @@ from safehold.policy.shell.analysis import (
     _analyze_safely,
 )
 from safehold.policy.shell.programs.awk_sed import _awk_runs
+from safehold.policy.shell.programs.environment import secret_expansions
 from safehold.policy.shell.programs.sed_script import read_sed_script
 from safehold.policy.shell.sandboxed import code_paths, code_strings
 from safehold.policy.shell.words import _brace_expands
@@ -47,6 +48,7 @@ SCANNERS: dict[str, Callable[[str], Any]] = {
     "brace": _brace_expands,
     "code_paths": code_paths,
     "code_strings": code_strings,
+    "secret_expansions": secret_expansions,
 }
 WRAPS = ["{}", "sed '{}' f", "sed -e '1,2c\\{}' f", "awk '{}' f", "echo {{{}}}", "python -c '{}'"]
 

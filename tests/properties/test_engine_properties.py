@@ -222,6 +222,8 @@ def reference_verdict(
         return Verdict.ASK
     if Side.WRITE in sides and config.require_approval_for_writes:
         return Verdict.ASK
+    if Side.WRITE in sides and not args.paths and not args.globs:
+        return Verdict.ASK  # a write that names no path: where it writes is unknown
     if Side.EXECUTE in sides and config.require_approval_for_execute and not skip_approval:
         return Verdict.ASK
     if sides & {Side.NETWORK, Side.UNKNOWN} and config.mode is not Mode.AUTO:

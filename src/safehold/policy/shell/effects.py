@@ -23,6 +23,11 @@ from typing import Literal
 from safehold.policy.shell.analysis import SimpleCommand
 from safehold.policy.shell.programs import PROGRAMS, STEPS, command_strings, module_command
 from safehold.policy.shell.programs.editors import EDITORS
+from safehold.policy.shell.programs.environment import (
+    ENVIRONMENT_LISTINGS,
+    is_secret_name,
+    secret_expansions,
+)
 from safehold.policy.shell.programs.interpreters import (
     INTERPRETERS,
     OPTION_TABLES,
@@ -35,7 +40,7 @@ from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import FETCHES_CODE, Program, read_roles
 from safehold.policy.shell.words import Word
 
-__all__ = ["BUILTINS", "Effect", "EffectKind", "host_effects"]
+__all__ = ["BUILTINS", "ENVIRONMENT", "Effect", "EffectKind", "host_effects"]
 
 EffectKind = Literal["read", "write", "delete", "run", "send", "not-understood"]
 
@@ -94,7 +99,53 @@ def _host_effects(
     wrapper_words: tuple[tuple[Word, ...], ...],
     declared: Mapping[str, Program] | None,
 ) -> tuple[Effect, ...]:
-    """The uncached `host_effects`."""
+    """The uncached `host_effects`: what is not understood, and what it shows of the
+    environment."""
+    return _understood(words, wrapper_words, declared) + _environment(words, wrapper_words)
+
+
+ENVIRONMENT = "the environment"
+"""The target of a `read` effect on the agent's environment variables (`env`, `$GITHUB_TOKEN`)."""
+
+
+def _environment(
+    words: tuple[Word, ...], wrapper_words: tuple[tuple[Word, ...], ...]
+) -> tuple[Effect, ...]:
+    """Reads of the agent's secrets from its environment (programs.environment)."""
+    found: list[Effect] = []
+    if not words and wrapper_words and wrapper_words[-1] and wrapper_words[-1][0].static:
+        name = program_name(wrapper_words[-1][0])
+        if name == "env":  # `env` with no command to run prints every variable
+            found.append(Effect("read", ENVIRONMENT, name, "`env` prints every variable"))
+    elif words and words[0].static:
+        name = program_name(words[0])
+        listing = ENVIRONMENT_LISTINGS.get(name)
+        rest = [w.text for w in words[1:]]
+        if (listing == "bare" and not rest) or (
+            listing == "options" and all(t[:1] in ("-", "+") and t != "--" for t in rest)
+        ):
+            why = f"`{' '.join((name, *rest))}` prints every variable"
+            found.append(Effect("read", ENVIRONMENT, name, why))
+        elif name == "printenv":
+            for t in rest:
+                if is_secret_name(t):
+                    found.append(Effect("read", ENVIRONMENT, name, f"`printenv {t}` prints it"))
+    for layer in (*wrapper_words, words):
+        for word in layer:
+            if word.static:
+                continue
+            for var in secret_expansions(word.text):
+                why = f"`${var}` expands a variable whose name says it holds a secret"
+                found.append(Effect("read", ENVIRONMENT, var, why))
+    return tuple(found)
+
+
+def _understood(
+    words: tuple[Word, ...],
+    wrapper_words: tuple[tuple[Word, ...], ...],
+    declared: Mapping[str, Program] | None,
+) -> tuple[Effect, ...]:
+    """The parts of the command the analysis does not understand, and downloaded code."""
     if not words:
         return ()
     first = words[0]

@@ -3,7 +3,8 @@
 `judge` takes the effects of a command (`effects.Effect`) and says, for each, what it
 asks or denies. Without the sandbox (`sandbox.mode = "none"`) in auto mode, a part not
 understood asks (`not-understood`): nothing confines what it may do; so does a package
-manager that downloads packages and runs their code (`downloaded-code`, rule 3). With the
+manager that downloads packages and runs their code (`downloaded-code`, rule 3), and so does
+a command that shows secret environment variables (`environment-secrets`). With the
 sandbox on both are confined and ask nothing; everything understood is still judged in full.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from safehold.policy.decision import Reason, Verdict
-from safehold.policy.shell.effects import Effect
+from safehold.policy.shell.effects import ENVIRONMENT, Effect
 from safehold.policy.shell.roles import Finding
 
 __all__ = ["DECLARE_HINT", "judge"]
@@ -32,7 +33,20 @@ def judge(effects: Iterable[Effect], *, unconfined: bool) -> list[Finding]:
             out.append(Finding(Verdict.ASK, _not_understood(effect)))
         elif effect.kind == "run" and effect.target == "downloaded packages" and unconfined:
             out.append(Finding(Verdict.ASK, _downloaded(effect)))
+        elif effect.kind == "read" and effect.target == ENVIRONMENT and unconfined:
+            out.append(Finding(Verdict.ASK, _environment(effect)))
     return out
+
+
+def _environment(effect: Effect) -> Reason:
+    """On the host the command has the agent's environment: its keys and tokens."""
+    return Reason(
+        "environment-secrets",
+        effect.program,
+        f"{effect.provenance}: on the host the command sees the agent's environment, with "
+        "its keys and tokens, and what it prints reaches the model (safehold's sandbox "
+        "passes only `sandbox.env_allowlist`)",
+    )
 
 
 def _downloaded(effect: Effect) -> Reason:

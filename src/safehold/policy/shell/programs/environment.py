@@ -1,8 +1,16 @@
-"""Environment variables that make a program (or bash itself) load or run other code."""
+"""Environment variables: those that make a program (or bash itself) load or run other code,
+and those a command shows whose values are the agent's secrets (`shows_environment`)."""
 
 from __future__ import annotations
 
-__all__ = ["NAME_SETTERS", "is_dangerous_env", "names_set"]
+__all__ = [
+    "ENVIRONMENT_LISTINGS",
+    "NAME_SETTERS",
+    "is_dangerous_env",
+    "is_secret_name",
+    "names_set",
+    "secret_expansions",
+]
 
 
 # Variables that make a program (or bash itself) load or run other code.
@@ -168,3 +176,61 @@ def names_set(words: tuple[str, ...]) -> list[str]:
     elif operands == "second" and len(rest) >= 2:
         out.append(rest[1])
     return out
+
+
+# -- what a command shows of the environment ---------------------------------------------
+#
+# On the host a command runs with the agent's environment, which holds its API keys and
+# tokens; what it prints goes to the model. (safehold's sandbox passes only
+# `sandbox.env_allowlist`.) Programs and builtins that print every variable when given no
+# name (GNU coreutils `env`, `printenv`; bash manual, "Bourne Shell Builtins" and "Bash
+# Builtins": `export -p`, `set` with no arguments, `declare`/`typeset` with no names,
+# `readonly -p`): program -> when it lists.
+ENVIRONMENT_LISTINGS: dict[str, str] = {
+    # "bare": a listing only with no argument at all (`set -e` sets an option);
+    # "options": a listing while every argument is an option (`declare -px`), not a name.
+    "env": "options",
+    "printenv": "options",
+    "export": "options",
+    "declare": "options",
+    "typeset": "options",
+    "readonly": "options",
+    "set": "bare",
+}
+
+# Parts of a variable's name that say it holds a secret (upper-cased names; the names
+# cloud and CI tools use: AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, OPENAI_API_KEY, PGPASSWORD,
+# GOOGLE_APPLICATION_CREDENTIALS), and whole names that hold one without saying so.
+_SECRET_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "COOKIE")
+_SECRET_NAMES = frozenset({"DATABASE_URL"})
+
+
+def is_secret_name(name: str) -> bool:
+    """True when a variable's name says its value is a secret."""
+    upper = name.upper()
+    return upper in _SECRET_NAMES or any(part in upper for part in _SECRET_PARTS)
+
+
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def secret_expansions(text: str) -> list[str]:
+    """The secret-named variables `text` expands (`$GITHUB_TOKEN`, `${AWS_SECRET_ACCESS_KEY:-}`),
+    in one pass. A `$` inside single quotes is counted too: erring towards asking."""
+    found: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        at = text.find("$", i)
+        if at < 0:
+            break
+        j = at + 1
+        if j < n and text[j] == "{":
+            j += 1
+        start = j
+        while j < n and text[j] in _NAME_CHARS:
+            j += 1
+        name = text[start:j]
+        if name and not name[0].isdigit() and is_secret_name(name) and name not in found:
+            found.append(name)
+        i = max(j, at + 1)
+    return found

@@ -466,11 +466,12 @@ ALLOWED_ENV = frozenset(
 
 # Builtins that compute on values or print. Left out: `exec`, `eval`, `compile`,
 # `__import__`, `globals`, `locals`, `vars`, `breakpoint`, `help` (starts a pager),
-# `input`, `setattr`, `delattr`, `memoryview`; `open`, `getattr` and `hasattr` are read
-# apart (a literal path; a literal attribute name).
+# `input`, `setattr`, `delattr`; `open`, `getattr` and `hasattr` are read apart (a literal
+# path; a literal attribute name). `memoryview` is a view of a bytes-like value's buffer:
+# it reads and writes only memory the code already holds.
 ALLOWED_BUILTINS = frozenset(
     {
-        "print", "len", "range", "enumerate", "zip", "map", "filter", "sorted", "reversed",
+        "print", "memoryview", "len", "range", "enumerate", "zip", "map", "filter", "sorted", "reversed",
         "list", "dict", "set", "frozenset", "tuple", "str", "int", "float", "complex",
         "bool", "bytes", "bytearray", "repr", "ascii", "type", "isinstance", "issubclass",
         "min", "max", "sum", "abs", "round", "any", "all", "divmod", "pow", "hex", "oct",
