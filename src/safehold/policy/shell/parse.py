@@ -107,6 +107,44 @@ def plain_words(text: str) -> tuple[str, ...] | None:
     return words
 
 
+# A heredoc delimiter of word characters only, quoted whole (`'PY'`, `"EOF"`).
+_PLAIN_DELIMITER = re.compile(r"""'[A-Za-z_][A-Za-z0-9_]*'|"[A-Za-z_][A-Za-z0-9_]*\"""")
+_HEAD_CHARS = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,+@%^-' \t"
+)
+
+
+def plain_heredoc_words(script: str) -> tuple[str, ...] | None:
+    """The words of `script` when bash reads it as one command of literal words whose stdin
+    is a quoted heredoc with its body left out (`code_text`), else None.
+
+    The shape is `WORDS <<'DELIM'` (or `<<-`, or `"DELIM"`), a newline, and the delimiter
+    line, nothing else: `python3 '-' <<'PY'` + `\\nPY` once the body is set aside. `WORDS`
+    are plain words (`plain_words`) and the lone `'-'` that `quote_lone_dashes` spells, so
+    bash's reading is a split at blanks, as for plain words; the quoted delimiter makes the
+    body (already verified by bash's rule and left out) data that nothing expands.
+    """
+    head, newline, tail = script.partition("\n")
+    at = head.find("<<")
+    if not newline or at < 0:
+        return None
+    before, after = head[:at], head[at + 2 :]
+    strip_tabs = after.startswith("-")
+    delimiter = after[1:] if strip_tabs else after
+    delimiter = delimiter.strip(" \t")
+    if _PLAIN_DELIMITER.fullmatch(delimiter) is None:
+        return None
+    end = tail[:-1] if tail.endswith("\n") else tail
+    if (end.lstrip("\t") if strip_tabs else end) != delimiter[1:-1]:
+        return None
+    if not before.strip(" \t") or any(ch not in _HEAD_CHARS for ch in before):
+        return None
+    words = tuple("-" if w == "'-'" else w for w in before.split())
+    if any("'" in w for w in words) or plain_words(" ".join(words)) != words:
+        return None
+    return words
+
+
 # Deeper nesting than this is not something a person wrote; stop before Python's stack.
 MAX_DEPTH = 60
 
