@@ -12,13 +12,14 @@ import dataclasses
 import itertools
 import re
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Final
 
 import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
+from safehold.policy._memo import remember
 from safehold.policy.shell.heredocs import skipped_text
 from safehold.policy.shell.locations import Dir, Location
 from safehold.policy.shell.words import Word, evaluate_word
@@ -29,6 +30,7 @@ __all__ = [
     "RawCommand",
     "RawRedirect",
     "Walk",
+    "forget_trees",
     "is_plain_text",
     "parse_tree",
     "plain_words",
@@ -267,9 +269,31 @@ def _parser() -> Parser:
     return parser
 
 
+# The last few trees this thread parsed, by source: a decision in auto mode parses the same
+# script for the analysis and again for the second opinion (`crosscheck`). Parsing is a pure
+# function of the bytes and nothing edits a tree, so a tree parsed once serves both. Per
+# thread (a tree is not made to be read by two threads at once), and only for sources up to
+# `_REMEMBERED_SOURCE` bytes, so a huge script's tree is not held on to.
+_REMEMBERED_TREES = 4
+_REMEMBERED_SOURCE = 65_536
+
+
 def parse_tree(src: bytes) -> Node:
     """Parse bash source; the caller checks `has_error`."""
-    return _parser().parse(src).root_node
+    trees: OrderedDict[bytes, Tree] | None = getattr(_local, "trees", None)
+    if trees is None:
+        trees = _local.trees = OrderedDict()
+    tree = trees.get(src)
+    if tree is None:
+        tree = _parser().parse(src)
+        if len(src) <= _REMEMBERED_SOURCE:
+            remember(trees, src, tree, _REMEMBERED_TREES)
+    return tree.root_node
+
+
+def forget_trees() -> None:
+    """Drop this thread's remembered trees (a benchmark's "cold": a text never seen)."""
+    _local.trees = OrderedDict()
 
 
 def _text(node: Node, src: bytes) -> str:
