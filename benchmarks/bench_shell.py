@@ -145,6 +145,13 @@ def _workspace(root: str) -> str:
     return ws
 
 
+def _forget_analyses() -> None:
+    # `analyze` alone, cold: the text's analysis and its parse tree are forgotten.
+    _analyze_text.cache_clear()
+    if forget_trees is not None:
+        forget_trees()
+
+
 def _cold() -> None:
     # Forget earlier analyses of the same text: the first time a command is seen.
     _analyze_text.cache_clear()
@@ -201,7 +208,7 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
         for name, (command, runner) in workloads.items():
             call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
             labels.append((name, "analyze", ""))
-            rows.append((lambda c=command: analyze(c), _analyze_text.cache_clear, n))
+            rows.append((lambda c=command: analyze(c), _forget_analyses, n))
             if command == INLINE_PYTHON and read_python is not None:  # baselines may lack it
                 # The Python reader alone, cold: `ast.parse` and the walk of the tree.
                 labels.append((name, "read_python", ""))
