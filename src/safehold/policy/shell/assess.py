@@ -490,17 +490,20 @@ def _plain_words(script: str, analysis: ShellAnalysis) -> bool:
 
     For such text bash's reading is a split at blanks; agreeing with that is a second
     opinion as good as bashlex's, at no cost (`git status`, `npm test`, `ls -la src`, and
-    `python3 - <<'PY'` with its quoted body set aside: `plain_heredoc_words`).
+    `python3 - <<'PY'` or `cat > f <<'EOF'` with its quoted body set aside:
+    `plain_heredoc_words`).
     """
     if is_plain_text(script):
         return analysis.grant_argvs == (tuple(script.split()),)
-    # The same with a quoted heredoc on stdin (`python3 - <<'PY'`, its body set aside): the
-    # one command's words, then the heredoc the analysis lists after them.
-    words = plain_heredoc_words(script)
-    if words is None or len(analysis.grant_argvs) != 1:
+    # The same with a quoted heredoc on stdin (`python3 - <<'PY'`, `cat > f <<'EOF'`, its
+    # body set aside): the one command's words, its output redirection, then the heredoc,
+    # as the analysis lists them.
+    shape = plain_heredoc_words(script)
+    if shape is None or len(analysis.grant_argvs) != 1:
         return False
+    words, redirects = shape
     argv = analysis.grant_argvs[0]
-    return argv[:-1] == words and argv[-1].startswith("<<")
+    return argv[:-1] == (*words, *redirects) and argv[-1].startswith("<<")
 
 
 def _sorted(reasons: list[Reason]) -> tuple[Reason, ...]:

@@ -111,20 +111,26 @@ def plain_words(text: str) -> tuple[str, ...] | None:
 
 # A heredoc delimiter of word characters only, quoted whole (`'PY'`, `"EOF"`).
 _PLAIN_DELIMITER = re.compile(r"""'[A-Za-z_][A-Za-z0-9_]*'|"[A-Za-z_][A-Za-z0-9_]*\"""")
+_PLAIN_TARGET = re.compile(_PLAIN_WORD)
 _HEAD_CHARS = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,+@%^-' \t"
 )
+_BLANKS = (" ", "\t")
 
 
-def plain_heredoc_words(script: str) -> tuple[str, ...] | None:
-    """The words of `script` when bash reads it as one command of literal words whose stdin
-    is a quoted heredoc with its body left out (`code_text`), else None.
+def plain_heredoc_words(script: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The words of `script`, and its output redirection as the analysis spells it
+    (`(">out.txt",)` or none), when bash reads it as one command of literal words whose
+    stdin is a quoted heredoc with its body left out (`code_text`); else None.
 
-    The shape is `WORDS <<'DELIM'` (or `<<-`, or `"DELIM"`), a newline, and the delimiter
-    line, nothing else: `python3 '-' <<'PY'` + `\\nPY` once the body is set aside. `WORDS`
-    are plain words (`plain_words`) and the lone `'-'` that `quote_lone_dashes` spells, so
-    bash's reading is a split at blanks, as for plain words; the quoted delimiter makes the
-    body (already verified by bash's rule and left out) data that nothing expands.
+    The shape is `WORDS [> FILE | >> FILE] <<'DELIM'` (or `<<-`, or `"DELIM"`), a newline,
+    and the delimiter line, nothing else: `python3 '-' <<'PY'` + `\nPY`, or
+    `cat > notes.md <<'EOF'` + `\nEOF`, once the body is set aside. `WORDS` are plain
+    words (`plain_words`) and the lone `'-'` that `quote_lone_dashes` spells, `FILE` one
+    plain word, and each operator follows a blank (so no word is a descriptor number, as
+    in `2>` or `2<<`): bash's reading is a split at blanks, as for plain words, and the
+    quoted delimiter makes the body (already verified by bash's rule and left out) data
+    that nothing expands.
     """
     head, newline, tail = script.partition("\n")
     at = head.find("<<")
@@ -134,17 +140,28 @@ def plain_heredoc_words(script: str) -> tuple[str, ...] | None:
     strip_tabs = after.startswith("-")
     delimiter = after[1:] if strip_tabs else after
     delimiter = delimiter.strip(" \t")
-    if _PLAIN_DELIMITER.fullmatch(delimiter) is None:
+    if _PLAIN_DELIMITER.fullmatch(delimiter) is None or not before.endswith(_BLANKS):
         return None
     end = tail[:-1] if tail.endswith("\n") else tail
     if (end.lstrip("\t") if strip_tabs else end) != delimiter[1:-1]:
         return None
+    redirects: tuple[str, ...] = ()
+    gt = before.find(">")
+    if gt >= 0:
+        before, target = before[:gt], before[gt + 1 :]
+        op = ">"
+        if target.startswith(">"):
+            op, target = ">>", target[1:]
+        target = target.strip(" \t")
+        if not before.endswith(_BLANKS) or _PLAIN_TARGET.fullmatch(target) is None:
+            return None
+        redirects = (op + target,)
     if not before.strip(" \t") or any(ch not in _HEAD_CHARS for ch in before):
         return None
     words = tuple("-" if w == "'-'" else w for w in before.split())
     if any("'" in w for w in words) or plain_words(" ".join(words)) != words:
         return None
-    return words
+    return words, redirects
 
 
 # Deeper nesting than this is not something a person wrote; stop before Python's stack.
