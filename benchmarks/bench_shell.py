@@ -4,7 +4,7 @@ Run: `python benchmarks/bench_shell.py [--baseline SRC] [--rounds N]`. Builds a 
 times `evaluate` on an execute call for each workload, in review mode (the default: the
 second parser never runs, a person sees the command) and in auto mode (every command that
 would run unattended is also read by bashlex). Analyses and second opinions are cached per
-command text: "cold" clears both caches before each call (a command text seen for the
+command text: "cold" clears them (and the recent parse trees) before each call (a command text seen for the
 first time; memos of its words, rules and path checks may still hold from earlier
 commands), "first" clears every per-command memo too (nothing of it seen before), "warm"
 clears nothing (an agent repeating `git status`). Also times `analyze` alone, cold, and
@@ -48,6 +48,11 @@ try:  # absent from a `--baseline` checkout before the closed world
     from safehold.policy.shell import effects as _effects_module
 except ImportError:  # pragma: no cover - only under an older baseline
     _effects_module = None  # type: ignore[assignment]
+
+try:  # absent from a `--baseline` checkout before trees were remembered
+    from safehold.policy.shell.parse import forget_trees
+except ImportError:  # pragma: no cover - only under an older baseline
+    forget_trees = None  # type: ignore[assignment]
 
 try:  # absent from a `--baseline` checkout before the Python reader
     from safehold.policy.shell.python_code import read_python
@@ -140,12 +145,21 @@ def _workspace(root: str) -> str:
     return ws
 
 
+def _forget_analyses() -> None:
+    # `analyze` alone, cold: the text's analysis and its parse tree are forgotten.
+    _analyze_text.cache_clear()
+    if forget_trees is not None:
+        forget_trees()
+
+
 def _cold() -> None:
     # Forget earlier analyses of the same text: the first time a command is seen.
     _analyze_text.cache_clear()
     disagreement.cache_clear()
     if read_python is not None:
         read_python.cache_clear()
+    if forget_trees is not None:  # the parse trees of recent texts, per thread
+        forget_trees()
 
 
 def _first_sight(config: SafetyConfig, workspace: str) -> Callable[[], None]:
@@ -194,7 +208,7 @@ def measure(n: int = N) -> list[tuple[str, str, float, float, str]]:
         for name, (command, runner) in workloads.items():
             call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
             labels.append((name, "analyze", ""))
-            rows.append((lambda c=command: analyze(c), _analyze_text.cache_clear, n))
+            rows.append((lambda c=command: analyze(c), _forget_analyses, n))
             if command == INLINE_PYTHON and read_python is not None:  # baselines may lack it
                 # The Python reader alone, cold: `ast.parse` and the walk of the tree.
                 labels.append((name, "read_python", ""))

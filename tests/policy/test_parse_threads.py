@@ -11,8 +11,10 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from tree_sitter import Node
+
 from safehold.policy.shell import analyze
-from safehold.policy.shell.parse import _parser
+from safehold.policy.shell.parse import _parser, forget_trees, parse_tree
 
 COMMANDS = [
     "git status && git diff --stat",
@@ -51,3 +53,29 @@ def test_parsing_in_many_threads_at_once_gives_the_one_thread_answers() -> None:
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda _: _shapes(), range(64)))
     assert all(r == expected for r in results)
+
+
+def test_a_remembered_tree_is_never_handed_to_another_thread() -> None:
+    # `parse_tree` remembers recent trees per thread (auto mode parses a script twice): a
+    # tree is not made to be read by two threads at once, so each thread parses its own.
+    # (A root's `id` is where its tree lives; every root stays referenced, so none is reused.)
+    src = b"cat src/app.py | grep -v x | sort | uniq -c | head -n 20"
+    mine = parse_tree(src)
+    again = parse_tree(src)
+    assert again.id == mine.id  # remembered within the thread
+    theirs: list[Node] = []
+    thread = threading.Thread(target=lambda: theirs.append(parse_tree(src)))
+    thread.start()
+    thread.join()
+    assert theirs and theirs[0].id != mine.id
+    forget_trees()
+    fresh = parse_tree(src)
+    assert fresh.id != mine.id
+    assert str(fresh) == str(mine)  # the same parse, from scratch
+
+
+def test_a_large_source_is_parsed_but_not_held() -> None:
+    src = b"echo " + b"x" * 70_000
+    first = parse_tree(src)
+    second = parse_tree(src)
+    assert first.id != second.id

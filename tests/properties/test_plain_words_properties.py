@@ -13,10 +13,12 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from safehold.policy.shell import MAX_COMMAND_LENGTH
+from safehold.policy.shell import MAX_COMMAND_LENGTH, ShellAnalysis
 from safehold.policy.shell import analysis as analysis_module
 from safehold.policy.shell.analysis import _analyze_safely
-from safehold.policy.shell.parse import plain_words
+from safehold.policy.shell.assess import _plain_words
+from safehold.policy.shell.crosscheck import disagreement
+from safehold.policy.shell.parse import plain_heredoc_words, plain_words
 from tests.strategies import examples
 
 # Programs, builtins and keywords with their own handling, and words of every plain shape.
@@ -86,3 +88,113 @@ DASH_LED = ["- x=y", "-- x=y", "- rm -rf /", "-x=1 y", "--x", "- -", "-\tx=y z"]
 def test_dash_led_first_words_read_as_the_full_parse_reads_them() -> None:
     for text in DASH_LED:
         assert _analyze_safely(text) == _full_parse(text), text
+
+
+# -- plain words with a quoted heredoc: a second opinion without bashlex -----------------
+
+DELIMITERS = ("EOF", "PY", "_x", "A1", "EOF2", "'EOF", "E-F", "$X", "E F", "")
+HEREDOC_WORDS = ("python3", "python", "cat", "node", "-", "'-'", "x", "-c", "a=b", "if", "'a'")
+OPERATORS = ("<<", "<<-", "<< ", "<<- ", "<<\t", " <<", "<<<", "< <")
+# Output redirections before the heredoc, and near misses (a descriptor, `>|`, `&>`, a
+# computed, quoted or second target, a word glued to the operator).
+REDIRECTS = ("", "", " > out.txt", " >> log", " >f", " 2> f", "2", " >| f", " > $x", " > a > b",
+             " > 'q'", " &> f", " > -")  # fmt: skip
+
+
+@st.composite
+def heredoc_texts(draw: st.DrawFn) -> str:
+    """`WORDS <<'DELIM'`, a body, the delimiter line: the shape and its near misses."""
+    words = [draw(st.sampled_from(FIRST[:12] + HEREDOC_WORDS))]
+    words += draw(st.lists(st.sampled_from(HEREDOC_WORDS + ARGS[:20]), max_size=3))
+    delimiter = draw(st.sampled_from(DELIMITERS))
+    quote = draw(st.sampled_from(("'", '"', "", "\\")))
+    opener = f"{quote}{delimiter}{quote if quote != chr(92) else ''}"
+    redirect = draw(st.sampled_from(REDIRECTS))
+    operator = draw(st.sampled_from(OPERATORS))
+    body = draw(st.sampled_from(("x = 1", "print('$(id)')", "", "`ls`", "\tx", "EOF ", "PY")))
+    end = draw(st.sampled_from((delimiter, "\t" + delimiter, delimiter + " ", "X")))
+    tail = draw(st.sampled_from(("", "\n", "\n\n", "\nls", " ")))
+    return f"{' '.join(words)}{redirect} {operator}{opener}\n{body}\n{end}{tail}"
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(heredoc_texts())
+def test_the_heredoc_shortcut_agrees_with_bashlex_wherever_it_answers(text: str) -> None:
+    _agrees_with_bashlex(text)
+
+
+def _agrees_with_bashlex(text: str) -> None:
+    # Where `_plain_words` stands in for bashlex, bashlex (given what it is given) agrees:
+    # the shortcut can never turn a disagreement (an ASK in auto mode) into agreement.
+    analysis = _analyze_safely(text)
+    assert isinstance(analysis, ShellAnalysis)
+    if not analysis.scripts:
+        return
+    script = analysis.scripts[0]
+    if _plain_words(script, analysis):
+        disagreement.cache_clear()
+        assert disagreement(script) is None, script
+
+
+@given(st.text(alphabet=st.sampled_from("ab2 -='\"`\\$;|&<>(){}\n\tP"), max_size=24))
+def test_the_heredoc_shortcut_takes_only_its_shape(text: str) -> None:
+    shape = plain_heredoc_words(text)
+    if shape is None:
+        return
+    words, redirects = shape
+    head, _, tail = text.partition("\n")
+    assert "\n" not in tail.rstrip("\n") and tail.count("\n") <= 1
+    before = head[: head.index("<<")]
+    assert before[-1] in " \t"  # no descriptor glued to the operator (`2<<`)
+    if redirects:
+        before, _, target = before.partition(">")
+        assert before[-1] in " \t"
+        assert redirects in ((">" + target.strip(" \t"),), (">>" + target[1:].strip(" \t"),))
+    assert not set(before) & set('$"`\\;|&<>(){}\n')
+    assert words == tuple("-" if w == "'-'" else w for w in before.split())
+    assert "=" not in words[0] and not words[0].startswith("-")
+
+
+def test_the_heredoc_shortcut_spares_bashlex_for_the_typical_snippet() -> None:
+    text = "python3 - <<'PY'\nimport json\nprint(json.dumps({'a': 1}))\nPY"
+    analysis = _analyze_safely(text)
+    assert isinstance(analysis, ShellAnalysis)
+    assert analysis.scripts == ("python3 '-' <<'PY'\nPY",)
+    assert _plain_words(analysis.scripts[0], analysis)
+    # Not for an unquoted delimiter (its body is code) nor a second command.
+    cat = _analyze_safely("cat > notes.md <<'EOF'\n$(id) `ls`\nEOF")
+    assert isinstance(cat, ShellAnalysis)
+    assert _plain_words(cat.scripts[0], cat)
+    for other in (
+        "python3 - <<PY\nx\nPY",
+        "python3 - <<'PY'\nx\nPY\nls",
+        "cat <<'A' <<'B'\nA\nB",
+        "cat 2<<'EOF'\nx\nEOF",
+        "cat > $HOME/x <<'EOF'\nx\nEOF",
+    ):
+        again = _analyze_safely(other)
+        assert isinstance(again, ShellAnalysis)
+        assert not _plain_words(again.scripts[0], again), other
+
+
+@st.composite
+def shaped_heredoc_texts(draw: st.DrawFn) -> str:
+    """Texts of the shortcut's shape itself, redirections included: most take it."""
+    words = [draw(st.sampled_from(("cat", "python3", "python", "tee", "node", "sort", "wc")))]
+    words += draw(
+        st.lists(st.sampled_from(("-", "'-'", "-n", "x.txt", "a=b", "src/app.py")), max_size=3)
+    )
+    redirect = draw(st.sampled_from(("", " > out.txt", " >> log.md", " >out", " > -", " > a=b")))
+    operator = draw(st.sampled_from(("<<", "<< ", "<<-", "<<\t")))
+    delimiter = draw(st.sampled_from(("EOF", "PY", "END_1", "x")))
+    quote = draw(st.sampled_from(("'", '"')))
+    body = draw(st.sampled_from(("$(id) `ls` ${x}", "a\\\nb", "", "'\"", "EOFX")))
+    end = ("\t" if operator == "<<-" and draw(st.booleans()) else "") + delimiter
+    tail = draw(st.sampled_from(("", "\n")))
+    return f"{' '.join(words)}{redirect} {operator}{quote}{delimiter}{quote}\n{body}\n{end}{tail}"
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(shaped_heredoc_texts())
+def test_the_heredoc_shortcut_agrees_with_bashlex_on_its_own_shape(text: str) -> None:
+    _agrees_with_bashlex(text)

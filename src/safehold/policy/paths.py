@@ -15,7 +15,6 @@ read); tests may replace any of them.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import posixpath
@@ -23,7 +22,7 @@ import re
 import stat
 import sys
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Literal
@@ -291,14 +290,20 @@ _LOOKED: ContextVar[dict[tuple[str, str, str, bool], CanonicalPath | Reason] | N
 )
 
 
-@contextlib.contextmanager
-def one_look() -> Iterator[None]:
-    """Within the block, each path string is canonicalised once (per workspace and home)."""
-    token = _LOOKED.set({})
-    try:
-        yield
-    finally:
-        _LOOKED.reset(token)
+class one_look:  # used as `with one_look():`, like a function
+    """Within the block, each path string is canonicalised once (per workspace and home).
+
+    A class rather than a `contextlib.contextmanager` generator: it is entered once per
+    decision, and the generator's set-up costs more than the two calls it makes.
+    """
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = _LOOKED.set({})
+
+    def __exit__(self, *exc: object) -> None:
+        _LOOKED.reset(self._token)
 
 
 # -- the compiled policy ---------------------------------------------------------------------

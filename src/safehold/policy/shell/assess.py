@@ -48,7 +48,7 @@ from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.judge import judge
 from safehold.policy.shell.listings import LISTED_ROLES, SPLIT_CHARACTERS, listed, listings
 from safehold.policy.shell.locations import resolve_dir
-from safehold.policy.shell.parse import Loop, is_plain_text
+from safehold.policy.shell.parse import Loop, is_plain_text, plain_heredoc_words
 from safehold.policy.shell.programs import module_command, program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
@@ -489,9 +489,21 @@ def _plain_words(script: str, analysis: ShellAnalysis) -> bool:
     """True when `script` is plain words whose split the analysis reproduces exactly.
 
     For such text bash's reading is a split at blanks; agreeing with that is a second
-    opinion as good as bashlex's, at no cost (`git status`, `npm test`, `ls -la src`).
+    opinion as good as bashlex's, at no cost (`git status`, `npm test`, `ls -la src`, and
+    `python3 - <<'PY'` or `cat > f <<'EOF'` with its quoted body set aside:
+    `plain_heredoc_words`).
     """
-    return is_plain_text(script) and analysis.grant_argvs == (tuple(script.split()),)
+    if is_plain_text(script):
+        return analysis.grant_argvs == (tuple(script.split()),)
+    # The same with a quoted heredoc on stdin (`python3 - <<'PY'`, `cat > f <<'EOF'`, its
+    # body set aside): the one command's words, its output redirection, then the heredoc,
+    # as the analysis lists them.
+    shape = plain_heredoc_words(script)
+    if shape is None or len(analysis.grant_argvs) != 1:
+        return False
+    words, redirects = shape
+    argv = analysis.grant_argvs[0]
+    return argv[:-1] == (*words, *redirects) and argv[-1].startswith("<<")
 
 
 def _sorted(reasons: list[Reason]) -> tuple[Reason, ...]:

@@ -12,13 +12,14 @@ import dataclasses
 import itertools
 import re
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Final
 
 import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
+from safehold.policy._memo import remember
 from safehold.policy.shell.heredocs import skipped_text
 from safehold.policy.shell.locations import Dir, Location
 from safehold.policy.shell.words import Word, evaluate_word
@@ -29,6 +30,7 @@ __all__ = [
     "RawCommand",
     "RawRedirect",
     "Walk",
+    "forget_trees",
     "is_plain_text",
     "parse_tree",
     "plain_words",
@@ -105,6 +107,61 @@ def plain_words(text: str) -> tuple[str, ...] | None:
         # full parse reads some of them its own way (`- x=y`), so they take that path.
         return None
     return words
+
+
+# A heredoc delimiter of word characters only, quoted whole (`'PY'`, `"EOF"`).
+_PLAIN_DELIMITER = re.compile(r"""'[A-Za-z_][A-Za-z0-9_]*'|"[A-Za-z_][A-Za-z0-9_]*\"""")
+_PLAIN_TARGET = re.compile(_PLAIN_WORD)
+_HEAD_CHARS = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,+@%^-' \t"
+)
+_BLANKS = (" ", "\t")
+
+
+def plain_heredoc_words(script: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The words of `script`, and its output redirection as the analysis spells it
+    (`(">out.txt",)` or none), when bash reads it as one command of literal words whose
+    stdin is a quoted heredoc with its body left out (`code_text`); else None.
+
+    The shape is `WORDS [> FILE | >> FILE] <<'DELIM'` (or `<<-`, or `"DELIM"`), a newline,
+    and the delimiter line, nothing else: `python3 '-' <<'PY'` + `\nPY`, or
+    `cat > notes.md <<'EOF'` + `\nEOF`, once the body is set aside. `WORDS` are plain
+    words (`plain_words`) and the lone `'-'` that `quote_lone_dashes` spells, `FILE` one
+    plain word, and each operator follows a blank (so no word is a descriptor number, as
+    in `2>` or `2<<`): bash's reading is a split at blanks, as for plain words, and the
+    quoted delimiter makes the body (already verified by bash's rule and left out) data
+    that nothing expands.
+    """
+    head, newline, tail = script.partition("\n")
+    at = head.find("<<")
+    if not newline or at < 0:
+        return None
+    before, after = head[:at], head[at + 2 :]
+    strip_tabs = after.startswith("-")
+    delimiter = after[1:] if strip_tabs else after
+    delimiter = delimiter.strip(" \t")
+    if _PLAIN_DELIMITER.fullmatch(delimiter) is None or not before.endswith(_BLANKS):
+        return None
+    end = tail[:-1] if tail.endswith("\n") else tail
+    if (end.lstrip("\t") if strip_tabs else end) != delimiter[1:-1]:
+        return None
+    redirects: tuple[str, ...] = ()
+    gt = before.find(">")
+    if gt >= 0:
+        before, target = before[:gt], before[gt + 1 :]
+        op = ">"
+        if target.startswith(">"):
+            op, target = ">>", target[1:]
+        target = target.strip(" \t")
+        if not before.endswith(_BLANKS) or _PLAIN_TARGET.fullmatch(target) is None:
+            return None
+        redirects = (op + target,)
+    if not before.strip(" \t") or any(ch not in _HEAD_CHARS for ch in before):
+        return None
+    words = tuple("-" if w == "'-'" else w for w in before.split())
+    if any("'" in w for w in words) or plain_words(" ".join(words)) != words:
+        return None
+    return words, redirects
 
 
 # Deeper nesting than this is not something a person wrote; stop before Python's stack.
@@ -229,9 +286,31 @@ def _parser() -> Parser:
     return parser
 
 
+# The last few trees this thread parsed, by source: a decision in auto mode parses the same
+# script for the analysis and again for the second opinion (`crosscheck`). Parsing is a pure
+# function of the bytes and nothing edits a tree, so a tree parsed once serves both. Per
+# thread (a tree is not made to be read by two threads at once), and only for sources up to
+# `_REMEMBERED_SOURCE` bytes, so a huge script's tree is not held on to.
+_REMEMBERED_TREES = 4
+_REMEMBERED_SOURCE = 65_536
+
+
 def parse_tree(src: bytes) -> Node:
     """Parse bash source; the caller checks `has_error`."""
-    return _parser().parse(src).root_node
+    trees: OrderedDict[bytes, Tree] | None = getattr(_local, "trees", None)
+    if trees is None:
+        trees = _local.trees = OrderedDict()
+    tree = trees.get(src)
+    if tree is None:
+        tree = _parser().parse(src)
+        if len(src) <= _REMEMBERED_SOURCE:
+            remember(trees, src, tree, _REMEMBERED_TREES)
+    return tree.root_node
+
+
+def forget_trees() -> None:
+    """Drop this thread's remembered trees (a benchmark's "cold": a text never seen)."""
+    _local.trees = OrderedDict()
 
 
 def _text(node: Node, src: bytes) -> str:
