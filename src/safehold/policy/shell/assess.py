@@ -209,8 +209,10 @@ def _assess(
     if sandboxed:
         # Nothing below changes `found` for the sandbox: the host's view is told from it
         # on demand (`CommandAssessment.host_view`), the same as if told now.
-        later = _later(_host_of, analysis, config, policy, found, base, allow_reasons)
-        return _conclude(found, analysis, config, allow_reasons, later)
+        told: list[CommandAssessment] = []  # this pass's own conclusion, once drawn
+        later = _later(_host_of, analysis, config, policy, found, base, allow_reasons, told)
+        told.append(_conclude(found, analysis, config, allow_reasons, later))
+        return told[0]
     _check_trees(analysis, policy, found, base)
     _check_deleted_trees(analysis, policy, found, base)
     return _conclude(found, analysis, config, allow_reasons, None)
@@ -223,13 +225,33 @@ def _host_of(
     found: _Findings,
     base: str,
     allow_reasons: list[Reason] | None,
+    told: Sequence[CommandAssessment] = (),
 ) -> CommandAssessment | None:
     """The host's assessment told from the sandboxed pass's findings, or None when only a
-    second pass can tell it (`_same_on_host`)."""
+    second pass can tell it (`_same_on_host`).
+
+    `told`: the sandboxed pass's own conclusion. When the host adds no finding (the same
+    reasons, the same grantability), `_conclude` of the same inputs draws the same
+    conclusion, so it is not drawn twice.
+    """
     if not _same_on_host(analysis, policy, config, found, base):
         return None
     on_host = _host_findings(analysis, config, policy, found, base, allow_reasons)
+    if told and _added_nothing(on_host, found):
+        same = told[0]
+        return CommandAssessment(same.verdict, same.reasons, same.grant_key, same.skip_approval)
     return _conclude(on_host, analysis, config, allow_reasons, None)
+
+
+def _added_nothing(on_host: _Findings, found: _Findings) -> bool:
+    """True when `on_host` (`found` copied, then only added to) holds what `found` holds:
+    `_Findings.add` appends only a reason not already there, and grantability only goes
+    from True to False, so equal lengths and grantability are equal findings."""
+    return (
+        len(on_host.deny) == len(found.deny)
+        and len(on_host.ask) == len(found.ask)
+        and on_host.grantable == found.grantable
+    )
 
 
 def _later(
