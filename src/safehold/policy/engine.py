@@ -506,15 +506,9 @@ def _assessment(
     for where, value in args.commands:  # `cmd`, `script`, a nested `command`: any kind
         one = assess_command(value, config=config, policy=policy, cwd=cwd)
         readings.append(_prefixed(one, where))
-    assessment = _combined(readings, call)
     if len(readings) == 1:
-        one = readings[0]
-        if one.host is None and one.later is None:
-            return assessment
-        return CommandAssessment(
-            assessment.verdict, assessment.reasons, assessment.grant_key,
-            assessment.skip_approval, one.host, one.later,
-        )  # fmt: skip
+        return readings[0]  # `_combined` of one reading is that reading (`host`, `later` kept)
+    assessment = _combined(readings, call)
 
     def host() -> CommandAssessment | None:
         # Told on demand (`CommandAssessment.host_view`): only an ALLOW asks for it.

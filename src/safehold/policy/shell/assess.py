@@ -209,8 +209,10 @@ def _assess(
     if sandboxed:
         # Nothing below changes `found` for the sandbox: the host's view is told from it
         # on demand (`CommandAssessment.host_view`), the same as if told now.
-        later = _later(_host_of, analysis, config, policy, found, base, allow_reasons)
-        return _conclude(found, analysis, config, allow_reasons, later)
+        told: list[CommandAssessment] = []  # this pass's own conclusion, once drawn
+        later = _later(_host_of, analysis, config, policy, found, base, allow_reasons, told)
+        told.append(_conclude(found, analysis, config, allow_reasons, later))
+        return told[0]
     _check_trees(analysis, policy, found, base)
     _check_deleted_trees(analysis, policy, found, base)
     return _conclude(found, analysis, config, allow_reasons, None)
@@ -223,13 +225,32 @@ def _host_of(
     found: _Findings,
     base: str,
     allow_reasons: list[Reason] | None,
+    told: Sequence[CommandAssessment] = (),
 ) -> CommandAssessment | None:
     """The host's assessment told from the sandboxed pass's findings, or None when only a
-    second pass can tell it (`_same_on_host`)."""
+    second pass can tell it (`_same_on_host`).
+
+    `told`: the sandboxed pass's own conclusion. When the host adds no finding (the same
+    reasons, the same grantability), `_conclude` of the same inputs draws the same
+    conclusion, so it is not drawn twice.
+    """
     if not _same_on_host(analysis, policy, config, found, base):
         return None
     on_host = _host_findings(analysis, config, policy, found, base, allow_reasons)
+    if told and _added_nothing(on_host, found):
+        return told[0]  # the same verdict, reasons, grant key and skip (its `later` unused)
     return _conclude(on_host, analysis, config, allow_reasons, None)
+
+
+def _added_nothing(on_host: _Findings, found: _Findings) -> bool:
+    """True when `on_host` (`found` copied, then only added to) holds what `found` holds:
+    `_Findings.add` appends only a reason not already there, and grantability only goes
+    from True to False, so equal lengths and grantability are equal findings."""
+    return (
+        len(on_host.deny) == len(found.deny)
+        and len(on_host.ask) == len(found.ask)
+        and on_host.grantable == found.grantable
+    )
 
 
 def _later(
@@ -311,7 +332,8 @@ def _same_on_host(
             for w in layer:
                 if "/tmp" in w.text or not (w.static or w.home):
                     return False
-        if any("/tmp" in a for a in cmd.assignments) or _variable_destinations(cmd):
+        setting = cmd.assignments or cmd.program in _SETTERS  # else no variable is set
+        if setting and (any("/tmp" in a for a in cmd.assignments) or _variable_destinations(cmd)):
             return False
         for d in _place(cmd, base, policy, found)[0]:
             if d is not None and d != policy.workspace and "/tmp" in d:
@@ -906,7 +928,8 @@ def _check_paths(
     config: SafetyConfig,
     base: str,
 ) -> None:
-    per_command = [(cmd, _place(cmd, base, policy, found)[0]) for cmd in analysis.commands]
+    placed = [(cmd, _place(cmd, base, policy, found)) for cmd in analysis.commands]
+    per_command = [(cmd, place[0]) for cmd, place in placed]
     redirect_dirs = [
         [resolve_dir(d, base, policy.home) for d in r.dirs] for r in analysis.redirects
     ]
@@ -962,7 +985,7 @@ def _check_paths(
                 found.grantable = False  # grants never lift a protected-path ASK
     code = set(analysis.code)  # code is not a path: `_check_code` reads it
     seen: set[tuple[str, tuple[str | None, ...], bool]] = set()
-    for cmd, dirs in per_command:
+    for cmd, (dirs, uses, _modes) in placed:
         # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths. Search
         # patterns are not: `grep -rn ".env" src` does not read `.env`.
         if cmd.words and program_name(cmd.words[0]) not in _NO_FILES_OR_CD:
@@ -977,7 +1000,8 @@ def _check_paths(
                 elif d is not None and not private_scratch(d + "/x", config, policy.home):
                     _check_outside_read(d, [d], policy, config, found)
         elsewhere = False  # inside `docker exec c …`, `ssh h …`: not the host's paths
-        host_reads = {id(u.word) for u in _place(cmd, base, policy, found)[1] if u.role == "read"}
+        host_reads = {id(u.word) for u in uses if u.role == "read"}
+        where = tuple(dirs)
         for layer in (*cmd.wrapper_words, cmd.words):
             # A program that opens files reads what its arguments name: outside the roots
             # that asks, as a read tool's would (`grep -r key ~`, `sh /tmp/x.sh`).
@@ -990,7 +1014,7 @@ def _check_paths(
                 table_read = id(word) in host_reads
                 operand = table_read or (opens and word is not layer[0] and not elsewhere)
                 for candidate in _path_candidates(word):
-                    key = (candidate, tuple(dirs), operand)
+                    key = (candidate, where, operand)
                     if key not in seen:
                         seen.add(key)
                         _check_argument(candidate, dirs, policy, found)
@@ -1743,10 +1767,14 @@ def _check_flows(
             _check_argument(t.path, [base], policy, found)
 
 
+# Commands whose own words set variables (`export NAME=VALUE`), as assignments do.
+_SETTERS = frozenset({"export", "env", "declare", "typeset", "local", "readonly"})
+
+
 def _variable_destinations(cmd: SimpleCommand) -> list[RoleUse]:
     """`http_proxy=URL curl …`, `export ALL_PROXY=URL`: the proxy or index is a destination."""
     settings = list(cmd.assignments)
-    if cmd.program in ("export", "env", "declare", "typeset", "local", "readonly"):
+    if cmd.program in _SETTERS:
         settings += [w.text for w in cmd.words[1:] if w.static]
     out = []
     for setting in settings:

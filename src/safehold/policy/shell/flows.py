@@ -90,6 +90,8 @@ class _Written:
 def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows:
     """The flows of `analysis`; `place(cmd)` gives a command's absolute dirs and roles."""
     placed = [(cmd, *place(cmd)) for cmd in analysis.commands]
+    if not _may_write(analysis, placed):
+        return Flows()  # nothing written and no link made: no flow to follow
     written = _written(analysis, placed, base, home)
     asks: list[Reason] = []
     if written:
@@ -203,6 +205,21 @@ def _absolute(text: str, dirs: Sequence[str | None], home: str) -> list[str]:
         if full is not None and full not in out:
             out.append(full)
     return out
+
+
+def _may_write(
+    analysis: ShellAnalysis,
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]],
+) -> bool:
+    """False when nothing in the line can write: no output redirection, no role `write`
+    (every link `_links` finds is one), no file the remote side names. Then `_written` and
+    `_links` find nothing, so there is no flow (a cheap test, done before them)."""
+    if any(r.access == "write" and not r.literal for r in analysis.redirects):
+        return True
+    for cmd, _dirs, uses in placed:
+        if any(u.role == "write" for u in uses) or _remote_named(cmd):
+            return True
+    return False
 
 
 def _written(
