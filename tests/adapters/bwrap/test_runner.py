@@ -181,6 +181,26 @@ async def test_cancelling_the_task_kills_the_sandbox(ws: Path) -> None:
     assert pids_with_marker(marker) == []
 
 
+async def test_cancelling_right_after_the_start_leaves_no_process(ws: Path) -> None:
+    """Cancelled as soon as bwrap shows up, before it reports its child's pid: bwrap's child
+    (the sandbox's pid 1) used to live on, reparented, when its `--die-with-parent` missed
+    bwrap's death (seen under load: 2 runs in 10). The runner stops bwrap and kills its
+    children, and waits for the sandbox's pid 1 to exit."""
+    for _ in range(5):
+        marker = f"early-{uuid.uuid4().hex}"
+        task = asyncio.create_task(
+            run_sandboxed(f"sleep 60; : {marker}", cwd=str(ws), config=make_config(), timeout=0)
+        )
+        for _ in range(500):
+            await asyncio.sleep(0.002)
+            if pids_with_marker(marker):
+                break
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert pids_with_marker(marker) == []
+
+
 def test_mode_none_runs_unsandboxed_and_says_so(
     run: Runner, ws: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

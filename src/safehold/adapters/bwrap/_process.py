@@ -6,7 +6,8 @@ still read and dropped: the command behaves the same whether or not anyone is li
 SIGPIPE, no blocked writes).
 
 Killing a sandbox: SIGKILL to the sandbox's pid 1 (host pid from the status pipe, verified to
-be bwrap's child through a pidfd) and to bwrap. (A command run without a sandbox starts in
+be bwrap's child through a pidfd, then waited for) and to bwrap; before bwrap has reported
+that pid, bwrap is stopped and each of its children killed. (A command run without a sandbox starts in
 its own session, and the kill reaches its whole process group.) When a pid namespace's init
 dies the kernel kills every process in it — forks ignoring SIGTERM, `setsid` daemons and
 `nohup` jobs included — and `--die-with-parent` covers the rest.
@@ -54,6 +55,7 @@ _CHUNK: Final = 65536
 _WATCH_EVERY: Final = 0.2
 """Seconds between two looks of the watchdog (a resource-limit check)."""
 _DRAIN_GRACE: Final = 5.0
+_KILL_WAIT: Final = 5.0  # seconds a killed sandbox's pid 1 is given to exit
 """Seconds to wait for the pipes to close after a kill before giving up on them."""
 _RESTORED: Final = tuple(
     getattr(_signal, name) for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ") if hasattr(_signal, name)
@@ -394,6 +396,22 @@ def _ms(seconds: float | None) -> int | None:
     return None if seconds is None else int(-(-seconds * 1000 // 1))
 
 
+def _children(pid: int) -> list[int]:
+    """The children of `pid` (`/proc/PID/task/TID/children`), or none when it is gone."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
+                found += [int(word) for word in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def _kill_child(pid: object, parent: int) -> None:
     """SIGKILL the sandbox's pid 1, but only while it is still bwrap's child (no pid reuse)."""
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 1:
@@ -407,6 +425,12 @@ def _kill_child(pid: object, parent: int) -> None:
             ppid = next((int(ln.split()[1]) for ln in fh if ln.startswith("PPid:")), -1)
         if ppid == parent:
             _signal.pidfd_send_signal(pidfd, _signal.SIGKILL)
+            # Its pid namespace dies with it: the kernel kills the rest and pid 1 exits only
+            # once they have. Wait for that exit (readable pidfd), bounded, so nothing of the
+            # sandbox is still there when the run returns (bwrap's own exit may come first).
+            waiter = select.poll()
+            waiter.register(pidfd, select.POLLIN)
+            waiter.poll(int(_KILL_WAIT * 1000))
     except (OSError, ValueError):
         pass
     finally:
@@ -415,6 +439,17 @@ def _kill_child(pid: object, parent: int) -> None:
 
 def _kill_tree(proc: _Child, status: bytes, group: bool) -> None:
     _kill_child(_parse_status(status).get("child-pid"), proc.pid)
+    # bwrap may not have reported its child yet (a run stopped right after it started), and
+    # that child's `--die-with-parent` can miss bwrap's death: it then lives on, reparented.
+    # Stop bwrap (a stopped process forks no more), then kill every child it has; only
+    # while it is not reaped (its pid may be another process's then).
+    if proc.poll() is None:
+        try:  # noqa: SIM105 (contextlib costs the warm client's start)
+            os.kill(proc.pid, _signal.SIGSTOP)
+        except OSError:
+            pass
+        for child in _children(proc.pid):
+            _kill_child(child, proc.pid)
     if group:  # only a process started in its own session: then pgid == pid
         try:  # noqa: SIM105 (contextlib costs the warm client's start)
             os.killpg(proc.pid, _signal.SIGKILL)
