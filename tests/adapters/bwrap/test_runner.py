@@ -165,19 +165,28 @@ async def test_async_runs_concurrently(ws: Path) -> None:
     assert [r.stdout for r in results] == [f"{i}\n".encode() for i in range(4)]
 
 
-async def test_cancelling_the_task_kills_the_sandbox(ws: Path) -> None:
-    marker = f"cancel-{uuid.uuid4().hex}"
+async def _cancel_once_seen(ws: Path, marker: str, *, polls: int, pause: float) -> bool:
+    """Start `sleep 60` in the sandbox, cancel the task as soon as a process with `marker`
+    shows up (or after `polls` looks), and wait for the cancellation; whether it was seen."""
     task = asyncio.create_task(
         run_sandboxed(f"sleep 60; : {marker}", cwd=str(ws), config=make_config(), timeout=0)
     )
-    for _ in range(200):
-        await asyncio.sleep(0.02)
+    seen = False
+    for _ in range(polls):
+        await asyncio.sleep(pause)
         if pids_with_marker(marker):
+            seen = True
             break
-    assert pids_with_marker(marker), "the sandboxed command never started"
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    return seen
+
+
+async def test_cancelling_the_task_kills_the_sandbox(ws: Path) -> None:
+    marker = f"cancel-{uuid.uuid4().hex}"
+    seen = await _cancel_once_seen(ws, marker, polls=200, pause=0.02)
+    assert seen, "the sandboxed command never started"
     assert pids_with_marker(marker) == []
 
 
@@ -188,16 +197,7 @@ async def test_cancelling_right_after_the_start_leaves_no_process(ws: Path) -> N
     children, and waits for the sandbox's pid 1 to exit."""
     for _ in range(5):
         marker = f"early-{uuid.uuid4().hex}"
-        task = asyncio.create_task(
-            run_sandboxed(f"sleep 60; : {marker}", cwd=str(ws), config=make_config(), timeout=0)
-        )
-        for _ in range(500):
-            await asyncio.sleep(0.002)
-            if pids_with_marker(marker):
-                break
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        await _cancel_once_seen(ws, marker, polls=500, pause=0.002)
         assert pids_with_marker(marker) == []
 
 
