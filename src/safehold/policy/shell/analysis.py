@@ -166,6 +166,10 @@ class ShellAnalysis:
     code: tuple[str, ...] = ()
     """Visible code no analysis reads (inline `python -c` code, heredoc scripts): allowed in
     auto mode only inside the sandbox, and scanned for denied paths (docs/decisions.md)."""
+    expanded: tuple[str, ...] = ()
+    """Text bash expands outside the commands' words: the bodies of unquoted heredocs and
+    the values of assignments (`T=$GITHUB_TOKEN cmd`, `env T=… cmd`, `T=…;`). What they
+    expand reaches the command as data (see `effects.expanded_effects`)."""
 
 
 def _reason(code: str, rule: str, message: str) -> Reason:
@@ -229,6 +233,8 @@ class _Acc:
     # Heredoc bodies bash passes unexpanded (quoted, verified): a program reading one on
     # stdin reads exactly this text.
     static_bodies: set[str] = field(default_factory=set)
+    # Heredoc bodies bash expands, and assignment values that are not literal text.
+    expanded: list[str] = field(default_factory=list)
 
     def add_opaque(self, reason: Reason) -> None:
         if reason not in self.opaque:
@@ -332,6 +338,7 @@ def _analyze(command: object) -> ShellAnalysis:
         dynamic_redirects=acc.dynamic_redirects,
         scripts=tuple(acc.scripts),
         code=tuple(dict.fromkeys(acc.code)),
+        expanded=tuple(dict.fromkeys(acc.expanded)),
     )
 
 
@@ -411,6 +418,8 @@ def _analyze_script(
     quoted = Counter(src[b.start : b.end].decode("utf-8", "replace") for b in bodies)
     seen = Counter(r.heredoc for r in walk.redirects if r.heredoc is not None)
     acc.static_bodies.update(t for t, n in quoted.items() if seen[t] == n)
+    # A body bash reads unquoted at least once expands `$NAME` (and runs `$(…)`: walked).
+    acc.expanded.extend(t for t, n in seen.items() if quoted[t] != n)
     for code, rule, message in walk.opaque:
         acc.add_opaque(_reason(code, rule, message))
     if walk.saw_arithmetic and walk.saw_quoted_code:
@@ -430,7 +439,9 @@ def _analyze_script(
 
 
 def _check_assignments(assigns: Sequence[tuple[str, Word]], acc: _Acc) -> None:
-    for name, _value in assigns:
+    for name, value in assigns:
+        if not value.static:
+            acc.expanded.append(value.text)
         if is_dangerous_env(name.split("[", 1)[0]):
             acc.add_opaque(
                 _reason(

@@ -42,7 +42,7 @@ from safehold.policy.paths import PathCheck, list_directory
 from safehold.policy.program_config import declared_tables
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
-from safehold.policy.shell.effects import host_effects
+from safehold.policy.shell.effects import expanded_effects, host_effects
 from safehold.policy.shell.flows import follow
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.judge import judge
@@ -383,6 +383,8 @@ def _closed_world(
             )
         for finding in judge(effects, unconfined=True):
             _add(found, finding)
+    for finding in judge(expanded_effects(analysis.expanded), unconfined=True):
+        _add(found, finding)
 
 
 def _own_module(

@@ -25,6 +25,9 @@ from safehold.policy.shell.programs import PROGRAMS, STEPS, command_strings, mod
 from safehold.policy.shell.programs.editors import EDITORS
 from safehold.policy.shell.programs.environment import (
     ENVIRONMENT_LISTINGS,
+    ENVIRONMENT_SCRIPTS,
+    ENVIRONMENT_SUBCOMMANDS,
+    SHOWS_ENVIRONMENT,
     is_secret_name,
     secret_expansions,
 )
@@ -40,7 +43,7 @@ from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import FETCHES_CODE, Program, read_roles
 from safehold.policy.shell.words import Word
 
-__all__ = ["BUILTINS", "ENVIRONMENT", "Effect", "EffectKind", "host_effects"]
+__all__ = ["BUILTINS", "ENVIRONMENT", "Effect", "EffectKind", "expanded_effects", "host_effects"]
 
 EffectKind = Literal["read", "write", "delete", "run", "send", "not-understood"]
 
@@ -130,14 +133,37 @@ def _environment(
             for t in rest:
                 if is_secret_name(t):
                     found.append(Effect("read", ENVIRONMENT, name, f"`printenv {t}` prints it"))
+        elif name in ENVIRONMENT_SCRIPTS:
+            # `awk '{print ENVIRON["GITHUB_TOKEN"]}'`: the script reads the environment. Any
+            # word that names the array counts (the script's place among the words is the
+            # program's parser's business): erring towards asking.
+            array = ENVIRONMENT_SCRIPTS[name]
+            if any(array in t for t in rest):
+                why = f"`{name}`'s script reads `{array}`, the program's environment"
+                found.append(Effect("read", ENVIRONMENT, name, why))
+        elif name in ENVIRONMENT_SUBCOMMANDS and "env" in rest:
+            why = f"`{name} … env` runs the `env` script, which prints every variable"
+            found.append(Effect("read", ENVIRONMENT, name, why))
     for layer in (*wrapper_words, words):
         for word in layer:
-            if word.static:
-                continue
-            for var in secret_expansions(word.text):
-                why = f"`${var}` expands a variable whose name says it holds a secret"
-                found.append(Effect("read", ENVIRONMENT, var, why))
+            if not word.static:
+                found.extend(expanded_effects((word.text,)))
     return tuple(found)
+
+
+def expanded_effects(texts: tuple[str, ...]) -> tuple[Effect, ...]:
+    """The secret-named variables `texts` expand (words, unquoted heredoc bodies, assignment
+    values: `ShellAnalysis.expanded`), each a read of the environment."""
+    return tuple(
+        Effect(
+            "read",
+            ENVIRONMENT,
+            var,
+            f"`${var}` expands a variable whose name says it holds a secret",
+        )
+        for text in texts
+        for var in secret_expansions(text)
+    )
 
 
 def _understood(
@@ -247,4 +273,8 @@ def _unknown_words(table: Program, words: tuple[Word, ...], name: str = "") -> t
         shown = " ".join(w.text for w in words[:3])
         why = f"`{shown}` downloads packages and runs code that comes with them"
         found += (Effect("run", "downloaded packages", name, why),)
+    if SHOWS_ENVIRONMENT in reading.modes:
+        shown = " ".join(w.text for w in words[:3])
+        why = f"`{shown}` prints every variable of its environment ({name}'s table)"
+        found += (Effect("read", ENVIRONMENT, name, why),)
     return found

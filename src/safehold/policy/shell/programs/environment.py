@@ -5,7 +5,10 @@ from __future__ import annotations
 
 __all__ = [
     "ENVIRONMENT_LISTINGS",
+    "ENVIRONMENT_SCRIPTS",
+    "ENVIRONMENT_SUBCOMMANDS",
     "NAME_SETTERS",
+    "SHOWS_ENVIRONMENT",
     "is_dangerous_env",
     "is_secret_name",
     "names_set",
@@ -197,6 +200,27 @@ ENVIRONMENT_LISTINGS: dict[str, str] = {
     "readonly": "options",
     "set": "bare",
 }
+
+# Programs whose script language reads the environment through a named array: the
+# word in the script that does (POSIX awk, "ENVIRON"; gawk, mawk and busybox awk alike).
+ENVIRONMENT_SCRIPTS: dict[str, str] = {
+    "awk": "ENVIRON",
+    "gawk": "ENVIRON",
+    "mawk": "ENVIRON",
+    "nawk": "ENVIRON",
+}
+
+# Package managers with a run subcommand whose script named `env` prints the environment
+# when the project defines no script of that name: npm's built-in `env` script (npm docs,
+# `npm run-script`), yarn classic's (`yarn run env`), and bun and pnpm, whose `run`
+# falls back to the `env` program on PATH. Any word `env` among the manager's words
+# counts: erring towards asking.
+ENVIRONMENT_SUBCOMMANDS: frozenset[str] = frozenset({"npm", "yarn", "pnpm", "bun"})
+
+SHOWS_ENVIRONMENT = "shows-environment"
+"""The mode (`Opt.mode`) of an option that makes a program print every variable of its
+environment with its value: `make -p` (GNU make manual, "Summary of Options": the data
+base lists every variable, those from the environment included)."""
 
 # Parts of a variable's name that say it holds a secret (upper-cased names; the names
 # cloud and CI tools use: AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, OPENAI_API_KEY, PGPASSWORD,

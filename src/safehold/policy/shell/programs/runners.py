@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 
-from safehold.policy.shell.programs.environment import is_dangerous_env
+from safehold.policy.shell.programs.environment import SHOWS_ENVIRONMENT, is_dangerous_env
 from safehold.policy.shell.programs.options import WrapperOptions, skip_options
 from safehold.policy.shell.programs.step import Step, StepFn, opaque, unknown_option
 from safehold.policy.shell.programs.table import Opt, Program
@@ -333,7 +333,9 @@ _MAKE = Program(
         **flags("-b", "-m", "-B", "--always-make", "-d", "-e", "--environment-overrides"),
         **flags("-h", "--help", "-i", "--ignore-errors", "-k", "--keep-going", "-L"),
         **flags("--check-symlink-times", "-n", "--just-print", "--dry-run", "--recon"),
-        **flags("-p", "--print-data-base", "-q", "--question", "-r", "--no-builtin-rules"),
+        # `-p` prints the data base: every variable, the environment's with their values.
+        **dict.fromkeys(("-p", "--print-data-base"), Opt(mode=SHOWS_ENVIRONMENT)),
+        **flags("-q", "--question", "-r", "--no-builtin-rules"),
         **flags("-R", "--no-builtin-variables", "-s", "--silent", "--quiet", "--no-silent"),
         **flags("-S", "--no-keep-going", "--stop", "--trace", "-v", "--version", "-w"),
         **flags("--print-directory", "--no-print-directory", "--warn-undefined-variables"),
