@@ -40,7 +40,7 @@ from safehold.policy.shell.programs.interpreters import (
 )
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
-from safehold.policy.shell.programs.table import FETCHES_CODE, Program, read_roles
+from safehold.policy.shell.programs.table import FETCHES_CODE, OPTIONS_FILE, Program, read_roles
 from safehold.policy.shell.words import Word
 
 __all__ = ["BUILTINS", "ENVIRONMENT", "Effect", "EffectKind", "expanded_effects", "host_effects"]
@@ -273,6 +273,10 @@ def _unknown_words(table: Program, words: tuple[Word, ...], name: str = "") -> t
         shown = " ".join(w.text for w in words[:3])
         why = f"`{shown}` downloads packages and runs code that comes with them"
         found += (Effect("run", "downloaded packages", name, why),)
+    if OPTIONS_FILE in reading.modes:
+        shown = " ".join(w.text for w in words[:3])
+        why = f"`{shown}`: options read from a file or given as commands are not seen"
+        found += (Effect("not-understood", "options file", name, why),)
     if SHOWS_ENVIRONMENT in reading.modes:
         shown = " ".join(w.text for w in words[:3])
         why = f"`{shown}` prints every variable of its environment ({name}'s table)"

@@ -90,9 +90,12 @@ _AWK_STATEMENT_ENDS = ";{}\n"
 def _awk_runs(program: str) -> bool:
     """True when an awk program may run a shell command, read in one linear pass.
 
-    Flags `system(`, `|&` (a coprocess), `| getline`, and a `|` after `print`/`printf` in
-    the same statement (`print | "sh"`), wherever they appear, strings included: a false
-    alarm asks, a miss would run code.
+    Flags `system(`, `|&` (a coprocess), `| getline`, a `|` after `print`/`printf` in
+    the same statement (`print | "sh"`), and an `@` before a name: gawk's indirect call
+    (`f = "sys" "tem"; @f("id")` calls any function, built-ins included), `@load` (native
+    code) and `@include` (another program; `"inplace"` turns the operands into in-place
+    edits). Wherever they appear, strings included: a false alarm asks, a miss would run
+    code.
     """
     n = len(program)
     printing = False  # a `print`/`printf` word earlier in the current statement
@@ -101,6 +104,8 @@ def _awk_runs(program: str) -> bool:
         ch = program[i]
         if ch in _AWK_STATEMENT_ENDS:
             printing = False
+        elif ch == "@" and i + 1 < n and (program[i + 1].isalnum() or program[i + 1] == "_"):
+            return True
         elif ch == "|":
             j = i + 1
             while j < n and program[j] in _AWK_BLANKS:
@@ -123,7 +128,11 @@ def _awk_runs(program: str) -> bool:
     return False
 
 
-_AWK_ARG_OPTIONS = frozenset({"-F", "-v", "-f", "--field-separator", "--assign", "--file"})
+# Options whose value is the next word (gawk 5 `--help`; `-E FILE` is the program file).
+_AWK_ARG_OPTIONS = frozenset(
+    {"-F", "-v", "-f", "--field-separator", "--assign", "--file", "-i", "--include", "-l",
+     "--load"}
+)  # fmt: skip
 
 
 def _awk(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
@@ -140,7 +149,9 @@ def _awk(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
             programs.append(Word(t[len("--source=") :], words[i].static))
             i += 1
         elif (
-            t in ("-f", "--file") or t.startswith("--file=") or (t.startswith("-f") and len(t) > 2)
+            t in ("-f", "--file", "-E", "--exec")
+            or t.startswith(("--file=", "--exec="))
+            or (t.startswith(("-f", "-E")) and len(t) > 2)
         ):
             from_file = True  # the program is a file, like a script
             i += 1 if "=" in t or (len(t) > 2 and not t.startswith("--")) else 2
@@ -265,16 +276,23 @@ SED_ROLES = Program(
     script_files=sed_files,
     source="GNU sed 4.9 --help",
 )  # fmt: skip
+_INCLUDE = Opt(takes=True, role="read", mode="inplace")
 AWK_ROLES = Program(
     options={
         "-f": Opt(takes=True, role="read"), "--file": Opt(takes=True, role="read"),
         "-e": _SCRIPT, "--source": _SCRIPT, "-v": _V, "--assign": _V, "-F": _V,
-        "--field-separator": _V, "-i": Opt(mode="inplace"), "--include": _V,
-        "-l": _V, "--load": _V,
+        "--field-separator": _V,
+        # gawk 5 manual, "Options": `-i FILE` loads an awk library; the library `inplace`
+        # makes each file operand an in-place edit. Any library may be that one (a copy,
+        # a name on AWKPATH), so every `-i` reads as in-place: the operands are writes.
+        "-i": _INCLUDE, "--include": _INCLUDE,
+        # `-l LIB` loads a shared library: native code, run as a program is.
+        "-l": Opt(takes=True, role="exec"), "--load": Opt(takes=True, role="exec"),
     },
     operands="read",
     skip=1,
     unskip=frozenset({"-f", "--file", "-e", "--source"}),
+    modes={"inplace": Program(operands="write", skip=1)},
     script_files=awk_files,
 )  # fmt: skip
 PROGRAMS: dict[str, Program] = {

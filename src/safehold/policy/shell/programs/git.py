@@ -10,7 +10,7 @@ from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.programs.vocab import flags
 from safehold.policy.shell.words import Word
 
-__all__ = ["GIT_CODE_KEYS", "ROLES", "STEPS"]
+__all__ = ["GIT_CODE_KEYS", "GIT_PLAIN_KEYS", "ROLES", "STEPS", "git_key_is_plain"]
 
 GIT_ARG_OPTS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
 GIT_FLAGS = frozenset(
@@ -72,6 +72,74 @@ GIT_CODE_KEYS = (
 )
 
 
+# The closed world for settings: the keys git-config(1) (git 2.43, "Variables") documents
+# as changing only how git shows, names or merges, none naming a program, a file or a
+# host. `git -c KEY=V` and `git config KEY V` with any other key (a prefix here ends in
+# `.`) make git run something the analysis cannot see (`trailer.<t>.command`,
+# `core.pager`, a filter) or read a file it does not judge (`commit.template`,
+# `mailmap.file`): asked in every mode (`git-config-code`).
+GIT_PLAIN_KEYS = (
+    "color.",
+    "column.",
+    "advice.",
+    "i18n.",
+    "user.name",
+    "user.email",
+    "author.name",
+    "author.email",
+    "committer.name",
+    "committer.email",
+    "core.quotepath",
+    "core.abbrev",
+    "core.autocrlf",
+    "core.safecrlf",
+    "core.eol",
+    "core.filemode",
+    "core.ignorecase",
+    "core.precomposeunicode",
+    "core.whitespace",
+    "init.defaultbranch",
+    "log.date",
+    "log.decorate",
+    "log.abbrevcommit",
+    "log.follow",
+    "diff.noprefix",
+    "diff.mnemonicprefix",
+    "diff.renames",
+    "diff.algorithm",
+    "diff.colormoved",
+    "diff.relative",
+    "diff.context",
+    "merge.conflictstyle",
+    "merge.ff",
+    "pull.rebase",
+    "pull.ff",
+    "push.default",
+    "push.autosetupremote",
+    "rebase.autostash",
+    "rebase.autosquash",
+    "status.showuntrackedfiles",
+    "status.short",
+    "status.branch",
+    "status.relativepaths",
+    "blame.date",
+    "format.pretty",
+    "grep.linenumber",
+    "grep.extendedregexp",
+    "grep.patterntype",
+)
+
+
+def git_key_is_plain(key: str) -> bool:
+    """True when the setting `key` (any case) is one of `GIT_PLAIN_KEYS`: a key listed in
+    full, or one under a listed prefix that no code key (`GIT_CODE_KEYS`) covers."""
+    key = key.lower()
+    if key in GIT_PLAIN_KEYS:
+        return True
+    prefixed = any(k.endswith(".") and key.startswith(k) for k in GIT_PLAIN_KEYS)
+    return prefixed and not key.startswith(GIT_CODE_KEYS)
+
+
 def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
     i = 1
     while i < len(words):
@@ -88,8 +156,8 @@ def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
         elif t == "-c" or t.startswith("-c"):
             setting = t[2:] if len(t) > 2 else (words[i + 1].text if i + 1 < len(words) else "")
             static = w.static if len(t) > 2 else (i + 1 < len(words) and words[i + 1].static)
-            key = setting.split("=", 1)[0].lower()
-            if not static or key.startswith(GIT_CODE_KEYS):
+            key = setting.split("=", 1)[0]
+            if not static or not git_key_is_plain(key):
                 return Step(
                     opaque=opaque(
                         "git-config-code",
@@ -130,6 +198,7 @@ _GIT_COMMAND_OPTIONS = {
 }
 # Subcommands that run a command given as an argument.
 _GIT_COMMAND_SUBCOMMANDS = frozenset({"filter-branch", "filter-repo"})
+_GIT_CONFIG_VERBS = frozenset({"set", "unset"})
 _GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list"})
 
 
@@ -145,13 +214,21 @@ def _git_runs_code(words: tuple[Word, ...]) -> Reasons | None:
         return opaque("git-runs-command", f"git {sub}", f"`git {sub}` runs a given command")
     if sub == "config" and not any(w.text in _GIT_CONFIG_READS for w in args):
         # `git config core.pager 'rm -rf ~'` makes the next, harmless-looking `git log` run it.
-        for w in args:
-            if not w.static or w.text.lower().startswith(GIT_CODE_KEYS):
-                return opaque(
-                    "git-config-code",
-                    "git config",
-                    f"`git config {w.text}` can make later git commands run another program",
-                )
+        # The key is the first word that is no option (`git config set KEY V`: after `set`);
+        # an option with a value (`-f FILE`) puts the value first, which is no plain key.
+        words_left = [w for w in args if not (w.static and w.text.startswith("-"))]
+        if words_left and words_left[0].static and words_left[0].text in _GIT_CONFIG_VERBS:
+            words_left = words_left[1:]
+        if any(not w.static for w in args) or (
+            words_left and not git_key_is_plain(words_left[0].text)
+        ):
+            shown = " ".join(w.text for w in args)[:60]
+            return opaque(
+                "git-config-code",
+                "git config",
+                f"`git config {shown}` sets a key that is not known to be harmless: some make "
+                "later git commands run another program or read a file",
+            )
         return None
     for w in args:
         for opt in _GIT_COMMAND_OPTIONS.get(sub, ()):

@@ -9,7 +9,7 @@ computed name (DNS exfiltration) is seen as such.
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.table import OPTIONS_FILE, Opt, Program
 
 __all__ = ["MAX_GLOB_URLS", "NC_NAMES", "PROGRAMS", "URL_VARIABLES", "destinations"]
 
@@ -18,6 +18,10 @@ _READ = Opt(takes=True, role="read")
 _WRITE = Opt(takes=True, role="write")
 _UPLOAD = Opt(takes=True, role="upload")
 _NET = Opt(takes=True, role="network")
+# curl's `-K FILE` ("config file"), wget's `--config FILE` (a wgetrc) and `-e CMD` (one
+# wgetrc command): `output = ~/.bashrc`, `upload-file = …`, `use_askpass = PROG`.
+_OPTIONS_FILE = Opt(takes=True, role="read", mode=OPTIONS_FILE)
+_WGETRC_COMMAND = Opt(takes=True, role="network", mode=OPTIONS_FILE)
 
 _CURL = Program(
     options={
@@ -25,7 +29,7 @@ _CURL = Program(
         "--dump-header": _WRITE, "-c": _WRITE, "--cookie-jar": _WRITE, "--trace": _WRITE,
         "--trace-ascii": _WRITE, "--stderr": _WRITE, "--libcurl": _WRITE,
         "--etag-save": _WRITE, "--hsts": _WRITE, "--alt-svc": _WRITE,
-        "-K": _READ, "--config": _READ, "--cacert": _READ, "--capath": _READ, "-E": _READ,
+        "-K": _OPTIONS_FILE, "--config": _OPTIONS_FILE, "--cacert": _READ, "--capath": _READ, "-E": _READ,
         "--cert": _READ, "--key": _READ, "--netrc-file": _READ, "--etag-compare": _READ,
         "-b": _V, "--cookie": _V, "-w": _V, "--write-out": _V,
         "-d": _UPLOAD, "--data": _UPLOAD, "--data-binary": _UPLOAD, "--data-ascii": _UPLOAD,
@@ -49,9 +53,9 @@ _WGET = Program(
         "-a": _WRITE, "--append-output": _WRITE, "-P": _WRITE, "--directory-prefix": _WRITE,
         "--save-cookies": _WRITE, "--save-headers": Opt(), "-i": _READ, "--input-file": _READ,
         "--load-cookies": _READ, "--ca-certificate": _READ, "--certificate": _READ,
-        "--private-key": _READ, "--config": _READ, "--post-file": _UPLOAD,
+        "--private-key": _READ, "--config": _OPTIONS_FILE, "--post-file": _UPLOAD,
         "--body-file": _UPLOAD, "--post-data": _UPLOAD, "--body-data": _UPLOAD,
-        "-e": _NET, "--execute": _NET, "-U": _V, "--user-agent": _V, "--header": _V, "-t": _V,
+        "-e": _WGETRC_COMMAND, "--execute": _WGETRC_COMMAND, "-U": _V, "--user-agent": _V, "--header": _V, "-t": _V,
         "--tries": _V, "-T": _V, "--timeout": _V, "-w": _V, "--wait": _V, "-l": _V,
         "--level": _V, "-A": _V, "-R": _V, "--accept": _V, "--reject": _V, "-D": _V,
         "--domains": _V, "--user": _V, "--password": _V, "--method": _V, "-Q": _V,

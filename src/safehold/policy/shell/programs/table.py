@@ -18,6 +18,7 @@ from safehold.policy.shell.words import Word
 
 __all__ = [
     "FETCHES_CODE",
+    "OPTIONS_FILE",
     "PARSERS",
     "ROLES",
     "Opt",
@@ -263,6 +264,11 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
 
 FETCHES_CODE = "fetches-code"
 """The mode a `Program(fetches_code=True)` reading reports."""
+
+OPTIONS_FILE = "options-file"
+"""The mode of an option whose value holds more of the program's options or commands
+(`curl -K FILE`, `wget --config FILE`, `wget -e CMD`): files they write, send or run are
+not seen, so unconfined the command is not understood. The file itself is still read."""
 
 
 def read_roles(program: Program, words: tuple[Word, ...]) -> Reading:
