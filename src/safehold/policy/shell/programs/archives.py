@@ -8,8 +8,8 @@ here (a computed write). `gzip FILE` replaces FILE by FILE.gz (a delete and a wr
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import Opt, Program
-from safehold.policy.shell.programs.vocab import HELP, flags, optional, valued, values
+from safehold.policy.shell.programs.table import NAMES_FROM_INPUT, Opt, Program
+from safehold.policy.shell.programs.vocab import HELP, NAMES, flags, optional, valued, values
 
 __all__ = ["PROGRAMS"]
 
@@ -20,7 +20,7 @@ _CWD = Opt(takes=True, role="cwd")
 
 _TAR_OPTIONS = {
     "-f": Opt(takes=True, role="write"), "--file": Opt(takes=True, role="write"),
-    "-C": _CWD, "--directory": _CWD, "-T": _READ, "--files-from": _READ, "-X": _READ,
+    "-C": _CWD, "--directory": _CWD, "-T": NAMES, "--files-from": NAMES, "-X": _READ,
     "--exclude-from": _READ, "-g": _WRITE, "--listed-incremental": _WRITE,
     "-b": _V, "--blocking-factor": _V, "--exclude": _V, "-H": _V, "--format": _V,
     "-L": _V, "--tape-length": _V, "-N": _V, "--newer": _V, "--owner": _V,
@@ -55,7 +55,8 @@ _TAR = Program(
 _ZIP = Program(
     options={
         "-x": _V, "-i": _V, "-n": _V, "-P": _V, "--password": _V, "-b": _WRITE,
-        "-t": _V, "-tt": _V, "-O": _WRITE, "--output-file": _WRITE, "-@": Opt(),
+        "-t": _V, "-tt": _V, "-O": _WRITE, "--output-file": _WRITE,
+        "-@": Opt(mode=NAMES_FROM_INPUT), "--names-stdin": Opt(mode=NAMES_FROM_INPUT),
         "-TT": Opt(takes=True, role="exec"), "--unzip-command": Opt(takes=True, role="exec"),
         "-m": Opt(mode="move"), "--move": Opt(mode="move"), "-d": Opt(mode="edit"),
         "--delete": Opt(mode="edit"),

@@ -10,7 +10,8 @@
 - publishing (`npm publish`, `twine upload`, `docker push`, `gh gist create`) ⇒ ASK;
 - serving files over the network (`python3 -m http.server`, `php -S`) ⇒ ASK;
 - starting, stopping or enabling system services (`systemctl stop sshd`) ⇒ ASK;
-- `kill -1` (every process the user may signal) in any spelling ⇒ DENY.
+- `kill -1` (every process the user may signal) in any spelling ⇒ DENY;
+- device nodes (`mknod NAME b 8 0`: as root, a raw disk in the workspace) ⇒ ASK.
 
 Patterns are command-rule patterns (token prefixes, options in any order and spelling);
 the rest are small tables read by `class_reasons`. Host mounts of `/`, home or a socket
@@ -462,6 +463,15 @@ def _setid_mode(words: tuple[Word, ...]) -> bool:
     return False
 
 
+def _device_node(words: tuple[Word, ...]) -> bool:
+    """`mknod NAME b|c|u MAJOR MINOR` (coreutils): a block or character device node. Made by
+    root, it is a file of the workspace that reads or writes a disk or memory directly,
+    beneath every path rule. A FIFO (`p`) is not one; a computed type may be one."""
+    if words[0].text.rsplit("/", 1)[-1] != "mknod":
+        return False
+    return any(not w.static or w.text in ("b", "c", "u") for w in words[1:])
+
+
 def class_reasons(words: tuple[Word, ...], *, stdin_fed: bool) -> list[tuple[Verdict, Reason]]:
     """The classes one command (or wrapper layer) falls in, with their verdicts."""
     if not words or not words[0].static:
@@ -509,6 +519,18 @@ def _class_reasons(words: tuple[Word, ...], *, stdin_fed: bool) -> list[tuple[Ve
                 Verdict.ASK,
                 Reason(
                     "privilege-escalation", "chmod +s", "sets a set-user-id or set-group-id bit"
+                ),
+            )
+        )
+    if _device_node(words):
+        out.append(
+            (
+                Verdict.ASK,
+                Reason(
+                    "privilege-escalation",
+                    "mknod",
+                    "creates a device node, which as root reads or writes a disk or memory "
+                    "directly",
                 ),
             )
         )

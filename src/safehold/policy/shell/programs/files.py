@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from safehold.policy.shell.programs.find import FIND
 from safehold.policy.shell.programs.table import Opt, Program
-from safehold.policy.shell.programs.vocab import HELP, flags, optional, valued, values
+from safehold.policy.shell.programs.vocab import HELP, flags, names_from, optional, valued, values
 
 __all__ = ["PROGRAMS"]
 
@@ -194,7 +194,8 @@ PROGRAMS: dict[str, Program] = {
         options={
             **HELP,
             **valued("write", "-o", "--output", "-T", "--temporary-directory"),
-            **valued("read", "--files0-from", "--random-source"),
+            **valued("read", "--random-source"),
+            **names_from("--files0-from"),
             **values("-k", "--key", "-t", "--field-separator", "-S", "--buffer-size"),
             **values("--parallel", "--batch-size", "--sort"),
             **optional("--check"),

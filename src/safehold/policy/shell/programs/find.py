@@ -10,7 +10,7 @@ is spelled in full (`exact`): find takes no abbreviations and no clusters.
 from __future__ import annotations
 
 from safehold.policy.shell.programs.table import Opt, Program
-from safehold.policy.shell.programs.vocab import HELP, flags, valued, values
+from safehold.policy.shell.programs.vocab import HELP, flags, names_from, valued, values
 
 __all__ = ["FIND"]
 
@@ -34,7 +34,7 @@ FIND = Program(
         **flags("-warn", "-depth", "-d", "-mount", "-noleaf", "-xdev"),
         **flags("-ignore_readdir_race", "-noignore_readdir_race"),
         **values("-regextype", "-maxdepth", "-mindepth"),
-        **valued("read", "-files0-from"),
+        **names_from("-files0-from"),
         # Tests.
         **flags("-empty", "-false", "-true", "-nouser", "-nogroup", "-readable"),
         **flags("-writable", "-executable"),

@@ -10,7 +10,7 @@ The diff options are shared by `diff`, `log` and `show`.
 from __future__ import annotations
 
 from safehold.policy.shell.programs.table import Opt
-from safehold.policy.shell.programs.vocab import DIGITS, flags, optional, valued, values
+from safehold.policy.shell.programs.vocab import DIGITS, flags, names_from, optional, valued, values
 
 __all__ = [
     "ADD",
@@ -116,7 +116,7 @@ CHECKOUT: dict[str, Opt] = {
     **flags("--overlay", "--no-overlay", "--pathspec-file-nul", "-2", "-3"),
     **values("-b", "-B", "--orphan", "--conflict"),
     **optional("--track", "--recurse-submodules"),
-    **valued("read", "--pathspec-from-file"),
+    **names_from("--pathspec-from-file"),
 }  # fmt: skip
 
 APPLY: dict[str, Opt] = {
@@ -136,7 +136,7 @@ ADD: dict[str, Opt] = {
     **flags("-N", "--intent-to-add", "--refresh", "--ignore-errors", "--ignore-missing", "--no-warn-embedded-repo"),
     **flags("--renormalize", "--pathspec-file-nul"),
     **optional("--chmod"),
-    **valued("read", "--pathspec-from-file"),
+    **names_from("--pathspec-from-file"),
 }  # fmt: skip
 
 COMMIT: dict[str, Opt] = {
@@ -150,7 +150,8 @@ COMMIT: dict[str, Opt] = {
     **values("-C", "--reuse-message", "-c", "--reedit-message", "--squash", "--author"),
     **values("--date", "-m", "--message", "--trailer", "--cleanup"),
     **optional("--fixup", "-u", "--untracked-files", "-S", "--gpg-sign"),
-    **valued("read", "-F", "--file", "-t", "--template", "--pathspec-from-file"),
+    **valued("read", "-F", "--file", "-t", "--template"),
+    **names_from("--pathspec-from-file"),
 }  # fmt: skip
 
 BLAME: dict[str, Opt] = {
@@ -219,7 +220,7 @@ RESTORE: dict[str, Opt] = {
     **flags("--no-overlay", "--pathspec-file-nul", "-2", "-3"),
     **values("-s", "--source", "--conflict"),
     **optional("--recurse-submodules"),
-    **valued("read", "--pathspec-from-file"),
+    **names_from("--pathspec-from-file"),
 }  # fmt: skip
 
 RESET: dict[str, Opt] = {
@@ -227,7 +228,7 @@ RESET: dict[str, Opt] = {
     **flags("--soft", "--hard", "--merge", "--keep", "-p", "--patch"),
     **flags("-N", "--intent-to-add"),
     **optional("--recurse-submodules"),
-    **valued("read", "--pathspec-from-file"),
+    **names_from("--pathspec-from-file"),
 }  # fmt: skip
 
 SWITCH: dict[str, Opt] = {
@@ -241,7 +242,7 @@ SWITCH: dict[str, Opt] = {
 RM: dict[str, Opt] = {
     **flags("-f", "--force", "-n", "--dry-run", "-r", "--cached"),
     **flags("--ignore-unmatch", "--sparse", "-q", "--quiet", "--pathspec-file-nul"),
-    **valued("read", "--pathspec-from-file"),
+    **names_from("--pathspec-from-file"),
 }  # fmt: skip
 
 MV: dict[str, Opt] = {
@@ -255,6 +256,6 @@ STASH_PUSH: dict[str, Opt] = {
     **flags("--only-untracked", "--index", "-k", "--keep-index", "--no-keep-index", "-p"),
     **flags("--patch", "-S", "--staged", "--pathspec-file-nul", "-q", "--quiet"),
     **values("-m", "--message"),
-    **valued("read", "--pathspec-from-file"),
+    **names_from("--pathspec-from-file"),
 }
 STASH_APPLY: dict[str, Opt] = flags("--index", "-q", "--quiet")

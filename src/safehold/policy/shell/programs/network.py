@@ -10,6 +10,7 @@ computed name (DNS exfiltration) is seen as such.
 from __future__ import annotations
 
 from safehold.policy.shell.programs.table import OPTIONS_FILE, Opt, Program
+from safehold.policy.shell.programs.vocab import NAMES
 
 __all__ = ["MAX_GLOB_URLS", "NC_NAMES", "PROGRAMS", "URL_VARIABLES", "destinations"]
 
@@ -74,7 +75,7 @@ _SCP = Program(options=_SSH_OPTIONS, operands="read", last="write", remote_copy=
 _RSYNC = Program(
     options={
         "-e": Opt(takes=True, role="exec"), "--rsh": Opt(takes=True, role="exec"),
-        "--rsync-path": _V, "--files-from": _READ, "--include-from": _READ,
+        "--rsync-path": _V, "--files-from": NAMES, "--include-from": _READ,
         "--exclude-from": _READ, "--password-file": _READ, "--log-file": _WRITE,
         "--backup-dir": _WRITE, "-T": _WRITE, "--temp-dir": _WRITE, "--partial-dir": _WRITE,
         "--compare-dest": _READ, "--copy-dest": _READ, "--link-dest": _READ,

@@ -18,6 +18,7 @@ from safehold.policy.shell.words import Word
 
 __all__ = [
     "FETCHES_CODE",
+    "NAMES_FROM_INPUT",
     "OPTIONS_FILE",
     "PARSERS",
     "ROLES",
@@ -265,6 +266,11 @@ def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], 
 FETCHES_CODE = "fetches-code"
 """The mode a `Program(fetches_code=True)` reading reports."""
 
+NAMES_FROM_INPUT = "names-from-input"
+"""The mode of an option whose value is a file (or `-`, standard input) listing more file
+names the program then reads (`tar -T LIST`, `sort --files0-from=LIST`, `zip -@`, git's
+`--pathspec-from-file`): names nobody saw, each a computed path (unconfined: asked)."""
+
 OPTIONS_FILE = "options-file"
 """The mode of an option whose value holds more of the program's options or commands
 (`curl -K FILE`, `wget --config FILE`, `wget -e CMD`): files they write, send or run are
@@ -416,6 +422,8 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
         RoleUse(role, Word(text, True) if text is not None else Word("<computed>", False, True))
         for role, text in spec.implicit
     )
+    if NAMES_FROM_INPUT in modes:
+        uses.append(RoleUse("read", _COMPUTED, "names"))
     if spec.fetches_code or program.fetches_code:
         modes.add(FETCHES_CODE)
     return uses, modes, unknown

@@ -9,9 +9,20 @@ head, tail and grep accept (`head -20`: each digit a flag of the cluster).
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import Opt, Role
+from safehold.policy.shell.programs.table import NAMES_FROM_INPUT, Opt, Role
 
-__all__ = ["DIGITS", "FLAG", "HELP", "VALUE", "flags", "optional", "valued", "values"]
+__all__ = [
+    "DIGITS",
+    "FLAG",
+    "HELP",
+    "NAMES",
+    "VALUE",
+    "flags",
+    "names_from",
+    "optional",
+    "valued",
+    "values",
+]
 
 FLAG = Opt()
 VALUE = Opt(takes=True)
@@ -35,6 +46,16 @@ def optional(*names: str) -> dict[str, Opt]:
 def valued(role: Role, *names: str) -> dict[str, Opt]:
     """Options with a required value in `role` (`valued("read", "-f", "--file")`)."""
     return dict.fromkeys(names, Opt(takes=True, role=role))
+
+
+NAMES = Opt(takes=True, role="read", mode=NAMES_FROM_INPUT)
+"""A value that is a file of more file names (`--files0-from=F`): read, and each name in
+it a computed read (`table.NAMES_FROM_INPUT`)."""
+
+
+def names_from(*names: str) -> dict[str, Opt]:
+    """Options whose value lists the files the program reads (`tar -T F`)."""
+    return dict.fromkeys(names, NAMES)
 
 
 HELP: dict[str, Opt] = flags("--help", "--version")
