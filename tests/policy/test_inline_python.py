@@ -274,6 +274,10 @@ BENIGN = [
     "cd src && python3 -c \"import sys; sys.path.insert(0, '..'); import mypkg\"",
     "python3 - <<'PY'\nimport os\nos.environ['DJANGO_SETTINGS_MODULE'] = 'mypkg.settings'\n"
     "import mypkg\nprint(mypkg.__version__)\nPY",
+    # Format strings whose fields name arguments only, and a plain file mode.
+    "python3 -c \"print('{:>10}|{:.2f}|{name}'.format('a', 1.5, name='x'))\"",
+    "python3 -c \"t = '{} of {}'; print(t.format(1, 2), str.format('{:{w}}', 'a', w=5))\"",
+    "python3 -c \"import pathlib; pathlib.Path('run.sh').chmod(0o755)\"",
 ]  # fmt: skip
 
 

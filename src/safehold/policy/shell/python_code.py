@@ -35,6 +35,7 @@ import functools
 import posixpath
 import sys
 from dataclasses import dataclass
+from string import Formatter
 
 from safehold.policy.shell.programs.python_modules import (
     ALLOWED_BUILTINS,
@@ -188,6 +189,30 @@ _TEXT_METHODS = frozenset(
     {"read_text", "read", "decode", "strip", "lstrip", "rstrip", "lower", "upper", "replace",
      "format", "join", "getvalue", "dumps"}
 )  # fmt: skip
+
+
+# `str.format` and `format_map` read attributes and items named in the format string at
+# run time (`"{0.__init__.__globals__[os].environ}".format(f)`): a path through objects
+# that no attribute node shows. Only fields that name an argument, nothing after it, pass.
+_FORMAT_METHODS = frozenset({"format", "format_map"})
+_FORMATTER = Formatter()
+
+
+def _plain_format(text: str, depth: int = 0) -> bool:
+    """True when every replacement field of the format string `text` names an argument and
+    reads no attribute or item of it, its format spec included (nested fields, one level
+    deep as Python allows). One pass of the C scanner per level."""
+    if depth > 1:
+        return False
+    try:
+        for _literal, field, spec, _conversion in _FORMATTER.parse(text):
+            if field is not None and ("." in field or "[" in field):
+                return False
+            if spec and "{" in spec and not _plain_format(spec, depth + 1):
+                return False
+    except ValueError:
+        return False
+    return True
 
 
 def _text(node: ast.expr) -> bool:
@@ -542,6 +567,8 @@ class _Reader:
             return
         if attr in _STDLIB and attr not in _WHOLE:
             raise _fail(f"the code reaches the module `{attr}` through an attribute")
+        if attr in _FORMAT_METHODS and id(node) not in self.calls:
+            raise _fail(f"the code uses `{attr}` other than by calling it")
         if attr in VALUE_ATTRIBUTES:
             raise _fail(f"the code uses `{attr}`, which imports a plotting library")
         if (
@@ -621,6 +648,9 @@ class _Reader:
             return
         if not isinstance(func, ast.Attribute):
             return
+        if func.attr in _FORMAT_METHODS:
+            self._check_format(func, node)
+            return
         method = VALUE_METHODS.get(func.attr, "")
         if method is None:
             raise _fail(f"the code calls `{func.attr}`, which reaches other code or files")
@@ -641,11 +671,33 @@ class _Reader:
         if side == "open":
             self._open([func.value], node.args, node.keywords)
             return
+        if func.attr in ("chmod", "lchmod"):
+            mode = node.args[0] if node.args else None
+            if not (
+                isinstance(mode, ast.Constant)
+                and type(mode.value) is int
+                and not mode.value & 0o7000
+                and len(node.args) == 1
+                and not node.keywords
+            ):
+                raise _fail(f"the code calls `{func.attr}` with a set-id, sticky or computed mode")
         if func.attr in ("glob", "rglob"):
             pattern = self._literal(node.args[0]) if node.args else None
             if pattern is None or pattern[0].startswith("/") or ".." in pattern[0]:
                 raise _fail(f"the code calls `{func.attr}` with a pattern it computes")
         self._access(receiver[0], side)
+
+    def _check_format(self, func: ast.Attribute, node: ast.Call) -> None:
+        """`"…".format(…)` (or `str.format("…", …)`): the format string must be text the
+        code spells out, with plain fields only (`_plain_format`)."""
+        template: ast.expr | None = func.value
+        if isinstance(template, ast.Name) and template.id == "str" and "str" not in self.stores:
+            template = node.args[0] if node.args else None
+        text = self._literal(template) if template is not None else None
+        if text is None or text[1]:
+            raise _fail(f"the code calls `{func.attr}` on a format string it computes")
+        if not _plain_format(text[0]):
+            raise _fail(f"the format string of `{func.attr}` reads attributes or items")
 
     def _getattr(self, node: ast.Call) -> None:
         """`getattr(x, 'name')` is read as `x.name`: a literal, plain name, checked as an
@@ -663,6 +715,7 @@ class _Reader:
             or (name.value in _STDLIB and name.value not in _WHOLE)
             or name.value in VALUE_METHODS
             or name.value in PATH_METHODS
+            or name.value in _FORMAT_METHODS
         ):
             raise _fail(f"the code calls `{func.id}` without a literal, plain name")
         module = self._module_of(node.args[0])
