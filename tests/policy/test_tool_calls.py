@@ -475,3 +475,30 @@ def test_wrong_argument_types_are_named_in_the_payloads_words(tmp_path: Path) ->
         text = "; ".join(r.message for r in decision.reasons)
         assert decision.verdict is D and expected in text, text
         assert not re.search(r"\b(NoneType|int|bool|str|dict|tuple)\b", text), text
+
+
+# -- deleting a directory deletes its tree ---------------------------------------------------
+
+
+@pytest.mark.parametrize("runner", ["host", "sandbox"])
+def test_a_delete_tool_on_a_directory_judges_every_entry_below_it(ws: str, runner: str) -> None:
+    """`delete {"path": "vendor"}` removes `vendor/lib/.git` and `vendor/.env` as `rm -r`
+    would; the tool runs in the agent's process, so the runner changes nothing."""
+    vendor = Path(ws) / "vendor"
+    (vendor / "lib" / ".git").mkdir(parents=True)
+    (vendor / "lib" / ".git" / "config").write_text("[core]\n")
+    (vendor / "notes").mkdir()
+    (vendor / "notes" / "a.txt").write_text("a\n")
+    call = ToolCall("delete_file", {"path": "vendor"}, ToolKind.DELETE)
+    decision = decide(ws, call, runner=runner)
+    assert decision.verdict is Q, decision.reasons
+    assert "tree-holds-protected" in codes(decision)
+    assert decision.step == "hard-ask"  # no "always" grant lifts it
+    granted = decide(ws, call, runner=runner, grants={str(decision.grant_key): GrantEffect.ALLOW})
+    assert granted.verdict is Q
+    whole = decide(ws, ToolCall("delete_file", {"path": "."}, ToolKind.DELETE), runner=runner)
+    assert {"tree-holds-denied", "tree-holds-protected"} <= codes(whole)  # `.env`, `.git`
+    plain = decide(ws, ToolCall("delete_file", {"path": "vendor/notes"}, ToolKind.DELETE))
+    assert plain.verdict is A, plain.reasons
+    one = decide(ws, ToolCall("delete_file", {"path": "vendor/notes/a.txt"}, ToolKind.DELETE))
+    assert one.verdict is A, one.reasons

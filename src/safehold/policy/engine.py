@@ -21,6 +21,7 @@ Reasons are sorted and de-duplicated, so a decision never depends on rule order.
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Final, Literal
@@ -28,7 +29,8 @@ from typing import Final, Literal
 from safehold.errors import PolicyError
 from safehold.policy._arguments import Arguments, read_arguments
 from safehold.policy._memo import remember
-from safehold.policy.calls import Side, ToolCall
+from safehold.policy import tree_scan
+from safehold.policy.calls import Side, ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.grants import GrantEffect, broaden, path_grant_key, tool_grant_key
@@ -200,6 +202,8 @@ def _evaluate(
     steps.hard_ask.extend(args.limits)
     _step1_read_only(config, call, sides, steps)
     canonicals = _step2_paths(policy, args, side, steps)
+    if call.kind is ToolKind.DELETE and canonicals:
+        _step2_deleted_trees(policy, canonicals, steps)
     hosts = _step2_urls(config, args, steps)
     assessment = None
     if Side.EXECUTE in sides and not config.read_only:
@@ -372,6 +376,59 @@ def _step2_paths(
             if r.code == "path-denied"
         )
     return canonicals
+
+
+def _step2_deleted_trees(policy: CompiledPolicy, canonicals: list[str], steps: _Steps) -> None:
+    """A delete tool given a directory removes everything below it: each entry is judged as
+    a write (docs/paths.md), as for `rm -r` without the sandbox. A protected or denied entry,
+    or a tree too large to look through, asks every time (no grant lifts it). The tool runs
+    in the agent's own process, so no sandbox keeps `.git` whatever the runner."""
+    budget = tree_scan.MAX_TREE_ENTRIES
+
+    def flag(entry: os.DirEntry[str]) -> str | None:
+        check = policy.check_path(entry.path, "write")
+        if check.verdict is Verdict.ALLOW:
+            return None
+        return "; ".join(r.message for r in check.reasons) or "it needs approval"
+
+    for root in dict.fromkeys(canonicals):
+        if budget <= 0 or not os.path.isdir(root) or os.path.islink(root):
+            if budget <= 0 and os.path.isdir(root):
+                steps.hard_ask.append(_unchecked_tree(root))
+            continue
+        scan = tree_scan.denied_below(
+            policy, root, follow_links=False, skip_hidden=False, limit=budget, flag=flag
+        )
+        budget -= scan.seen
+        for path, rule in scan.denied:
+            steps.hard_ask.append(
+                Reason(
+                    "tree-holds-denied",
+                    rule,
+                    f"deleting `{root}` removes everything below it, including "
+                    f"`{os.path.relpath(path, root)}` (denied by `{rule}`)",
+                )
+            )
+        for path, why in scan.flagged:
+            steps.hard_ask.append(
+                Reason(
+                    "tree-holds-protected",
+                    "delete",
+                    f"deleting `{root}` removes everything below it, including "
+                    f"`{os.path.relpath(path, root)}`: {why}",
+                )
+            )
+        if not scan.complete:
+            steps.hard_ask.append(_unchecked_tree(root))
+
+
+def _unchecked_tree(root: str) -> Reason:
+    return Reason(
+        "tree-unchecked",
+        "delete",
+        f"deleting `{root}` removes everything below it: more entries than the "
+        f"{tree_scan.MAX_TREE_ENTRIES} one decision may look through",
+    )
 
 
 def _collect(check: PathCheck, where: str, steps: _Steps) -> None:
