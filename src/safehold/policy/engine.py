@@ -27,9 +27,9 @@ from collections.abc import Mapping, Sequence
 from typing import Final, Literal
 
 from safehold.errors import PolicyError
+from safehold.policy import tree_scan
 from safehold.policy._arguments import Arguments, read_arguments
 from safehold.policy._memo import remember
-from safehold.policy import tree_scan
 from safehold.policy.calls import Side, ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
