@@ -89,6 +89,18 @@ _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
         "DOTNET_STARTUP_HOOKS", "HISTFILE", "TERMINFO_DIRS", "MAIL", "MAILPATH",
     }
 )  # fmt: skip
+# The go command's (`go help environment`): commands it runs (`GOAUTH`, `GOCACHEPROG`,
+# `GCCGO`, `PKG_CONFIG`, `AR`, `FC`), where modules and their checksums come from and
+# where they are kept (`GOPROXY`, `GOSUMDB`, `GONOSUMDB`, `GOPRIVATE`, `GONOPROXY`,
+# `GOINSECURE`, `GOVCS`, `GOPATH`, `GOMODCACHE`, `GOCACHE`), which go.work and Go
+# environment file it reads (`GOWORK`, `GOENV`), where `go install` writes (`GOBIN`).
+_DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
+    {
+        "GOAUTH", "GOCACHEPROG", "GCCGO", "GCCGOTOOLDIR", "PKG_CONFIG", "AR", "FC",
+        "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOVCS",
+        "GOPATH", "GOMODCACHE", "GOCACHE", "GOWORK", "GOENV", "GOBIN", "GO111MODULE",
+    }
+)  # fmt: skip
 _DANGEROUS_ENV_PREFIXES = (
     "LUA_INIT",
     "LUA_PATH",
@@ -111,6 +123,8 @@ _DANGEROUS_ENV_PREFIXES = (
     "RUSTC",
     "RUSTFLAGS",
     "GOFLAGS",
+    "CGO_",  # flags for the C compiler and linker (`CGO_LDFLAGS=-fplugin=…`)
+    "GH_",  # gh's pager, browser, editor, config directory, host and token
     "DOCKER_",
     "KUBECONFIG",
 )
