@@ -98,7 +98,9 @@ GO_BUILD_FLAGS = frozenset(
         "toolexec",
     ]
 )
-GO_BUILD_LEFT_OUT = frozenset(["asmflags", "gccgoflags", "gcflags", "ldflags", "toolexec"])
+GO_BUILD_LEFT_OUT = frozenset(
+    ["asmflags", "gccgoflags", "gcflags", "ldflags", "toolexec", "overlay"]
+)
 # `go help testflag` and `go help test`.
 GO_TEST_FLAGS = frozenset(
     [
@@ -226,9 +228,9 @@ _GO_WITH_BUILD_FLAGS = frozenset(
 
 # `go mod …` and `go work …` take `-C` (`base.AddChdirFlag`) and the module flags
 # (`base.AddModCommonFlags`: `-modcacherw`, `-modfile`, `-overlay`), as `go mod tidy`'s
-# source shows; the table gives them (and `-n`, `-x`) to each: a flag a command does not
-# take makes `go` stop before it does anything.
-GO_MOD_COMMON = frozenset({"C", "modcacherw", "modfile", "overlay", "n", "x"})
+# source shows; the table gives them (and `-n`, `-x`) to each, `-overlay` left out as in
+# the build flags: a flag a command does not take makes `go` stop before it does anything.
+GO_MOD_COMMON = frozenset({"C", "modcacherw", "modfile", "n", "x"})
 
 
 def _go_table(path: tuple[str, ...]) -> Program:
@@ -293,7 +295,7 @@ _GO_ROLES: list[tuple[tuple[str, ...], str, Role]] = [
     (("build",), "-C", "cwd"),
     (("build",), "-modfile", "write"),
     (("build",), "-pkgdir", "write"),
-    (("build",), "-overlay", "read"),
+    (("build",), "-pgo", "read"),
     (("test",), "-coverprofile", "write"),
     (("test",), "-test.cpuprofile", "write"),
     (("test",), "--outputdir", "write"),
@@ -405,12 +407,10 @@ GH_OPTIONS: dict[str, str] = {
     ),
     "run watch": "--exit-status -i/--interval= -R/--repo=",
     "run download": "-D/--dir= -n/--name= -p/--pattern= -R/--repo=",
-    "run rerun": "-d/--debug --failed -j/--job= -R/--repo=",
     "run cancel": "-R/--repo=",
     "workflow": "-R/--repo=",
     "workflow list": "-a/--all -q/--jq= --json= -L/--limit= -R/--repo= -t/--template=",
     "workflow view": "-r/--ref= -R/--repo= -w/--web -y/--yaml",
-    "workflow run": "-F/--field= --json -f/--raw-field= -r/--ref= -R/--repo=",
     "release": "-R/--repo=",
     "release list": (
         "--exclude-drafts --exclude-pre-releases -q/--jq= --json= -L/--limit= -O/--order= "
@@ -657,7 +657,6 @@ _GH_ROLES: list[tuple[str, str, Role]] = [
     ("issue comment", "-F", "upload"),
     ("api", "-F", "upload"),
     ("api", "--input", "upload"),
-    ("workflow run", "-F", "upload"),
     ("run download", "-D", "write"),
     ("release download", "-O", "write"),
     ("pr list", "-R", "network"),

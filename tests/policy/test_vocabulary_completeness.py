@@ -85,7 +85,7 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
 # browsers and editors, gh's token and host options.
 _GO_LEFT_OUT = frozenset(
     {"-toolexec", "-exec", "-vettool", "-fixtool", "-ldflags", "-gcflags", "-asmflags"}
-    | {"-gccgoflags", "-http"}
+    | {"-gccgoflags", "-http", "-overlay"}
 )
 _GH_LEFT_OUT = frozenset(
     {"-q", "--jq", "-t", "--template", "-w", "--web", "-e", "--editor", "--admin"}

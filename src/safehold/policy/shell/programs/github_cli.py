@@ -23,7 +23,8 @@ environment, its tokens included) and `--template`/`-t` (a Go template; not chec
 `gh auth status --show-token` (print the token; also the `credential-printer` class);
 `gh pr merge --admin` (bypasses branch protection); `gh api --hostname` and
 `--verbose`; every subcommand not below (`repo delete`/`edit`/`create`, `secret`,
-`ssh-key`, `release create`, `extension`, `codespace`, `config`, …). `gh api` with a
+`ssh-key`, `release create`, `workflow run` and `run rerun` (start CI/CD code with the
+repository's secrets: a deploy), `extension`, `codespace`, `config`, …). `gh api` with a
 method or fields changes GitHub through the API (`api-change` class): it asks even where
 it is understood.
 """
@@ -244,23 +245,14 @@ _RUN = _gh(
             values("-n", "--name", "-p", "--pattern"),
             implicit=_HERE,
         ),
-        "rerun": _gh(_REPO, flags("-d", "--debug", "--failed"), values("-j", "--job")),
         "cancel": _gh(_REPO),
     },
 )
-# `gh workflow run`: `-F key=@file` reads the file into an input (as `gh api -F`);
-# `--json` reads the inputs from standard input.
 _WORKFLOW = _gh(
     _REPO,
     subcommands={
         **_named(_gh(_REPO, _JSON, flags("-a", "--all"), values("-L", "--limit")), "list", "ls"),
         "view": _gh(_REPO, values("-r", "--ref"), flags("-y", "--yaml")),
-        "run": _gh(
-            _REPO,
-            _upload("-F", "--field"),
-            values("-f", "--raw-field", "-r", "--ref"),
-            flags("--json"),
-        ),
     },
 )
 
@@ -444,8 +436,10 @@ GH_LEFT_OUT: dict[tuple[str, ...], str] = {
     ("repo", "sync"): "may force-update a branch (`--force`)",
     ("repo", "unarchive"): _NOT_YET,
     ("run", "delete"): "deletes a workflow run",
+    ("run", "rerun"): "runs a workflow again: CI/CD code with the repository's secrets",
     ("workflow", "disable"): _NOT_YET,
     ("workflow", "enable"): _NOT_YET,
+    ("workflow", "run"): "starts a workflow: CI/CD code with the repository's secrets (a deploy)",
 }
 
 PROGRAMS: dict[str, Program] = {"gh": GH}

@@ -33,7 +33,8 @@ user's settings); the build flags `-toolexec` (runs a program around every tool)
 `-exec` (runs the binary through a program), `-vettool`/`-fixtool` (run another
 analysis program), `-asmflags`, `-gcflags`, `-gccgoflags` and `-ldflags` (their values
 are flags of the compiler and linker: `-ldflags=-extld=CMD` runs CMD, `-gcflags=-cpuprofile=F`
-writes F); `go doc -http` (starts a server and a browser, downloading `pkgsite`); and the
+writes F), `-overlay` (its JSON maps the package's files to any other file, which the
+compiler then reads and quotes in its errors); `go doc -http` (starts a server and a browser, downloading `pkgsite`); and the
 undocumented `-debug-*` flags (they write files). `-C DIR` moves the analysis, as `make -C`.
 """
 
@@ -75,7 +76,7 @@ _BUILD: dict[str, Opt] = {
     **_values("mod", "tags"),
     # `-modfile F` reads and may rewrite F (and F's `.sum`); `-pkgdir D` installs into D.
     **_values("modfile", "pkgdir", role="write"),
-    **_values("overlay", "pgo", role="read"),
+    **_values("pgo", role="read"),
 }
 # `go help testflag`: flags of the test binary, also spelled `-test.NAME`. Profiles go to
 # the file named (relative to `-outputdir`) and leave the test binary `pkg.test` in the
@@ -125,7 +126,6 @@ _MOD_COMMON = {
     **_values("C", role="cwd"),
     **_bools("modcacherw", "n", "x"),
     **_values("modfile", role="write"),
-    **_values("overlay", role="read"),
 }
 _HERE: tuple[tuple[Role, str | None], ...] = (("write", "."),)  # go.mod, go.sum, go.work
 _PRINT = _spell(("print", "json"), Opt(takes=True, optional=True, mode="print"))
