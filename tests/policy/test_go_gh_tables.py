@@ -657,6 +657,8 @@ _GH_ROLES: list[tuple[str, str, Role]] = [
     ("issue comment", "-F", "upload"),
     ("api", "-F", "upload"),
     ("api", "--input", "upload"),
+    ("pr create", "--recover", "upload"),
+    ("issue create", "--recover", "upload"),
     ("run download", "-D", "write"),
     ("release download", "-O", "write"),
     ("pr list", "-R", "network"),

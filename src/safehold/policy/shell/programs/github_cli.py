@@ -98,8 +98,8 @@ _PR_STATUS = _gh(_REPO, _JSON, flags("-c", "--conflict-status"))
 _PR_CHECKS = _gh(
     _REPO, _JSON, flags("--fail-fast", "--required", "--watch"), values("-i", "--interval")
 )
-# `gh pr create`: `-T NAME` picks one of the repository's templates; `--recover FILE`
-# reads the input a failed run saved.
+# `gh pr create`: `-T NAME` picks one of the repository's templates (read as a file all
+# the same); `--recover FILE` reads the title and body a failed run saved, and sends them.
 _PR_CREATE = _gh(
     _REPO,
     _BODY,
@@ -107,7 +107,8 @@ _PR_CREATE = _gh(
     values("-m", "--milestone", "-p", "--project", "-r", "--reviewer", "-t", "--title"),
     flags("-d", "--draft", "--dry-run", "-f", "--fill", "--fill-first", "--fill-verbose"),
     flags("--no-maintainer-edit"),
-    valued("read", "-T", "--template", "--recover"),
+    valued("read", "-T", "--template"),
+    _upload("", "--recover"),
 )
 _PR_COMMENT = _gh(_REPO, _BODY, flags("--edit-last"))
 _PR_MERGE = _gh(
@@ -177,7 +178,8 @@ _ISSUE = _gh(
                 _BODY,
                 values("-a", "--assignee", "-l", "--label", "-m", "--milestone"),
                 values("-p", "--project", "-t", "--title"),
-                valued("read", "-T", "--template", "--recover"),
+                valued("read", "-T", "--template"),
+                _upload("", "--recover"),
             ),
             "create",
             "new",
