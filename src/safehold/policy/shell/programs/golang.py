@@ -18,7 +18,7 @@ What runs, and so what asks without the sandbox:
   program on `PATH`; `go generate` runs the commands its `//go:generate` lines name,
   which are most often `go run pkg@version` of a downloaded tool: `fetches_code`, as for
   `cargo test` and `npm install` (security model, rule 3).
-- Toolchain switching (`go help toolchain`, https://go.dev/doc/toolchain): a `go` or
+- Toolchain switching (https://go.dev/doc/toolchain): a `go` or
   `toolchain` line in `go.mod`/`go.work` newer than the installed Go makes any `go`
   command download `golang.org/toolchain@…` and run it. That code is an official Go
   release, checked against the checksum database (sum.golang.org); the workspace only
@@ -32,10 +32,11 @@ line names: downloaded code), `go bug` (opens a browser), `go telemetry` (change
 user's settings); the build flags `-toolexec` (runs a program around every tool),
 `-exec` (runs the binary through a program), `-vettool`/`-fixtool` (run another
 analysis program), `-asmflags`, `-gcflags`, `-gccgoflags` and `-ldflags` (their values
-are flags of the compiler and linker: `-ldflags=-extld=CMD` runs CMD, `-gcflags=-cpuprofile=F`
-writes F), `-overlay` (its JSON maps the package's files to any other file, which the
-compiler then reads and quotes in its errors); `go doc -http` (starts a server and a browser, downloading `pkgsite`); and the
-undocumented `-debug-*` flags (they write files). `-C DIR` moves the analysis, as `make -C`.
+are flags of the compiler and linker: `-ldflags=-extld=CMD` runs CMD,
+`-gcflags=-cpuprofile=F` writes F), `-overlay` (its JSON maps the package's files to any
+other file, which the compiler then reads and quotes in its errors); `go doc -http`
+(starts a server and a browser, downloading `pkgsite`); and the undocumented `-debug-*`
+flags (they write files). `-C DIR` moves the analysis, as `make -C`.
 """
 
 from __future__ import annotations
