@@ -80,6 +80,23 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
         for sub in ("install", "list", "show", "freeze")
     },
 }
+# go and gh: left out of every table of theirs (see `golang` and `github_cli`): flags that
+# run a program or pass flags to the compiler and linker; jq with `$ENV`, Go templates,
+# browsers and editors, gh's token and host options.
+_GO_LEFT_OUT = frozenset(
+    {"-toolexec", "-exec", "-vettool", "-fixtool", "-ldflags", "-gcflags", "-asmflags"}
+    | {"-gccgoflags", "-http", "-overlay"}
+)
+_GH_LEFT_OUT = frozenset(
+    {"-q", "--jq", "-t", "--template", "-w", "--web", "-e", "--editor", "--admin"}
+    | {"--show-token", "--hostname", "--verbose"}
+)
+for _name, _left in (("go", _GO_LEFT_OUT), ("gh", _GH_LEFT_OUT)):
+    _stack: list[tuple[tuple[str, ...], Program]] = [((_name,), PROGRAMS[_name])]
+    while _stack:
+        _path, _program = _stack.pop()
+        _LEFT_OUT[_path] = _LEFT_OUT.get(_path, frozenset()) | _left
+        _stack += [((*_path, k), v) for k, v in _program.subcommands.items()]
 # The environment a program's help is asked in: pytest without the plugins this machine
 # happens to have (their options depend on the project, so the table lists none).
 _HELP_ENV: dict[str, tuple[tuple[str, str], ...]] = {
@@ -223,7 +240,9 @@ def test_the_help_reader_reads_each_style() -> None:
 # The words of an option's name that say its value runs (`--compress-program`, `--rsh`)
 # or names a file (`--output`, `--exclude-from`, `--temporary-directory`).
 _RUNS = frozenset({"command", "program", "exec", "cmd", "rsh", "pager", "editor", "hook"})
-_RUNS_NOT = frozenset({"--exec-path"})
+# `go doc -cmd` is a boolean (show package main's symbols); Go's booleans take an optional
+# glued value (`-cmd=false`), so they read as options with a value.
+_RUNS_NOT = frozenset({"--exec-path", "-cmd", "--cmd"})
 _FILES = frozenset(
     {"file", "output", "dir", "directory", "path", "from", "template", "input", "rootdir"}
 )

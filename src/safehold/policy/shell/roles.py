@@ -143,9 +143,10 @@ def upload_source(use: RoleUse) -> str | None:
     None when the value is inline data (`-d 'a=1'`), which is what the agent wrote.
     """
     text = use.word.text
-    if use.option in ("-T", "--upload-file", "--post-file", "--body-file", ""):
+    files = ("-T", "--upload-file", "--post-file", "--body-file", "--input", "--recover", "")
+    if use.option in files:
         return text  # these name a file; `-` / `.` is standard input
-    if use.option in ("-F", "--form"):
+    if use.option in ("-F", "--form", "--field"):  # curl's form, gh's typed field
         _, eq, value = text.partition("=")
         text = value if eq else text
         if text.startswith(("@", "<")):

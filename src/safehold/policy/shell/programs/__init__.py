@@ -21,6 +21,8 @@ from safehold.policy.shell.programs import (
     editors,
     files,
     git,
+    github_cli,
+    golang,
     grep,
     hidden,
     interpreters,
@@ -69,6 +71,8 @@ PROGRAMS: dict[str, Program] = _merge(
         python_tools.PROGRAMS,
         project_tools.PROGRAMS,
         runners.PROGRAMS,
+        golang.PROGRAMS,
+        github_cli.PROGRAMS,
         {"git": git.ROLES},
     )
 )

@@ -228,6 +228,8 @@ CLASSES: tuple[tuple[Verdict, str, str, tuple[str, ...]], ...] = (
         (
             *(f"{tool} config {verb}" for tool in _CONFIG_TOOLS for verb in _CONFIG_VERBS),
             "npm set",
+            "go env -w",  # the user's Go environment file: `GOFLAGS=-toolexec=…` for later
+            "go env -u",
         ),
     ),
     (
@@ -275,6 +277,17 @@ CLASSES: tuple[tuple[Verdict, str, str, tuple[str, ...]], ...] = (
             "gh release upload",
             "gh release create",
             "gh gist create",
+        ),
+    ),
+    (
+        # `gh api` with a method or fields (which make it a POST) acts with the user's
+        # token: add an SSH or deploy key, delete a repository, change its visibility.
+        Verdict.ASK,
+        "api-change",
+        "changes GitHub through its API with the user's token",
+        tuple(
+            f"gh api {opt}"
+            for opt in ("-X", "--method", "-f", "--raw-field", "-F", "--field", "--input")
         ),
     ),
     (

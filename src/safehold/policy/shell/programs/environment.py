@@ -92,6 +92,23 @@ _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
         "DOTNET_STARTUP_HOOKS", "HISTFILE", "TERMINFO_DIRS", "MAIL", "MAILPATH",
     }
 )  # fmt: skip
+# The go command's (`go help environment`): commands it runs (`GOAUTH`, `GOCACHEPROG`,
+# `GCCGO`, `PKG_CONFIG`, `AR`, `FC`), where modules and their checksums come from and
+# where they are kept (`GOPROXY`, `GOSUMDB`, `GONOSUMDB`, `GOPRIVATE`, `GONOPROXY`,
+# `GOINSECURE`, `GOVCS`, `GOPATH`, `GOMODCACHE`, `GOCACHE`), which go.work and Go
+# environment file it reads (`GOWORK`, `GOENV`), where `go install` writes (`GOBIN`).
+# `GOOS`, `GOARCH`, `CGO_ENABLED` only choose the target.
+_DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
+    {
+        "GOAUTH", "GOCACHEPROG", "GCCGO", "GCCGOTOOLDIR", "PKG_CONFIG", "AR", "FC",
+        "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOVCS",
+        "GOPATH", "GOMODCACHE", "GOCACHE", "GOWORK", "GOENV", "GOBIN", "GO111MODULE",
+        # cgo's compiler and linker flags (`-fplugin=…` loads code), and the lists that let
+        # a package's `#cgo` lines pass flags the go command otherwise refuses.
+        *(f"CGO_{tool}FLAGS{allow}" for tool in ("C", "CPP", "CXX", "F", "LD")
+          for allow in ("", "_ALLOW")),
+    }
+)  # fmt: skip
 _DANGEROUS_ENV_PREFIXES = (
     "LUA_INIT",
     "LUA_PATH",
@@ -114,6 +131,7 @@ _DANGEROUS_ENV_PREFIXES = (
     "RUSTC",
     "RUSTFLAGS",
     "GOFLAGS",
+    "GH_",  # gh's pager, browser, editor, config directory, host and token
     "DOCKER_",
     "KUBECONFIG",
 )

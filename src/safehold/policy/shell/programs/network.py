@@ -157,7 +157,9 @@ def destinations(program: str, option: str, text: str, globbing: bool) -> list[s
       both the name and where it is sent (addresses in `[…]` for IPv6);
     - wget `-e http_proxy=URL` (other `-e` settings name none);
     - curl's URL globs (`{a,b}`, `[1-3]`, `[a-c]`), unless `-g`/`--globoff`: every URL
-      they stand for (the text as written too, for an IPv6 `[…]` literal).
+      they stand for (the text as written too, for an IPv6 `[…]` literal);
+    - gh: a URL (`gh api https://…`), the HOST of `-R HOST/OWNER/REPO`; an API path or
+      `OWNER/REPO` names none.
     """
     if option in _PATH_OR_URL and "://" not in text:
         return []  # a local directory of packages: checked as a path
@@ -166,6 +168,11 @@ def destinations(program: str, option: str, text: str, globbing: bool) -> list[s
     if program == "wget" and option in ("-e", "--execute"):
         name, eq, value = text.partition("=")
         return [value.strip()] if eq and name.strip().lower() in _WGET_URL_SETTINGS else []
+    if program == "gh" and "://" not in text:
+        # `gh api PATH` names a path of the GitHub API on the repository's host, and `-R
+        # [HOST/]OWNER/REPO` a repository: only a URL or a HOST is a destination.
+        parts = text.split("/")
+        return [f"https://{parts[0]}/"] if option in ("-R", "--repo") and len(parts) > 2 else []
     if program == "curl" and globbing and option in ("", "--url") and any(c in text for c in "{["):
         return _expand_glob(text)
     return [text]

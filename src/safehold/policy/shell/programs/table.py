@@ -49,7 +49,7 @@ ROLES: tuple[Role, ...] = (
 )  # fmt: skip
 
 
-Parser = Literal["getopt_long", "getopt", "git", "argparse", "exact"]
+Parser = Literal["getopt_long", "getopt", "git", "argparse", "pflag", "exact"]
 """How a program's own parser reads option words, which decides abbreviations:
 
 - `getopt_long`: GNU getopt_long / argp: short clusters (`-rf`, `-ofile`), `--long=value`,
@@ -57,10 +57,12 @@ Parser = Literal["getopt_long", "getopt", "git", "argparse", "exact"]
 - `getopt`: POSIX getopt: short clusters only, no long options, no abbreviations;
 - `git`: git's parse-options: like `getopt_long` (unique prefixes of long options);
 - `argparse`: Python's argparse / optparse: unique prefixes of long options (`allow_abbrev`);
+- `pflag`: Go's spf13/pflag (cobra programs: `gh`, `kubectl`): short clusters, `-s=value`
+  (the `=` is not part of the value), `--long=value`, long names in full (no prefixes);
 - `exact`: every option word is spelled in full (Go's flag package, most hand-written
   parsers): no clusters, no prefixes.
 """
-PARSERS: tuple[Parser, ...] = ("getopt_long", "getopt", "git", "argparse", "exact")
+PARSERS: tuple[Parser, ...] = ("getopt_long", "getopt", "git", "argparse", "pflag", "exact")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,9 @@ class Opt:
     # (`find -exec CMD ARG… ;` or `… {} +`): they are the command's, not the program's own
     # options (the command itself is analysed by the program's step).
     until: frozenset[str] = frozenset()
+    # The name the option's value is reported under when spelled otherwise: `gh pr create
+    # -F FILE` is `--body-file FILE` (a file to upload), not curl's `-F name=@file` form.
+    long: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +145,10 @@ class Program:
     # `NAME=VALUE` operands set variables the program's own code runs (make's `CC=…`,
     # `SHELL=…`): each is not understood.
     variable_operands: bool = False
+    # The words after `--` go unread to another program (`gh repo clone R -- --depth 1`
+    # passes them to `git clone`, where `-c core.fsmonitor=CMD` runs a command): each is
+    # not understood.
+    forwards_rest: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +163,7 @@ class RoleUse:
 # Parsers that take any unique prefix of a long option (`--regex` for `--regexp`).
 _PREFIXES: frozenset[Parser] = frozenset({"getopt_long", "git", "argparse"})
 # Parsers that read `-abc` as the cluster `-a -b -c` (and `-ofile` as `-o file`).
-_CLUSTERS: frozenset[Parser] = frozenset({"getopt_long", "getopt", "git", "argparse"})
+_CLUSTERS: frozenset[Parser] = frozenset({"getopt_long", "getopt", "git", "argparse", "pflag"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +218,9 @@ def resolve_option(program: Program, text: str) -> Resolved:
         return Resolved(((text, opt),), None, opt.takes and not opt.optional)
     parser = program.parser
     name, eq, value = text.partition("=")
-    if eq and (parser != "getopt" or text.startswith("--")):
-        # `--out=F` (and `-out=F` for parsers that spell long options with one dash).
+    if eq and (parser not in ("getopt", "pflag") or text.startswith("--")):
+        # `--out=F` (and `-out=F` for parsers that spell long options with one dash;
+        # pflag reads `-Fk=v` as the cluster `-F` `k=v`, below).
         found = _long(opts, name, parser) if name.startswith("--") else None
         if found is None and name in opts:
             found = name, opts[name]
@@ -238,6 +248,8 @@ def resolve_option(program: Program, text: str) -> Resolved:
         flags.append((letter, short))
         if short.takes:
             rest = text[k + 1 :]
+            if parser == "pflag" and rest.startswith("="):
+                rest = rest[1:]  # pflag: `-F=x=@f` gives `-F` the value `x=@f`
             if rest:
                 return Resolved(tuple(flags), rest, False, missing)
             return Resolved(tuple(flags), None, not short.optional, missing)
@@ -303,6 +315,10 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
         if not options_done and w.static and t == "--":
             options_done = True
             i += 1
+            if program.forwards_rest:
+                # Another program's words (`gh repo clone R -- GITFLAGS…`): not understood.
+                unknown.extend(x.text for x in words[i:])
+                break
             continue
         if options_done or not w.static or not t.startswith("-") or t == "-":
             if program.leading_operands and (operands_done or t in ("(", "!", ")")):
@@ -352,7 +368,7 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
             i += 1
         if holder is not None:
             if opt.role is not None:
-                uses.append(RoleUse(opt.role, holder, name))
+                uses.append(RoleUse(opt.role, holder, opt.long or name))
             if opt.script:
                 scripts.append(holder)
             if opt.ends:
