@@ -37,8 +37,13 @@ _HELP_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("echo",): ("bash", "-c", "help echo"),
     ("awk",): ("awk", "-W", "usage"),
     ("mawk",): ("mawk", "-W", "usage"),
+    # kubectl's `--help` lists only a subcommand's own options; the global ones, which
+    # every subcommand takes, are listed by `kubectl options`.
+    ("kubectl",): ("kubectl", "options"),
 }
 _STYLES: dict[str, HelpStyle] = {"find": "find", "python": "python", "python3": "python"}
+# The help a parser family prints: cobra's usage lines for Go's pflag (docker, kubectl).
+_PARSER_STYLES: dict[str, HelpStyle] = {"pflag": "cobra"}
 # Words a help text spells like options that are not options: `cut`'s range `-M`.
 _NOT_OPTIONS: dict[tuple[str, ...], frozenset[str]] = {("cut",): frozenset({"-M"})}
 # Options left out of a table on purpose, so that they ask: the reason is in the table.
@@ -56,6 +61,15 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("make",): frozenset({"-E", "--eval", "-t", "--touch"}),
     ("gmake",): frozenset({"-E", "--eval", "-t", "--touch"}),
     ("py.test",): frozenset({"-o", "--override-ini", "--pastebin"}),
+    # A daemon elsewhere (another machine's root, or `ssh://`), a client config that names
+    # credential helpers docker runs (programs/docker.py).
+    ("docker",): frozenset({"-H", "--host", "--config"}),
+    # A kubeconfig's `exec` plugin runs a command; `--server` gets the current credentials;
+    # impersonation (programs/kubectl.py). Files and raw API paths may name Secrets.
+    ("kubectl",): frozenset({"--kubeconfig", "-s", "--server", "--as", "--as-group", "--as-uid"}),
+    ("kubectl", "get"): frozenset({"-f", "--filename", "-k", "--kustomize", "--raw"}),
+    ("kubectl", "describe"): frozenset({"-f", "--filename", "-k", "--kustomize"}),
+    ("kubectl", "config", "view"): frozenset({"--raw", "--flatten"}),
     # Run code, import plugins or native modules, or name files inside a list or a value.
     ("pylint",): frozenset(
         {"--init-hook", "--evaluation", "--load-plugins", "--extension-pkg-allow-list"}
@@ -109,8 +123,10 @@ def _complete_tables() -> Iterator[tuple[tuple[str, ...], Program]]:
 _TABLES = list(_complete_tables())
 
 
-def _help_command(path: tuple[str, ...]) -> tuple[tuple[str, ...], HelpStyle]:
+def _help_command(path: tuple[str, ...], program: Program) -> tuple[tuple[str, ...], HelpStyle]:
     """How to ask for `path`'s options: its `--help`, or git's man page (`-h` lists few)."""
+    if program.parser in _PARSER_STYLES:
+        return _HELP_COMMANDS.get(path, (*path, "--help")), _PARSER_STYLES[program.parser]
     if path in _HELP_COMMANDS:
         return _HELP_COMMANDS[path], "gnu"
     if path[0] == "-m":  # a module: `python3 -m unittest --help`
@@ -166,7 +182,7 @@ def help_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_table_lists_every_option_the_help_lists(
     path: tuple[str, ...], program: Program, help_home: Path
 ) -> None:
-    argv, style = _help_command(path)
+    argv, style = _help_command(path, program)
     if shutil.which(argv[0]) is None:
         pytest.skip(f"{argv[0]} is not installed")
     text = _help_text(argv, str(help_home), _HELP_ENV.get(path[0], ()))
@@ -223,7 +239,8 @@ def test_the_help_reader_reads_each_style() -> None:
 # The words of an option's name that say its value runs (`--compress-program`, `--rsh`)
 # or names a file (`--output`, `--exclude-from`, `--temporary-directory`).
 _RUNS = frozenset({"command", "program", "exec", "cmd", "rsh", "pager", "editor", "hook"})
-_RUNS_NOT = frozenset({"--exec-path"})
+# docker's `--health-cmd` runs inside the container (the run itself asks on the host).
+_RUNS_NOT = frozenset({"--exec-path", "--health-cmd"})
 _FILES = frozenset(
     {"file", "output", "dir", "directory", "path", "from", "template", "input", "rootdir"}
 )
@@ -247,6 +264,8 @@ _FILES_NOT = frozenset(
         "--exclude-dir",  # grep: a glob on names
         "--dirstat-by-file",  # git: parameters of the statistics
         "--msg-template",  # pylint: the format of a message line
+        "--volumes-from",  # docker: a container whose volumes are shared
+        "--cache-from",  # docker build: images used as cache
     }
 )
 

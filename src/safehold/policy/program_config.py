@@ -31,7 +31,7 @@ __all__ = ["DeclaredOption", "DeclaredProgram", "declared_tables"]
 Role = Literal[
     "read", "write", "delete", "perm", "exec", "network", "upload", "send", "cwd", "mount"
 ]  # fmt: skip
-Parser = Literal["getopt_long", "getopt", "git", "argparse", "exact"]
+Parser = Literal["getopt_long", "getopt", "git", "argparse", "pflag", "exact"]
 
 _Name = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
 

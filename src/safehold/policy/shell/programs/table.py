@@ -20,6 +20,7 @@ __all__ = [
     "FETCHES_CODE",
     "PARSERS",
     "ROLES",
+    "HostAsk",
     "Opt",
     "Parser",
     "Program",
@@ -47,7 +48,7 @@ ROLES: tuple[Role, ...] = (
 )  # fmt: skip
 
 
-Parser = Literal["getopt_long", "getopt", "git", "argparse", "exact"]
+Parser = Literal["getopt_long", "getopt", "git", "argparse", "pflag", "exact"]
 """How a program's own parser reads option words, which decides abbreviations:
 
 - `getopt_long`: GNU getopt_long / argp: short clusters (`-rf`, `-ofile`), `--long=value`,
@@ -55,10 +56,12 @@ Parser = Literal["getopt_long", "getopt", "git", "argparse", "exact"]
 - `getopt`: POSIX getopt: short clusters only, no long options, no abbreviations;
 - `git`: git's parse-options: like `getopt_long` (unique prefixes of long options);
 - `argparse`: Python's argparse / optparse: unique prefixes of long options (`allow_abbrev`);
+- `pflag`: Go's spf13/pflag, under cobra (docker, kubectl): short clusters (`-it`,
+  `-nkube-system`), `--long=value` and `-n=value`, but no abbreviations;
 - `exact`: every option word is spelled in full (Go's flag package, most hand-written
   parsers): no clusters, no prefixes.
 """
-PARSERS: tuple[Parser, ...] = ("getopt_long", "getopt", "git", "argparse", "exact")
+PARSERS: tuple[Parser, ...] = ("getopt_long", "getopt", "git", "argparse", "pflag", "exact")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,20 @@ class Opt:
     # (`find -exec CMD ARG… ;` or `… {} +`): they are the command's, not the program's own
     # options (the command itself is analysed by the program's step).
     until: frozenset[str] = frozenset()
+    # The value is `KEY=VALUE` (or `KEY`) and, for these keys, VALUE has this role rather
+    # than `role` (kubectl's `-o jsonpath-file=F` reads F; `-o json` names nothing).
+    keyed: Mapping[str, Role] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class HostAsk:
+    """Why a (sub)command asks when nothing confines it although every word is understood:
+    what it does happens where the analysis cannot look (`docker exec`: a command in a
+    container of unknown confinement, through a daemon that is root on the host). `code`
+    is the reason code, `why` the sentence after the command."""
+
+    code: str
+    why: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +155,8 @@ class Program:
     # `NAME=VALUE` operands set variables the program's own code runs (make's `CC=…`,
     # `SHELL=…`): each is not understood.
     variable_operands: bool = False
+    # Unconfined, the (sub)command asks for this reason though it is understood: see `HostAsk`.
+    host_ask: HostAsk | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +171,7 @@ class RoleUse:
 # Parsers that take any unique prefix of a long option (`--regex` for `--regexp`).
 _PREFIXES: frozenset[Parser] = frozenset({"getopt_long", "git", "argparse"})
 # Parsers that read `-abc` as the cluster `-a -b -c` (and `-ofile` as `-o file`).
-_CLUSTERS: frozenset[Parser] = frozenset({"getopt_long", "getopt", "git", "argparse"})
+_CLUSTERS: frozenset[Parser] = frozenset({"getopt_long", "getopt", "git", "argparse", "pflag"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +269,8 @@ class Reading:
     uses: tuple[RoleUse, ...]
     modes: frozenset[str]
     unknown: tuple[str, ...] = ()
+    # The `HostAsk` of each (sub)command the words reach (`docker exec`), outermost first.
+    asks: tuple[HostAsk, ...] = ()
 
 
 def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set[str]]:
@@ -267,11 +288,16 @@ FETCHES_CODE = "fetches-code"
 
 def read_roles(program: Program, words: tuple[Word, ...]) -> Reading:
     """`words` (argv, program first) read with `program`'s table: see `Reading`."""
-    uses, modes, unknown = _read(program, words)
-    return Reading(tuple(uses), frozenset(modes), tuple(unknown))
+    asks: list[HostAsk] = []
+    uses, modes, unknown = _read(program, words, asks)
+    return Reading(tuple(uses), frozenset(modes), tuple(unknown), tuple(asks))
 
 
-def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set[str], list[str]]:
+def _read(
+    program: Program, words: tuple[Word, ...], asks: list[HostAsk] | None = None
+) -> tuple[list[RoleUse], set[str], list[str]]:
+    if asks is not None and program.host_ask is not None:
+        asks.append(program.host_ask)
     if program.bundled_first and len(words) > 1 and words[1].static and words[1].text.isalpha():
         words = (words[0], Word("-" + words[1].text, True), *words[2:])
     uses: list[RoleUse] = []
@@ -339,7 +365,17 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
             holder = None
             i += 1
         if holder is not None:
-            if opt.role is not None:
+            key, eq, keyed = holder.text.partition("=")
+            keyed_role = opt.keyed.get(key) if holder.static and eq else None
+            if opt.keyed and not holder.static:
+                # A computed value may name a file: the word in a file role (it asks).
+                uses.append(RoleUse(next(iter(opt.keyed.values())), holder, name))
+            elif keyed_role is not None:
+                # `-o jsonpath-file=F`: F is a file in the key's role.
+                uses.append(
+                    RoleUse(keyed_role, Word(keyed, True, holder.splits, holder.home), name)
+                )
+            elif opt.role is not None:
                 uses.append(RoleUse(opt.role, holder, name))
             if opt.script:
                 scripts.append(holder)
@@ -349,7 +385,7 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
     if operands and spec.subcommands and operands[0].static:
         sub = spec.subcommands.get(operands[0].text)
         if sub is not None:
-            inner, inner_modes, inner_unknown = _read(sub, words[first_operand_at:])
+            inner, inner_modes, inner_unknown = _read(sub, words[first_operand_at:], asks)
             # The words after the subcommand are its own: only the options before it are
             # the program's to resolve (`git -C d log --oneline`).
             return uses + inner, modes | inner_modes, unknown[:unknown_at_operand] + inner_unknown
