@@ -11,7 +11,7 @@ required value) or `"optional"` (`--color[=WHEN]`). Styles:
   `       --[no-]rename-empty`), its option lines indented by seven spaces;
 - `cobra`: Go programs built on cobra and pflag (docker, kubectl). pflag's own usage lines
   (`  -f, --filter filter   Filter …`: a lower-case type name after one blank is a value;
-  `--detach-keys[="x"]` an optional one) and kubectl's template
+  `--keys string[="x"]` or `--flag[=x]` an optional one) and kubectl's template
   (`    -A, --all-namespaces=false:`: a default of `false` or `true` is a flag, any other
   default a value).
 
@@ -179,10 +179,12 @@ def _cobra_line(line: str, out: dict[str, Arity]) -> None:
         end = i + 1
         while end < n and text[end] != " ":
             end += 1
-        word = text[i + 1 : end]
-        if not (word.isalnum() and word.islower()) or not (end == n or text.startswith("  ", end)):
+        word, bracket, _ = text[i + 1 : end].partition("[=")  # `string[="x"]`: optional
+        if not (word.replace("-", "").isalnum() and word.islower()) or not (
+            end == n or text.startswith("  ", end)
+        ):
             return  # prose that starts with an option, not an option line
-        arity = "value"
+        arity = "optional" if bracket else "value"
     elif i < n and not text.startswith("  ", i):
         return
     for name in names:

@@ -108,8 +108,13 @@ _HELP_ENV: dict[str, tuple[tuple[str, str], ...]] = {
 def _complete_tables() -> Iterator[tuple[tuple[str, ...], Program]]:
     """(command path, table) for every complete table, subcommands included."""
 
+    seen: set[tuple[str, int]] = set()
+
     def walk(path: tuple[str, ...], program: Program) -> Iterator[tuple[tuple[str, ...], Program]]:
-        if program.source:
+        # An alias (`docker container ls`, `list`, `ps`, `docker ps`) shares its command's
+        # table: its help is the same, read once, under the first name.
+        if program.source and (path[0], id(program)) not in seen:
+            seen.add((path[0], id(program)))
             yield path, program
         for sub, table in program.subcommands.items():
             yield from walk((*path, sub), table)
@@ -141,6 +146,18 @@ def _help_command(path: tuple[str, ...], program: Program) -> tuple[tuple[str, .
 
 
 _HELPS: dict[tuple[object, ...], str | None] = {}
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def _digest(path: str) -> str:
+    """The program file's hash, once per file: docker and kubectl are 40-60 MB, asked for
+    the help of a hundred subcommands."""
+    info = os.stat(path)
+    key = (os.path.realpath(path), info.st_size, info.st_mtime_ns)
+    if key not in _DIGESTS:
+        with open(path, "rb") as f:
+            _DIGESTS[key] = hashlib.sha256(f.read()).hexdigest()
+    return _DIGESTS[key]
 
 
 def _help_text(
@@ -153,8 +170,7 @@ def _help_text(
     found = shutil.which(argv[0])
     if found is None:
         return None
-    with open(found, "rb") as f:
-        key = (hashlib.sha256(f.read()).hexdigest(), argv[1:], home, extra)
+    key = (_digest(found), argv[1:], home, extra)
     if key in _HELPS:
         return _HELPS[key]
     env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", ""), "HOME": home, "COLUMNS": "80"}
@@ -233,6 +249,50 @@ def test_the_help_reader_reads_each_style() -> None:
         "-delete": "flag",
         "-exec": "value",
         "-and": "flag",
+    }
+
+
+def test_the_help_reader_reads_cobra_help() -> None:
+    """pflag's usage lines (docker) and kubectl's template: type names and defaults."""
+    pflag = (
+        "Options:\n"
+        "  -a, --all             Show all containers (default shows just running)\n"
+        "  -f, --filter filter   Filter output based on conditions provided\n"
+        "      --format string   Format output using a custom template:\n"
+        "                        'table':            Print output in table format\n"
+        '      --detach-keys string[="ctrl-p"]   Override the key sequence\n'
+        "      --level[=2]        An optional value without a type name\n"
+        "  -n, --last int        Show n last created containers (default -1)\n"
+    )
+    assert help_options(pflag, "cobra") == {
+        "-a": "flag",
+        "--all": "flag",
+        "-f": "value",
+        "--filter": "value",
+        "--format": "value",
+        "--detach-keys": "optional",
+        "--level": "optional",
+        "-n": "value",
+        "--last": "value",
+    }
+    kubectl = (
+        "Options:\n"
+        "    -A, --all-namespaces=false:\n"
+        "\tIf present, list the requested object(s) across all namespaces.\n"
+        "    --chunk-size=500:\n"
+        "    -o, --output='':\n"
+        "    --allow-missing-template-keys=true:\n"
+        "    --as-group=[]:\n"
+        "  -f, --filename=[]: prose is not an option line unless it ends with a colon\n"
+    )
+    assert help_options(kubectl, "cobra") == {
+        "-A": "flag",
+        "--all-namespaces": "flag",
+        "--chunk-size": "value",
+        "-o": "value",
+        "--output": "value",
+        "--allow-missing-template-keys": "flag",
+        "--as-group": "value",
     }
 
 

@@ -397,7 +397,8 @@ _SETID_NUMERIC = re.compile(r"0*[2-7][0-7]{3}")
 def _container_flags(words: tuple[Word, ...]) -> list[tuple[Verdict, Reason]]:
     if words[0].text.rsplit("/", 1)[-1] not in _CONTAINER_PROGRAMS:
         return []
-    if not any(w.text in _CONTAINER_SUBCOMMANDS for w in words[1:3]):
+    # Anywhere: global options may come first (`docker -D --log-level x container run`).
+    if not any(w.text in _CONTAINER_SUBCOMMANDS for w in words[1:]):
         return []
     out: list[tuple[Verdict, Reason]] = []
     for i, w in enumerate(words):

@@ -75,7 +75,8 @@ _CREATE = {
     **values("--cpuset-cpus", "--cpuset-mems", "--device", "--device-cgroup-rule"),
     **values("--device-read-bps", "--device-read-iops", "--device-write-bps"),
     **values("--device-write-iops", "--dns", "--dns-option", "--dns-search"),
-    **values("--domainname", "--entrypoint", "-e", "--env", "--expose", "--group-add"),
+    **values("--domainname", "--entrypoint", "-e", "--env", "--expose", "--gpus"),
+    **values("--group-add"),
     **values("--health-cmd", "--health-interval", "--health-retries"),
     **values("--health-start-interval", "--health-start-period", "--health-timeout", "-h"),
     **values("--hostname", "--io-maxbandwidth", "--io-maxiops", "--ip", "--ip6", "--ipc"),
@@ -191,7 +192,7 @@ _RM_P = _docker(flags("-f", "--force", "-l", "--link", "-v", "--volumes"), _DAEM
 _RMI_P = _docker({**flags("-f", "--force", "--no-prune"), **values("--platform")}, _DAEMON_CHANGE)
 _KILL_P = _docker(_SIGNAL, _DAEMON_CHANGE)
 _STOP_P = _docker(_STOP, _DAEMON_CHANGE)
-_NOTHING_CHANGE = _docker({}, _DAEMON_CHANGE)  # pause, unpause, rename, tag
+_TAG_P = _docker({}, _DAEMON_CHANGE)
 _UPDATE_P = _docker(_UPDATE, _DAEMON_CHANGE)
 _IMPORT_P = _docker(
     values("-c", "--change", "-m", "--message", "--platform"), _DAEMON_CHANGE, first="read"
@@ -200,12 +201,9 @@ _LOAD_P = _docker(
     {**flags("-q", "--quiet"), **values("--platform"), **valued("read", "-i", "--input")},
     _DAEMON_CHANGE,
 )
-_PRUNE_P = _docker(_PRUNE, _DAEMON_CHANGE)
-_PRUNE_ALL_P = _docker({**_PRUNE, **flags("-a", "--all")}, _DAEMON_CHANGE)
 _PS_P = _docker(_PS)
 _IMAGES_P = _docker(_IMAGES)
 _LOGS_P = _docker(_LOGS)
-_NOTHING = _docker({})  # top, port, diff, wait, context show
 _STATS_P = _docker(_STATS)
 _HISTORY_P = _docker(_HISTORY)
 _EVENTS_P = _docker(_EVENTS)
@@ -228,26 +226,30 @@ _LOGIN_P = _docker(
 _LOGOUT_P = _docker({}, _CREDENTIALS)
 
 # `docker container SUB`, and the top-level aliases of each (`docker ps`, `docker rm`).
+# An alias shares its command's table; two commands never share one (the completeness test
+# reads each table's help once, under its first name).
 _CONTAINER = {
     "attach": _ATTACH_P, "commit": _COMMIT_P, "cp": _CP_P, "create": _CREATE_P,
-    "diff": _NOTHING, "exec": _EXEC_P, "export": _EXPORT_P, "inspect": _CONTAINER_INSPECT_P,
+    "diff": _docker({}), "exec": _EXEC_P, "export": _EXPORT_P, "inspect": _CONTAINER_INSPECT_P,
     "kill": _KILL_P, "logs": _LOGS_P, "ls": _PS_P, "list": _PS_P, "ps": _PS_P,
-    "pause": _NOTHING_CHANGE, "port": _NOTHING, "prune": _PRUNE_P, "rename": _NOTHING_CHANGE,
+    "pause": _docker({}, _DAEMON_CHANGE), "port": _docker({}),
+    "prune": _docker(_PRUNE, _DAEMON_CHANGE), "rename": _docker({}, _DAEMON_CHANGE),
     "restart": _RESTART_P, "rm": _RM_P, "remove": _RM_P, "run": _RUN_P, "start": _START_P,
-    "stats": _STATS_P, "stop": _STOP_P, "top": _NOTHING, "unpause": _NOTHING_CHANGE,
-    "update": _UPDATE_P, "wait": _NOTHING,
+    "stats": _STATS_P, "stop": _STOP_P, "top": _docker({}),
+    "unpause": _docker({}, _DAEMON_CHANGE),
+    "update": _UPDATE_P, "wait": _docker({}),
 }  # fmt: skip
 _IMAGE = {
     "build": _BUILD_P, "history": _HISTORY_P, "import": _IMPORT_P, "inspect": _IMAGE_INSPECT_P,
-    "load": _LOAD_P, "ls": _IMAGES_P, "list": _IMAGES_P, "prune": _PRUNE_ALL_P,
+    "load": _LOAD_P, "ls": _IMAGES_P, "list": _IMAGES_P, "prune": _docker({**_PRUNE, **flags("-a", "--all")}, _DAEMON_CHANGE),
     "pull": _PULL_P, "push": _PUSH_P, "rm": _RMI_P, "remove": _RMI_P, "save": _SAVE_P,
-    "tag": _NOTHING_CHANGE,
+    "tag": _TAG_P,
 }  # fmt: skip
 _NETWORK = {
     "ls": _docker({**flags("--no-trunc", "-q", "--quiet"), **_FILTER}),
     "inspect": _docker({**flags("-v", "--verbose"), **_FORMAT}),
     "rm": _docker(flags("-f", "--force"), _DAEMON_CHANGE),
-    "prune": _PRUNE_P,
+    "prune": _docker(_PRUNE, _DAEMON_CHANGE),
 }
 _NETWORK["list"] = _NETWORK["ls"]
 _NETWORK["remove"] = _NETWORK["rm"]
@@ -255,7 +257,7 @@ _VOLUME = {
     "ls": _docker({**flags("--cluster", "-q", "--quiet"), **_FILTER}),
     "inspect": _docker(_FORMAT),
     "rm": _docker(flags("-f", "--force"), _DAEMON_CHANGE),
-    "prune": _PRUNE_ALL_P,
+    "prune": _docker({**_PRUNE, **flags("-a", "--all")}, _DAEMON_CHANGE),
 }
 _VOLUME["list"] = _VOLUME["ls"]
 _VOLUME["remove"] = _VOLUME["rm"]
@@ -267,7 +269,7 @@ _SYSTEM = {
 }
 _CONTEXT = {
     "ls": _docker({**flags("-q", "--quiet"), **values("--format")}),
-    "show": _NOTHING,
+    "show": _docker({}),
     "inspect": _docker(_FORMAT),
 }
 _CONTEXT["list"] = _CONTEXT["ls"]
@@ -318,7 +320,7 @@ DOCKER = Program(
         "push": _PUSH_P,
         "rmi": _RMI_P,
         "save": _SAVE_P,
-        "tag": _NOTHING_CHANGE,
+        "tag": _TAG_P,
         "events": _EVENTS_P,
         "info": _INFO_P,
         "inspect": _INSPECT_P,

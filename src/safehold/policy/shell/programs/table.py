@@ -57,7 +57,8 @@ Parser = Literal["getopt_long", "getopt", "git", "argparse", "pflag", "exact"]
 - `git`: git's parse-options: like `getopt_long` (unique prefixes of long options);
 - `argparse`: Python's argparse / optparse: unique prefixes of long options (`allow_abbrev`);
 - `pflag`: Go's spf13/pflag, under cobra (docker, kubectl): short clusters (`-it`,
-  `-nkube-system`), `--long=value` and `-n=value`, but no abbreviations;
+  `-nkube-system`), `--long=value` and `-n=value`, `--flag=true`/`=false` for a flag, but
+  no abbreviations;
 - `exact`: every option word is spelled in full (Go's flag package, most hand-written
   parsers): no clusters, no prefixes.
 """
@@ -192,6 +193,9 @@ class Resolved:
 
 
 _UNKNOWN = Resolved(unknown=True)
+_BOOLS = frozenset(
+    {"1", "t", "T", "true", "TRUE", "True", "0", "f", "F", "false", "FALSE", "False"}
+)
 
 
 def _long(options: Mapping[str, Opt], name: str, parser: Parser) -> tuple[str, Opt] | None:
@@ -231,6 +235,9 @@ def resolve_option(program: Program, text: str) -> Resolved:
         found = _long(opts, name, parser) if name.startswith("--") else None
         if found is None and name in opts:
             found = name, opts[name]
+        if found is not None and not found[1].takes and parser == "pflag":
+            # pflag's boolean flags take `=true`/`=false` (Go's strconv.ParseBool spellings).
+            return Resolved((found,), None, False) if value in _BOOLS else _UNKNOWN
         if found is None or not found[1].takes:
             return _UNKNOWN  # an unknown option, or a value for an option that takes none
         return Resolved((found,), value, False)

@@ -1,0 +1,75 @@
+"""docker and kubectl tables: what each subcommand asks on the host, and the tables that
+podman, nerdctl and oc borrow (programs/docker.py, programs/kubectl.py, containers.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from safehold.policy.shell.programs import PROGRAMS
+from safehold.policy.shell.programs.table import Program, read_roles
+from safehold.policy.shell.words import Word
+
+
+def _asks(command: str) -> tuple[str, ...]:
+    words = tuple(Word(t, True) for t in command.split())
+    reading = read_roles(PROGRAMS[words[0].text], words)
+    assert reading.unknown == (), reading.unknown
+    return tuple(ask.code for ask in reading.asks)
+
+
+@pytest.mark.parametrize(
+    ("command", "codes"),
+    [
+        ("docker ps -aq", ()),
+        ("docker container ls --format {{.Names}}", ()),
+        ("docker logs -f --tail 20 web", ()),
+        ("docker image inspect alpine", ()),
+        ("docker -D run --rm -it alpine sh", ("container-code",)),
+        ("docker exec -it web ls -la /", ("container-code",)),
+        ("docker build -t app .", ("container-code",)),
+        ("docker rm -f web", ("daemon-change",)),
+        ("docker volume rm data", ("daemon-change",)),
+        ("docker inspect web", ("credential-printer",)),
+        ("docker login -u me --password-stdin", ("user-config",)),
+        ("kubectl get pods -n kube-system -o wide", ()),
+        ("kubectl -n prod logs -f deploy/web --tail=50", ()),
+        ("kubectl top po -A", ()),
+        ("kubectl config get-contexts", ()),
+        ("kubectl apply -f k8s/", ("cluster-change",)),
+        ("kubectl rollout restart deploy/web", ("cluster-change",)),
+        ("kubectl exec -it web -- sh -c ls", ("cluster-code",)),
+        ("kubectl config use-context prod", ("user-config",)),
+    ],
+)
+def test_each_subcommand_asks_for_its_own_reason(command: str, codes: tuple[str, ...]) -> None:
+    assert _asks(command) == codes
+
+
+def test_the_command_a_container_runs_is_not_dockers() -> None:
+    """`docker run IMAGE CMD…`: the words after the image are the container's, not options."""
+    words = tuple(Word(t, True) for t in "docker run --rm alpine ls --frobnicate -o /x".split())
+    assert read_roles(PROGRAMS["docker"], words).unknown == ()
+
+
+def _walk(program: Program) -> Iterator[Program]:
+    yield program
+    for sub in program.subcommands.values():
+        yield from _walk(sub)
+
+
+@pytest.mark.parametrize(
+    ("name", "model"), [("podman", "docker"), ("nerdctl", "docker"), ("oc", "kubectl")]
+)
+def test_borrowed_tables_are_not_complete_and_ask_on_the_host(name: str, model: str) -> None:
+    """podman, nerdctl and oc keep docker's and kubectl's roles, but claim no `source`
+    (their own help was not read), and every command of theirs asks unconfined."""
+    borrowed = PROGRAMS[name]
+    assert all(not p.source for p in _walk(borrowed))
+    assert borrowed.host_ask is not None and borrowed.host_ask.code == "not-understood"
+    assert set(borrowed.subcommands) == set(PROGRAMS[model].subcommands)
+    words = tuple(Word(t, True) for t in f"{name} run -v /:/h alpine".split())
+    roles = [(u.role, u.word.text) for u in read_roles(borrowed, words).uses]
+    if model == "docker":
+        assert ("mount", "/:/h") in roles
