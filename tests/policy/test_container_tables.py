@@ -49,7 +49,9 @@ def test_each_subcommand_asks_for_its_own_reason(command: str, codes: tuple[str,
 
 def test_the_command_a_container_runs_is_not_dockers() -> None:
     """`docker run IMAGE CMD…`: the words after the image are the container's, not options."""
-    words = tuple(Word(t, True) for t in "docker run --rm alpine ls --frobnicate -o /x".split())
+    words = tuple(
+        Word(t, True) for t in ["docker", "run", "--rm", "alpine", "ls", "--frobnicate", "-o", "/x"]
+    )
     assert read_roles(PROGRAMS["docker"], words).unknown == ()
 
 
