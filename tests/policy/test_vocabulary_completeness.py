@@ -69,6 +69,7 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("kubectl",): frozenset({"--kubeconfig", "-s", "--server", "--as", "--as-group", "--as-uid"}),
     ("kubectl", "get"): frozenset({"-f", "--filename", "-k", "--kustomize", "--raw"}),
     ("kubectl", "describe"): frozenset({"-f", "--filename", "-k", "--kustomize"}),
+    ("kubectl", "wait"): frozenset({"-f", "--filename"}),
     ("kubectl", "config", "view"): frozenset({"--raw", "--flatten"}),
     # Run code, import plugins or native modules, or name files inside a list or a value.
     ("pylint",): frozenset(

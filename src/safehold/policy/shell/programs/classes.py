@@ -427,33 +427,36 @@ def _container_flags(words: tuple[Word, ...]) -> list[tuple[Verdict, Reason]]:
 
 
 _CLUSTER_PROGRAMS = frozenset({"kubectl", "oc"})
-# Subcommands that print (or open in an editor) the objects their operands name.
-_CLUSTER_SHOWS = frozenset({"get", "describe", "edit"})
+# Subcommands that print (or open in an editor) the objects their operands name: a
+# computed operand may name Secrets (`-o yaml` of `get`, `wait`, `patch`, `apply`, …).
+_CLUSTER_SHOWS = frozenset(
+    {"get", "describe", "edit", "wait", "patch", "apply", "create", "replace", "label"}
+    | {"annotate", "scale", "set", "events"}
+)
 
 
 def _cluster_secrets(words: tuple[Word, ...]) -> list[tuple[Verdict, Reason]]:
-    """`kubectl get secret/db -o yaml`, `get po,Secrets`, `get "$KIND"`: shows Secrets.
+    """`kubectl get secret/db -o yaml`, `wait --for=… secret/db -o yaml`, `get "$KIND"`.
 
-    Any word after `get`/`describe`/`edit` that spells `secret` in any case (a resource
-    list, `TYPE/NAME`, `secrets.v1.`, a label or a name that only looks like one: asking
-    then costs a question), or that is computed, may name Secret objects.
+    Any word that spells `secret` in any case (a resource list, `TYPE/NAME`, `secrets.v1.`,
+    `create secret --from-file=…`, or a name or label that only looks like one: asking then
+    costs a question), and any computed word after a subcommand that prints objects, may
+    name Secret objects.
     """
     if words[0].text.rsplit("/", 1)[-1] not in _CLUSTER_PROGRAMS:
         return []
     at = next((i for i, w in enumerate(words) if w.static and w.text in _CLUSTER_SHOWS), 0)
-    if not at:
-        return []
-    for w in words[at + 1 :]:
-        if not w.static or "secret" in w.text.lower():
-            shown = " ".join(x.text for x in words[: at + 1])
+    for i, w in enumerate(words[1:], 1):
+        if (w.static and "secret" in w.text.lower()) or (at and i > at and not w.static):
+            shown = " ".join(x.text for x in words[: max(at, 1) + 1])
             return [
                 (
                     Verdict.ASK,
                     Reason(
                         "credential-printer",
                         f"{shown} secret",
-                        f"`{shown} {w.text[:40]}` may print Secret objects: passwords, "
-                        "tokens and keys",
+                        f"`{shown} … {w.text[:40]}` may name Secret objects: the passwords, "
+                        "tokens and keys they hold",
                     ),
                 )
             ]

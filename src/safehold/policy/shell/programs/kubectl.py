@@ -7,8 +7,10 @@ subcommand talks to the cluster the user's kubeconfig names, with the user's cre
 - read queries are understood and allowed (`get`, `describe`, `logs`, `top pod|node`,
   `explain`, `api-resources`, `api-versions`, `version`, `cluster-info [dump]`, `events`,
   `wait`, `auth can-i|whoami`, `rollout status|history`, `config current-context|
-  get-contexts|get-clusters|get-users|view`). Secrets are not: `get`/`describe`/`edit` of
-  anything spelled `secret`, or computed, asks (`credential-printer`, in `classes`);
+  get-contexts|get-clusters|get-users`). Secrets are not: a command with a word spelled
+  `secret`, or a computed operand of a subcommand that prints objects, asks
+  (`credential-printer`, in `classes`), as does `config view` on the host (a kubeconfig's
+  auth-provider tokens are printed even without `--raw`);
 - what changes the cluster (`apply`, `create`, `delete`, `patch`, `edit`, `replace`,
   `scale`, `label`, `annotate`, `rollout restart|undo|pause|resume`) asks (`cluster-change`);
   what runs code there or connects this machine to it (`exec`, `run`, `debug`, `attach`,
@@ -18,7 +20,8 @@ Left out, so they ask: the global `--kubeconfig` (a kubeconfig's `exec` credenti
 a command kubectl runs: one from the workspace would run its code), `-s`/`--server` (sends
 the current credentials to the server it names) and `--as`/`--as-group`/`--as-uid`
 (impersonation); `get`/`describe`'s `-f`/`-k` (a file can name Secret objects) and `get
---raw` (any API path); `config view --raw`/`--flatten` (print the credentials). Plugins
+--raw` (any API path); `wait -f` (it prints what the file names); `config view
+--raw`/`--flatten` (print the credentials). Plugins
 (`kubectl NAME` runs `kubectl-NAME`) and subcommands not tabled here (`plugin`, `kustomize`,
 `diff`, `drain`, `cordon`, `taint`, `expose`, `set`, `autoscale`, `certificate`, …) are not
 understood.
@@ -44,6 +47,11 @@ _CODE = HostAsk(
     "cluster-code",
     "runs code in the Kubernetes cluster or connects this machine to it (a command in a pod, "
     "a new pod, copied files, a forwarded port, the API served with your credentials)",
+)
+_KUBECONFIG = HostAsk(
+    "credential-printer",
+    "prints the kubeconfig: `--raw` aside, the tokens of an auth-provider's config and the "
+    "environment of an exec plugin are printed as they are",
 )
 _CONFIG = HostAsk(
     "user-config", "changes the user's kubeconfig: which cluster and credentials kubectl uses"
@@ -129,7 +137,6 @@ _EVENTS = {
 _WAIT = {
     **flags("--all", "-A", "--all-namespaces", "--local"),
     **values("--field-selector", "--for", "--timeout"),
-    **valued("read", "-f", "--filename"),
     **_SELECT,
     **_PRINT,
 }
@@ -168,7 +175,7 @@ _CONFIG_P = _kubectl(
         "get-contexts": _kubectl({**flags("--no-headers"), **_O}),
         "get-clusters": _kubectl({}),
         "get-users": _kubectl({}),
-        "view": _kubectl({**flags("--merge", "--minify"), **_PRINT}),
+        "view": _kubectl({**flags("--merge", "--minify"), **_PRINT}, _KUBECONFIG),
         **dict.fromkeys(
             (
                 "use-context",
