@@ -26,6 +26,7 @@ def _asks(command: str) -> tuple[str, ...]:
         ("docker container ls --format {{.Names}}", ()),
         ("docker logs -f --tail 20 web", ()),
         ("docker image inspect alpine", ()),
+        ("docker pull python:3.12", ("daemon-network",)),
         ("docker -D run --rm -it alpine sh", ("container-code",)),
         ("docker exec -it web ls -la /", ("container-code",)),
         ("docker build -t app .", ("container-code",)),

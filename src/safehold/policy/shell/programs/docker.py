@@ -6,8 +6,10 @@ no abbreviations). The docker daemon runs as root: whatever reaches it reaches t
 - read-only queries of the local daemon are understood and allowed (`ps`, `images`,
   `logs`, `version`, `info`, `stats`, `top`, `port`, `diff`, `history`, `events`, `wait`,
   `image inspect`, `network`/`volume` `ls`/`inspect`, `system df`, `context ls`/`show`/
-  `inspect`), as are `pull` and `search` (the registry's data, nothing runs), `save`/
-  `export` (write the file `-o` names, judged) and `cp` (host paths judged as reads and writes);
+  `inspect`), as are `save`/`export` (write the file `-o` names, judged) and `cp` (host
+  paths judged as reads and writes);
+- `pull` and `search` ask (`daemon-network`): the daemon, not the client, connects to the
+  registry the image name says, outside the network policy, and `pull` re-points a name;
 - what starts or enters a container (`run`, `create`, `start`, `restart`, `exec`, `attach`)
   or builds an image (`build`: the Dockerfile's RUN steps) asks without the sandbox
   (`container-code`): the container's confinement is whatever its options, its image and the
@@ -46,6 +48,17 @@ _DAEMON_CHANGE = HostAsk(
     "daemon-change",
     "changes the docker daemon's containers, images, volumes or networks: state outside the "
     "workspace, often the user's data",
+)
+# The daemon connects, not the client: neither the network policy nor the sandbox sees it
+# (a registry on a private address, the cloud metadata service as a "registry").
+_PULL = HostAsk(
+    "daemon-network",
+    "has the docker daemon (root, outside the network policy) download an image from the "
+    "registry its name says, and point that name at it: the next `run` of it runs the new one",
+)
+_SEARCH = HostAsk(
+    "daemon-network",
+    "has the docker daemon (root, outside the network policy) query the registry its term names",
 )
 _ENVIRONMENT = HostAsk(
     "credential-printer",
@@ -208,7 +221,7 @@ _STATS_P = _docker(_STATS)
 _HISTORY_P = _docker(_HISTORY)
 _EVENTS_P = _docker(_EVENTS)
 _INFO_P = _docker(_FORMAT)
-_PULL_P = _docker(_TRANSFER)
+_PULL_P = _docker(_TRANSFER, _PULL)
 _PUSH_P = _docker(_TRANSFER)  # publishing: the `publish` class asks
 _INSPECT_P = _docker({**_CONTAINER_INSPECT, **values("--type")}, _ENVIRONMENT)
 _CONTAINER_INSPECT_P = _docker(_CONTAINER_INSPECT, _ENVIRONMENT)
@@ -328,7 +341,7 @@ DOCKER = Program(
         "login": _LOGIN_P,
         "logout": _LOGOUT_P,
         "search": _docker(
-            {**flags("--no-trunc"), **values("-f", "--filter", "--format", "--limit")}
+            {**flags("--no-trunc"), **values("-f", "--filter", "--format", "--limit")}, _SEARCH
         ),
         "container": _group(_CONTAINER),
         "image": _group(_IMAGE),
