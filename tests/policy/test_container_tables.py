@@ -4,9 +4,15 @@ podman, nerdctl and oc borrow (programs/docker.py, programs/kubectl.py, containe
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.config import SafetyConfig
+from safehold.policy.decision import Verdict
+from safehold.policy.engine import evaluate
+from safehold.policy.sandbox_config import SandboxConfig
 from safehold.policy.shell.programs import PROGRAMS
 from safehold.policy.shell.programs.table import Program, read_roles
 from safehold.policy.shell.words import Word
@@ -76,3 +82,37 @@ def test_borrowed_tables_are_not_complete_and_ask_on_the_host(name: str, model: 
     roles = [(u.role, u.word.text) for u in read_roles(borrowed, words).uses]
     if model == "docker":
         assert ("mount", "/:/h") in roles
+
+
+def _paths(program: Program, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], set[str]]]:
+    """Every subcommand path of a table, with the `HostAsk` codes met on the way."""
+    for name, sub in program.subcommands.items():
+        codes = {sub.host_ask.code} if sub.host_ask is not None else set()
+        yield (*path, name), codes
+        yield from ((p, codes | c) for p, c in _paths(sub, (*path, name)))
+
+
+_EVERY_PATH = [
+    pytest.param(" ".join(path), codes, id=" ".join(path))
+    for name in ("docker", "kubectl")
+    for path, codes in _paths(PROGRAMS[name], (name,))
+]
+
+
+@pytest.mark.parametrize(("command", "codes"), _EVERY_PATH)
+def test_every_subcommand_is_allowed_on_the_host_unless_its_table_asks(
+    command: str, codes: set[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bare `docker SUB…`/`kubectl SUB…` on the host: allowed, or asked for exactly the
+    reasons its tables give (and `publish` for a push, a class)."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    work = tmp_path / "proj"
+    work.mkdir()
+    config = SafetyConfig(sandbox=SandboxConfig(mode="none")).with_mode("auto")
+    call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+    decision = evaluate(config, call, workspace=str(work), runner="host")
+    found = {r.code for r in decision.reasons} - {"allowed"}
+    if command.endswith(" push"):
+        codes = codes | {"publish"}
+    assert found == codes, decision.reasons
+    assert decision.verdict is (Verdict.ASK if codes else Verdict.ALLOW)
