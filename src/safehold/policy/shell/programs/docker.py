@@ -214,6 +214,7 @@ _LOAD_P = _docker(
     {**flags("-q", "--quiet"), **values("--platform"), **valued("read", "-i", "--input")},
     _DAEMON_CHANGE,
 )
+_PRUNE_ALL_P = _docker({**_PRUNE, **flags("-a", "--all")}, _DAEMON_CHANGE)  # image prune
 _PS_P = _docker(_PS)
 _IMAGES_P = _docker(_IMAGES)
 _LOGS_P = _docker(_LOGS)
@@ -254,7 +255,7 @@ _CONTAINER = {
 }  # fmt: skip
 _IMAGE = {
     "build": _BUILD_P, "history": _HISTORY_P, "import": _IMPORT_P, "inspect": _IMAGE_INSPECT_P,
-    "load": _LOAD_P, "ls": _IMAGES_P, "list": _IMAGES_P, "prune": _docker({**_PRUNE, **flags("-a", "--all")}, _DAEMON_CHANGE),
+    "load": _LOAD_P, "ls": _IMAGES_P, "list": _IMAGES_P, "prune": _PRUNE_ALL_P,
     "pull": _PULL_P, "push": _PUSH_P, "rm": _RMI_P, "remove": _RMI_P, "save": _SAVE_P,
     "tag": _TAG_P,
 }  # fmt: skip
@@ -288,6 +289,14 @@ _CONTEXT = {
 _CONTEXT["list"] = _CONTEXT["ls"]
 
 
+# `docker container SUB` commands docker also takes as `docker SUB`.
+_CONTAINER_ALIASES = (
+    "attach", "commit", "cp", "create", "diff", "exec", "export", "kill", "logs", "pause",
+    "port", "rename", "restart", "rm", "run", "start", "stats", "stop", "top", "unpause",
+    "update", "wait", "ps",
+)  # fmt: skip
+
+
 def _group(subcommands: Mapping[str, Program]) -> Program:
     """`docker container`, `docker image`, …: a subcommand is required."""
     return Program(options=flags("--help"), subcommands=subcommands, parser="pflag", source=SOURCE)
@@ -296,34 +305,7 @@ def _group(subcommands: Mapping[str, Program]) -> Program:
 DOCKER = Program(
     options=_GLOBAL,
     subcommands={
-        **{
-            name: _CONTAINER[name]
-            for name in (
-                "attach",
-                "commit",
-                "cp",
-                "create",
-                "diff",
-                "exec",
-                "export",
-                "kill",
-                "logs",
-                "pause",
-                "port",
-                "rename",
-                "restart",
-                "rm",
-                "run",
-                "start",
-                "stats",
-                "stop",
-                "top",
-                "unpause",
-                "update",
-                "wait",
-                "ps",
-            )
-        },
+        **{name: _CONTAINER[name] for name in _CONTAINER_ALIASES},
         "build": _BUILD_P,
         "history": _HISTORY_P,
         "import": _IMPORT_P,
