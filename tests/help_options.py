@@ -8,7 +8,12 @@ required value) or `"optional"` (`--color[=WHEN]`). Styles:
 - `python`: CPython's own help (`-c cmd : program passed in as string`);
 - `find`: findutils' expression list (`-name PATTERN -newer FILE -delete`);
 - `man`: a man page rendered as text (git's: `       -U<n>, --unified=<n>`,
-  `       --[no-]rename-empty`), its option lines indented by seven spaces.
+  `       --[no-]rename-empty`), its option lines indented by seven spaces;
+- `cobra`: Go programs built on cobra and pflag (docker, kubectl). pflag's own usage lines
+  (`  -f, --filter filter   Filter …`: a lower-case type name after one blank is a value;
+  `--keys string[="x"]` or `--flag[=x]` an optional one) and kubectl's template
+  (`    -A, --all-namespaces=false:`: a default of `false` or `true` is a flag, any other
+  default a value).
 
 Every reader walks each line once, character by character: no regular expression, so no
 backtracking on whatever a program prints.
@@ -21,7 +26,7 @@ from typing import Literal
 __all__ = ["Arity", "HelpStyle", "help_options"]
 
 Arity = Literal["flag", "value", "optional"]
-HelpStyle = Literal["gnu", "python", "find", "man"]
+HelpStyle = Literal["gnu", "python", "find", "man", "cobra"]
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_?@#.+")
 _ARG_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-[]/|:.")
@@ -144,6 +149,49 @@ def _find_text(text: str, out: dict[str, Arity]) -> None:
         out.setdefault(name, "value" if takes else "flag")
 
 
+def _cobra_line(line: str, out: dict[str, Arity]) -> None:
+    text = line.lstrip(" \t")
+    if len(line) - len(text) == 0 or not text.startswith("-"):
+        return
+    i = 0
+    n = len(text)
+    names: list[str] = []
+    arity: Arity = "flag"
+    while i < n and text[i] == "-":
+        start = i
+        while i < n and text[i] == "-":
+            i += 1
+        while i < n and text[i] in _NAME_CHARS and text[i] != ".":
+            i += 1
+        names.append(text[start:i])
+        if text.startswith(", -", i):
+            i += 2
+            continue
+        break
+    if i < n and text[i] == "=":  # kubectl: `--name=DEFAULT:`, the line ends with `:`
+        if not text.rstrip().endswith(":"):
+            return
+        default = text[i + 1 :].rstrip()[:-1]
+        arity = "flag" if default in ("false", "true") else "value"
+    elif text.startswith("[=", i):  # pflag: an optional value, `--detach-keys[="x"]`
+        arity = "optional"
+    elif text.startswith(" ", i) and not text.startswith("  ", i):
+        end = i + 1
+        while end < n and text[end] != " ":
+            end += 1
+        word, bracket, _ = text[i + 1 : end].partition("[=")  # `string[="x"]`: optional
+        if not (word.replace("-", "").isalnum() and word.islower()) or not (
+            end == n or text.startswith("  ", end)
+        ):
+            return  # prose that starts with an option, not an option line
+        arity = "optional" if bracket else "value"
+    elif i < n and not text.startswith("  ", i):
+        return
+    for name in names:
+        if name.strip("-"):
+            out.setdefault(name, arity)
+
+
 def help_options(text: str, style: HelpStyle = "gnu") -> dict[str, Arity]:
     """Every option `text` (a program's help output) lists, with its arity."""
     out: dict[str, Arity] = {}
@@ -156,6 +204,8 @@ def help_options(text: str, style: HelpStyle = "gnu") -> dict[str, Arity]:
                 _gnu_line(line, out)
         elif style == "python":
             _python_line(line, out)
+        elif style == "cobra":
+            _cobra_line(line, out)
         else:
             _gnu_line(line, out)
     return out

@@ -104,3 +104,36 @@ def test_an_unknown_subcommand_is_reported() -> None:
     program = Program(subcommands={"push": Program(first="send")})
     assert read_roles(program, _words("frobnicate", "x")).unknown == ("frobnicate",)
     assert read_roles(program, _words("push", "origin")).unknown == ()
+
+
+def test_pflag_takes_clusters_and_glued_values_but_no_prefixes() -> None:
+    """Go's pflag (docker, kubectl): `-rv`, `-ofile`, `-o=file`, `--output=F`; no `--outp`."""
+    program = _program("pflag")
+    assert resolve_option(program, "--reg").unknown
+    assert resolve_option(program, "--outp=x").unknown
+    cluster = resolve_option(program, "-rv")
+    assert [name for name, _ in cluster.flags] == ["-r", "-v"] and not cluster.unknown
+    assert resolve_option(program, "-ofile").value == "file"
+    assert resolve_option(program, "-o=file").value == "file"
+    assert resolve_option(program, "--output=F").value == "F"
+    # A flag takes a boolean (Go's ParseBool spellings), and nothing else.
+    assert resolve_option(program, "--recursive=true").flags[0][0] == "--recursive"
+    assert not resolve_option(program, "-r=false").unknown
+    assert resolve_option(program, "--recursive=yes").unknown
+    assert resolve_option(_program("getopt_long"), "--recursive=true").unknown
+
+
+def test_a_keyed_value_names_a_file_only_for_its_keys() -> None:
+    """kubectl's `-o jsonpath-file=F` reads F; `-o json`, `-o jsonpath=…` name nothing."""
+    output = Opt(takes=True, keyed={"jsonpath-file": "read"})
+    program = Program(options={"-o": output, "--output": output}, parser="pflag")
+
+    def uses(*texts: str) -> list[tuple[str, str]]:
+        return [(u.role, u.word.text) for u in read_roles(program, _words(*texts)).uses]
+
+    assert uses("-o", "jsonpath-file=/etc/shadow") == [("read", "/etc/shadow")]
+    assert uses("--output=jsonpath-file=F") == [("read", "F")]
+    assert uses("-o", "jsonpath={.items}") == []
+    assert uses("-o", "json") == []
+    computed = read_roles(program, (Word("prog", True), Word("-o", True), Word("$F", False)))
+    assert [(u.role, u.word.text) for u in computed.uses] == [("read", "$F")]

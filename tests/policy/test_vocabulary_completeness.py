@@ -37,8 +37,13 @@ _HELP_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("echo",): ("bash", "-c", "help echo"),
     ("awk",): ("awk", "-W", "usage"),
     ("mawk",): ("mawk", "-W", "usage"),
+    # kubectl's `--help` lists only a subcommand's own options; the global ones, which
+    # every subcommand takes, are listed by `kubectl options`.
+    ("kubectl",): ("kubectl", "options"),
 }
 _STYLES: dict[str, HelpStyle] = {"find": "find", "python": "python", "python3": "python"}
+# The help a parser family prints: cobra's usage lines for Go's pflag (docker, kubectl).
+_PARSER_STYLES: dict[str, HelpStyle] = {"pflag": "cobra"}
 # Words a help text spells like options that are not options: `cut`'s range `-M`.
 _NOT_OPTIONS: dict[tuple[str, ...], frozenset[str]] = {("cut",): frozenset({"-M"})}
 # Options left out of a table on purpose, so that they ask: the reason is in the table.
@@ -56,6 +61,16 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("make",): frozenset({"-E", "--eval", "-t", "--touch"}),
     ("gmake",): frozenset({"-E", "--eval", "-t", "--touch"}),
     ("py.test",): frozenset({"-o", "--override-ini", "--pastebin"}),
+    # A daemon elsewhere (another machine's root, or `ssh://`), a client config that names
+    # credential helpers docker runs (programs/docker.py).
+    ("docker",): frozenset({"-H", "--host", "--config"}),
+    # A kubeconfig's `exec` plugin runs a command; `--server` gets the current credentials;
+    # impersonation (programs/kubectl.py). Files and raw API paths may name Secrets.
+    ("kubectl",): frozenset({"--kubeconfig", "-s", "--server", "--as", "--as-group", "--as-uid"}),
+    ("kubectl", "get"): frozenset({"-f", "--filename", "-k", "--kustomize", "--raw"}),
+    ("kubectl", "describe"): frozenset({"-f", "--filename", "-k", "--kustomize"}),
+    ("kubectl", "wait"): frozenset({"-f", "--filename"}),
+    ("kubectl", "config", "view"): frozenset({"--raw", "--flatten"}),
     # Run code, import plugins or native modules, or name files inside a list or a value.
     ("pylint",): frozenset(
         {"--init-hook", "--evaluation", "--load-plugins", "--extension-pkg-allow-list"}
@@ -111,8 +126,13 @@ _HELP_ENV: dict[str, tuple[tuple[str, str], ...]] = {
 def _complete_tables() -> Iterator[tuple[tuple[str, ...], Program]]:
     """(command path, table) for every complete table, subcommands included."""
 
+    seen: set[tuple[str, int]] = set()
+
     def walk(path: tuple[str, ...], program: Program) -> Iterator[tuple[tuple[str, ...], Program]]:
-        if program.source:
+        # An alias (`docker container ls`, `list`, `ps`, `docker ps`) shares its command's
+        # table: its help is the same, read once, under the first name.
+        if program.source and (path[0], id(program)) not in seen:
+            seen.add((path[0], id(program)))
             yield path, program
         for sub, table in program.subcommands.items():
             yield from walk((*path, sub), table)
@@ -126,8 +146,10 @@ def _complete_tables() -> Iterator[tuple[tuple[str, ...], Program]]:
 _TABLES = list(_complete_tables())
 
 
-def _help_command(path: tuple[str, ...]) -> tuple[tuple[str, ...], HelpStyle]:
+def _help_command(path: tuple[str, ...], program: Program) -> tuple[tuple[str, ...], HelpStyle]:
     """How to ask for `path`'s options: its `--help`, or git's man page (`-h` lists few)."""
+    if program.parser in _PARSER_STYLES:
+        return _HELP_COMMANDS.get(path, (*path, "--help")), _PARSER_STYLES[program.parser]
     if path in _HELP_COMMANDS:
         return _HELP_COMMANDS[path], "gnu"
     if path[0] == "-m":  # a module: `python3 -m unittest --help`
@@ -142,6 +164,18 @@ def _help_command(path: tuple[str, ...]) -> tuple[tuple[str, ...], HelpStyle]:
 
 
 _HELPS: dict[tuple[object, ...], str | None] = {}
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def _digest(path: str) -> str:
+    """The program file's hash, once per file: docker and kubectl are 40-60 MB, asked for
+    the help of a hundred subcommands."""
+    info = os.stat(path)
+    key = (os.path.realpath(path), info.st_size, info.st_mtime_ns)
+    if key not in _DIGESTS:
+        with open(path, "rb") as f:
+            _DIGESTS[key] = hashlib.sha256(f.read()).hexdigest()
+    return _DIGESTS[key]
 
 
 def _help_text(
@@ -154,8 +188,7 @@ def _help_text(
     found = shutil.which(argv[0])
     if found is None:
         return None
-    with open(found, "rb") as f:
-        key = (hashlib.sha256(f.read()).hexdigest(), argv[1:], home, extra)
+    key = (_digest(found), argv[1:], home, extra)
     if key in _HELPS:
         return _HELPS[key]
     env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", ""), "HOME": home, "COLUMNS": "80"}
@@ -183,7 +216,7 @@ def help_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_table_lists_every_option_the_help_lists(
     path: tuple[str, ...], program: Program, help_home: Path
 ) -> None:
-    argv, style = _help_command(path)
+    argv, style = _help_command(path, program)
     if shutil.which(argv[0]) is None:
         pytest.skip(f"{argv[0]} is not installed")
     text = _help_text(argv, str(help_home), _HELP_ENV.get(path[0], ()))
@@ -237,12 +270,57 @@ def test_the_help_reader_reads_each_style() -> None:
     }
 
 
+def test_the_help_reader_reads_cobra_help() -> None:
+    """pflag's usage lines (docker) and kubectl's template: type names and defaults."""
+    pflag = (
+        "Options:\n"
+        "  -a, --all             Show all containers (default shows just running)\n"
+        "  -f, --filter filter   Filter output based on conditions provided\n"
+        "      --format string   Format output using a custom template:\n"
+        "                        'table':            Print output in table format\n"
+        '      --detach-keys string[="ctrl-p"]   Override the key sequence\n'
+        "      --level[=2]        An optional value without a type name\n"
+        "  -n, --last int        Show n last created containers (default -1)\n"
+    )
+    assert help_options(pflag, "cobra") == {
+        "-a": "flag",
+        "--all": "flag",
+        "-f": "value",
+        "--filter": "value",
+        "--format": "value",
+        "--detach-keys": "optional",
+        "--level": "optional",
+        "-n": "value",
+        "--last": "value",
+    }
+    kubectl = (
+        "Options:\n"
+        "    -A, --all-namespaces=false:\n"
+        "\tIf present, list the requested object(s) across all namespaces.\n"
+        "    --chunk-size=500:\n"
+        "    -o, --output='':\n"
+        "    --allow-missing-template-keys=true:\n"
+        "    --as-group=[]:\n"
+        "  -f, --filename=[]: prose is not an option line unless it ends with a colon\n"
+    )
+    assert help_options(kubectl, "cobra") == {
+        "-A": "flag",
+        "--all-namespaces": "flag",
+        "--chunk-size": "value",
+        "-o": "value",
+        "--output": "value",
+        "--allow-missing-template-keys": "flag",
+        "--as-group": "value",
+    }
+
+
 # The words of an option's name that say its value runs (`--compress-program`, `--rsh`)
 # or names a file (`--output`, `--exclude-from`, `--temporary-directory`).
 _RUNS = frozenset({"command", "program", "exec", "cmd", "rsh", "pager", "editor", "hook"})
 # `go doc -cmd` is a boolean (show package main's symbols); Go's booleans take an optional
-# glued value (`-cmd=false`), so they read as options with a value.
-_RUNS_NOT = frozenset({"--exec-path", "-cmd", "--cmd"})
+# glued value (`-cmd=false`), so they read as options with a value. docker's
+# `--health-cmd` runs inside the container (the run itself asks on the host).
+_RUNS_NOT = frozenset({"--exec-path", "-cmd", "--cmd", "--health-cmd"})
 _FILES = frozenset(
     {"file", "output", "dir", "directory", "path", "from", "template", "input", "rootdir"}
 )
@@ -266,6 +344,8 @@ _FILES_NOT = frozenset(
         "--exclude-dir",  # grep: a glob on names
         "--dirstat-by-file",  # git: parameters of the statistics
         "--msg-template",  # pylint: the format of a message line
+        "--volumes-from",  # docker: a container whose volumes are shared
+        "--cache-from",  # docker build: images used as cache
     }
 )
 

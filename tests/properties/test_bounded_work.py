@@ -81,7 +81,13 @@ def assert_linear(fn: Callable[[str], Any], make: Callable[[int], str], n: int) 
     # Compare growth, not size, so the fixed part cancels: doubling the input from 4n to
     # 8n adds about twice what doubling from 2n to 4n added when the work is linear, and
     # four times as much when it is quadratic.
-    assert w8 - w4 <= 3 * max(w4 - w2, 0) + 50, (w2, w4, w8)
+    grew_linearly = w8 - w4 <= 3 * max(w4 - w2, 0) + 50
+    # An input the analysis gives up on early at every size (`echo {EOF\n&&…}` is refused
+    # after a few hundred steps, a few more or less by where it stops) shows no growth to
+    # compare; a quadratic pass over even the smallest input here (80+ characters) would
+    # take thousands.
+    stopped_early = max(w2, w4, w8) <= 1_000
+    assert grew_linearly or stopped_early, (w2, w4, w8)
 
 
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])

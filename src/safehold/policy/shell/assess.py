@@ -1882,10 +1882,17 @@ def _judge_change_use(
 
 
 def _mount_source(value: str) -> str | None:
-    """The host side of `-v SRC:DST[:opts]` or `--mount type=bind,source=SRC,…`."""
+    """The host side of `-v SRC:DST[:opts]` or `--mount type=bind,source=SRC,…`.
+
+    A volume of the `local` driver with `volume-opt=device=DIR` (and `o=bind`) is a bind
+    mount of DIR, whatever its name (`--mount type=volume,src=v,volume-opt=device=/`).
+    """
+    parts = [part.partition("=") for part in value.split(",")]
+    for key, _, v in parts:
+        if key == "volume-opt" and v.startswith("device="):
+            return v[len("device=") :]
     if "source=" in value or "src=" in value:
-        for part in value.split(","):
-            key, _, v = part.partition("=")
+        for key, _, v in parts:
             if key in ("source", "src"):
                 return v
         return None

@@ -45,7 +45,10 @@ from safehold.policy.shell.words import Word
 
 __all__ = ["BUILTINS", "ENVIRONMENT", "Effect", "EffectKind", "expanded_effects", "host_effects"]
 
-EffectKind = Literal["read", "write", "delete", "run", "send", "not-understood"]
+EffectKind = Literal["read", "write", "delete", "run", "send", "not-understood", "unseen"]
+"""`unseen`: the command acts where the analysis cannot look (a container, a daemon, a
+cluster): understood, yet unconfined it asks with its table's `HostAsk` (the code is the
+effect's `target`)."""
 
 # Shell builtins the analysis models: none opens a file its words name, runs another
 # command, or changes anything outside the shell (`cd` moves the analysis; bash manual,
@@ -269,8 +272,12 @@ def _unknown_words(table: Program, words: tuple[Word, ...], name: str = "") -> t
         _unknown(word, name, f"is no option or subcommand in the table of `{name}`")
         for word in reading.unknown
     )
+    shown = " ".join(w.text for w in words[:3])
+    found += tuple(
+        Effect("unseen", ask.code, name, f"`{shown}` {ask.why}")
+        for ask in dict.fromkeys(reading.asks)
+    )
     if FETCHES_CODE in reading.modes:
-        shown = " ".join(w.text for w in words[:3])
         why = f"`{shown}` downloads packages and runs code that comes with them"
         found += (Effect("run", "downloaded packages", name, why),)
     if OPTIONS_FILE in reading.modes:

@@ -4,7 +4,9 @@
 asks or denies. Without the sandbox (`sandbox.mode = "none"`) in auto mode, a part not
 understood asks (`not-understood`): nothing confines what it may do; so does a package
 manager that downloads packages and runs their code (`downloaded-code`, rule 3), and so does
-a command that shows secret environment variables (`environment-secrets`). With the
+a command that shows secret environment variables (`environment-secrets`), and so does a
+command whose table says it acts where the analysis cannot look (`unseen`: `docker exec`,
+`kubectl apply`; the code is the table's). With the
 sandbox on both are confined and ask nothing; everything understood is still judged in full.
 """
 
@@ -35,7 +37,19 @@ def judge(effects: Iterable[Effect], *, unconfined: bool) -> list[Finding]:
             out.append(Finding(Verdict.ASK, _downloaded(effect)))
         elif effect.kind == "read" and effect.target == ENVIRONMENT and unconfined:
             out.append(Finding(Verdict.ASK, _environment(effect)))
+        elif effect.kind == "unseen" and unconfined:
+            out.append(Finding(Verdict.ASK, _unseen(effect)))
     return out
+
+
+def _unseen(effect: Effect) -> Reason:
+    """A command the tables understand that acts out of the analysis's sight (a table's
+    `HostAsk`: `docker exec`, `kubectl apply`): a person decides."""
+    return Reason(
+        effect.target,
+        effect.program,
+        f"{effect.provenance}, and no sandbox stands in between (sandbox.mode is none)",
+    )
 
 
 def _environment(effect: Effect) -> Reason:

@@ -386,6 +386,11 @@ _CONTAINER_SUBCOMMANDS = frozenset({"run", "create", "exec"})
 # verdict). `--pid=host` shares the host's processes; `--privileged` its devices.
 _CONTAINER_FLAGS: dict[str, tuple[tuple[str, Verdict], ...]] = {
     "--privileged": (("", Verdict.DENY),),
+    # Docker 28: bind-mounts the daemon's API socket (and the user's registry credentials)
+    # into the container: the daemon is root on the host.
+    "--use-api-socket": (("", Verdict.DENY),),
+    # A device-cgroup rule lets the container open host devices it creates (`c *:* rwm`).
+    "--device-cgroup-rule": (("", Verdict.ASK),),
     "--pid": (("host", Verdict.DENY),),
     "--userns": (("host", Verdict.DENY),),
     "--cgroupns": (("host", Verdict.ASK),),
@@ -399,13 +404,15 @@ _CONTAINER_FLAGS: dict[str, tuple[tuple[str, Verdict], ...]] = {
     "--security-opt": (("unconfined", Verdict.DENY), ("", Verdict.ASK)),
     "--device": (("", Verdict.ASK),),
 }  # fmt: skip
+_CONTAINER_SWITCHES = frozenset({"--privileged", "--use-api-socket"})  # flags: no value
 _SETID_NUMERIC = re.compile(r"0*[2-7][0-7]{3}")
 
 
 def _container_flags(words: tuple[Word, ...]) -> list[tuple[Verdict, Reason]]:
     if words[0].text.rsplit("/", 1)[-1] not in _CONTAINER_PROGRAMS:
         return []
-    if not any(w.text in _CONTAINER_SUBCOMMANDS for w in words[1:3]):
+    # Anywhere: global options may come first (`docker -D --log-level x container run`).
+    if not any(w.text in _CONTAINER_SUBCOMMANDS for w in words[1:]):
         return []
     out: list[tuple[Verdict, Reason]] = []
     for i, w in enumerate(words):
@@ -413,7 +420,7 @@ def _container_flags(words: tuple[Word, ...]) -> list[tuple[Verdict, Reason]]:
         rules = _CONTAINER_FLAGS.get(name)
         if rules is None:
             continue
-        if not eq and name != "--privileged":
+        if not eq and name not in _CONTAINER_SWITCHES:
             value = words[i + 1].text if i + 1 < len(words) else ""
         for want, verdict in rules:
             if want in value.lower().replace("-", "_").replace("cap_", ""):
@@ -431,6 +438,43 @@ def _container_flags(words: tuple[Word, ...]) -> list[tuple[Verdict, Reason]]:
                 )
                 break
     return out
+
+
+_CLUSTER_PROGRAMS = frozenset({"kubectl", "oc"})
+# Subcommands that print (or open in an editor) the objects their operands name: a
+# computed operand may name Secrets (`-o yaml` of `get`, `wait`, `patch`, `apply`, …).
+_CLUSTER_SHOWS = frozenset(
+    {"get", "describe", "edit", "wait", "patch", "apply", "create", "replace", "label"}
+    | {"annotate", "scale", "set", "events"}
+)
+
+
+def _cluster_secrets(words: tuple[Word, ...]) -> list[tuple[Verdict, Reason]]:
+    """`kubectl get secret/db -o yaml`, `wait --for=… secret/db -o yaml`, `get "$KIND"`.
+
+    Any word that spells `secret` in any case (a resource list, `TYPE/NAME`, `secrets.v1.`,
+    `create secret --from-file=…`, or a name or label that only looks like one: asking then
+    costs a question), and any computed word after a subcommand that prints objects, may
+    name Secret objects.
+    """
+    if words[0].text.rsplit("/", 1)[-1] not in _CLUSTER_PROGRAMS:
+        return []
+    at = next((i for i, w in enumerate(words) if w.static and w.text in _CLUSTER_SHOWS), 0)
+    for i, w in enumerate(words[1:], 1):
+        if (w.static and "secret" in w.text.lower()) or (at and i > at and not w.static):
+            shown = " ".join(x.text for x in words[: max(at, 1) + 1])
+            return [
+                (
+                    Verdict.ASK,
+                    Reason(
+                        "credential-printer",
+                        f"{shown} secret",
+                        f"`{shown} … {w.text[:40]}` may name Secret objects: the passwords, "
+                        "tokens and keys they hold",
+                    ),
+                )
+            ]
+    return []
 
 
 def _kills_everything(words: tuple[Word, ...]) -> bool:
@@ -517,6 +561,7 @@ def _class_reasons(words: tuple[Word, ...], *, stdin_fed: bool) -> list[tuple[Ve
             reason = Reason(code, m.rule.pattern, f"`{text}` {m.rule.reason}")
             out.append((m.rule.decision, reason))
     out.extend(_container_flags(words))
+    out.extend(_cluster_secrets(words))
     if _kills_everything(words):
         out.append(
             (

@@ -22,6 +22,7 @@ __all__ = [
     "OPTIONS_FILE",
     "PARSERS",
     "ROLES",
+    "HostAsk",
     "Opt",
     "Parser",
     "Program",
@@ -57,8 +58,9 @@ Parser = Literal["getopt_long", "getopt", "git", "argparse", "pflag", "exact"]
 - `getopt`: POSIX getopt: short clusters only, no long options, no abbreviations;
 - `git`: git's parse-options: like `getopt_long` (unique prefixes of long options);
 - `argparse`: Python's argparse / optparse: unique prefixes of long options (`allow_abbrev`);
-- `pflag`: Go's spf13/pflag (cobra programs: `gh`, `kubectl`): short clusters, `-s=value`
-  (the `=` is not part of the value), `--long=value`, long names in full (no prefixes);
+- `pflag`: Go's spf13/pflag, under cobra (`gh`, `docker`, `kubectl`): short clusters (`-it`,
+  `-nkube-system`), `-s=value` (the `=` is not part of the value), `--long=value`,
+  `--flag=true`/`=false` for a flag, long names in full (no abbreviations);
 - `exact`: every option word is spelled in full (Go's flag package, most hand-written
   parsers): no clusters, no prefixes.
 """
@@ -88,6 +90,20 @@ class Opt:
     # The name the option's value is reported under when spelled otherwise: `gh pr create
     # -F FILE` is `--body-file FILE` (a file to upload), not curl's `-F name=@file` form.
     long: str = ""
+    # The value is `KEY=VALUE` (or `KEY`) and, for these keys, VALUE has this role rather
+    # than `role` (kubectl's `-o jsonpath-file=F` reads F; `-o json` names nothing).
+    keyed: Mapping[str, Role] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class HostAsk:
+    """Why a (sub)command asks when nothing confines it although every word is understood:
+    what it does happens where the analysis cannot look (`docker exec`: a command in a
+    container of unknown confinement, through a daemon that is root on the host). `code`
+    is the reason code, `why` the sentence after the command."""
+
+    code: str
+    why: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +165,8 @@ class Program:
     # passes them to `git clone`, where `-c core.fsmonitor=CMD` runs a command): each is
     # not understood.
     forwards_rest: bool = False
+    # Unconfined, the (sub)command asks for this reason though it is understood: see `HostAsk`.
+    host_ask: HostAsk | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +202,9 @@ class Resolved:
 
 
 _UNKNOWN = Resolved(unknown=True)
+_BOOLS = frozenset(
+    {"1", "t", "T", "true", "TRUE", "True", "0", "f", "F", "false", "FALSE", "False"}
+)
 
 
 def _long(options: Mapping[str, Opt], name: str, parser: Parser) -> tuple[str, Opt] | None:
@@ -218,12 +239,20 @@ def resolve_option(program: Program, text: str) -> Resolved:
         return Resolved(((text, opt),), None, opt.takes and not opt.optional)
     parser = program.parser
     name, eq, value = text.partition("=")
-    if eq and (parser not in ("getopt", "pflag") or text.startswith("--")):
+    if eq and (
+        parser not in ("getopt", "pflag")
+        or text.startswith("--")
+        or (parser == "pflag" and name in opts)
+    ):
         # `--out=F` (and `-out=F` for parsers that spell long options with one dash;
-        # pflag reads `-Fk=v` as the cluster `-F` `k=v`, below).
+        # pflag reads `-r=false` and `-F=v` as one option and its value, and `-Fk=v` as
+        # the cluster `-F` `k=v`, below).
         found = _long(opts, name, parser) if name.startswith("--") else None
         if found is None and name in opts:
             found = name, opts[name]
+        if found is not None and not found[1].takes and parser == "pflag":
+            # pflag's boolean flags take `=true`/`=false` (Go's strconv.ParseBool spellings).
+            return Resolved((found,), None, False) if value in _BOOLS else _UNKNOWN
         if found is None or not found[1].takes:
             return _UNKNOWN  # an unknown option, or a value for an option that takes none
         return Resolved((found,), value, False)
@@ -264,6 +293,8 @@ class Reading:
     uses: tuple[RoleUse, ...]
     modes: frozenset[str]
     unknown: tuple[str, ...] = ()
+    # The `HostAsk` of each (sub)command the words reach (`docker exec`), outermost first.
+    asks: tuple[HostAsk, ...] = ()
 
 
 def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set[str]]:
@@ -291,11 +322,16 @@ not seen, so unconfined the command is not understood. The file itself is still 
 
 def read_roles(program: Program, words: tuple[Word, ...]) -> Reading:
     """`words` (argv, program first) read with `program`'s table: see `Reading`."""
-    uses, modes, unknown = _read(program, words)
-    return Reading(tuple(uses), frozenset(modes), tuple(unknown))
+    asks: list[HostAsk] = []
+    uses, modes, unknown = _read(program, words, asks)
+    return Reading(tuple(uses), frozenset(modes), tuple(unknown), tuple(asks))
 
 
-def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set[str], list[str]]:
+def _read(
+    program: Program, words: tuple[Word, ...], asks: list[HostAsk] | None = None
+) -> tuple[list[RoleUse], set[str], list[str]]:
+    if asks is not None and program.host_ask is not None:
+        asks.append(program.host_ask)
     if program.bundled_first and len(words) > 1 and words[1].static and words[1].text.isalpha():
         words = (words[0], Word("-" + words[1].text, True), *words[2:])
     uses: list[RoleUse] = []
@@ -367,7 +403,19 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
             holder = None
             i += 1
         if holder is not None:
-            if opt.role is not None:
+            key, eq, keyed = holder.text.partition("=")
+            keyed_role = opt.keyed.get(key) if holder.static and eq else None
+            if opt.keyed and not holder.static:
+                # A computed value may name a file: the word in a file role (it asks).
+                uses.append(RoleUse(next(iter(opt.keyed.values())), holder, opt.long or name))
+            elif keyed_role is not None:
+                # `-o jsonpath-file=F`: F is a file in the key's role.
+                uses.append(
+                    RoleUse(
+                        keyed_role, Word(keyed, True, holder.splits, holder.home), opt.long or name
+                    )
+                )
+            elif opt.role is not None:
                 uses.append(RoleUse(opt.role, holder, opt.long or name))
             if opt.script:
                 scripts.append(holder)
@@ -377,7 +425,7 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
     if operands and spec.subcommands and operands[0].static:
         sub = spec.subcommands.get(operands[0].text)
         if sub is not None:
-            inner, inner_modes, inner_unknown = _read(sub, words[first_operand_at:])
+            inner, inner_modes, inner_unknown = _read(sub, words[first_operand_at:], asks)
             # The words after the subcommand are its own: only the options before it are
             # the program's to resolve (`git -C d log --oneline`).
             return uses + inner, modes | inner_modes, unknown[:unknown_at_operand] + inner_unknown
