@@ -83,6 +83,9 @@ class Opt:
     # (`find -exec CMD ARG… ;` or `… {} +`): they are the command's, not the program's own
     # options (the command itself is analysed by the program's step).
     until: frozenset[str] = frozenset()
+    # How many words the value is: `jq --rawfile NAME FILE` takes 2, and `role` is the
+    # last one's (a glued `--opt=V` is the first; the rest follow it).
+    count: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +143,10 @@ class Program:
     # `NAME=VALUE` operands set variables the program's own code runs (make's `CC=…`,
     # `SHELL=…`): each is not understood.
     variable_operands: bool = False
+    # Which operands the program is understood with; every other operand is not
+    # understood (`date MMDDhhmm` sets the clock, `hostname NAME` the host name, `ps eww`
+    # shows other processes' environments). None: every operand is.
+    understood_operand: Callable[[Word], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,9 +346,12 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
         if resolved.value is not None:
             holder: Word | None = Word(resolved.value, w.static, w.splits, w.home)
             i += 1
+            if opt.count > 1:  # `--opt=NAME VALUE`: the rest of the value follows
+                holder = words[min(i + opt.count - 2, len(words) - 1)]
+                i += opt.count - 1
         elif resolved.takes and i + 1 < len(words):
-            holder = words[i + 1]
-            i += 2
+            holder = words[min(i + opt.count, len(words) - 1)]
+            i += 1 + opt.count
             if opt.until:
                 while i <= len(words) and not (
                     words[i - 1].static and words[i - 1].text in opt.until
@@ -400,6 +410,8 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
         if spec.variable_operands and "=" in w.text:
             unknown.append(w.text)  # make `CC=cmd`: a variable its recipes may run
             continue
+        if spec.understood_operand is not None and not spec.understood_operand(w):
+            unknown.append(w.text)  # `hostname NAME`: an operand that changes the system
         if w.static and "=" in w.text and spec.keyvalue:
             key, _, value = w.text.partition("=")
             role = spec.keyvalue.get(key)
