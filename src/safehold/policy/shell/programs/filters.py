@@ -129,6 +129,8 @@ _COLUMN = {
     **_UL_HELP,
     **flags("-t", "--table", "-d", "--table-noheadings", "-e", "--table-header-repeat"),
     **flags("-L", "--keep-empty-lines", "-J", "--json", "-x", "--fillrows"),
+    **flags("-m", "--table-maxout"),  # util-linux 2.39, with `-C` and `-S`
+    **values("-C", "--table-column", "-S", "--use-spaces"),
     **values("-n", "--table-name", "-O", "--table-order", "-N", "--table-columns", "-l"),
     **values("--table-columns-limit", "-E", "--table-noextreme", "-H", "--table-hide"),
     **values("-R", "--table-right", "-T", "--table-truncate", "-W", "--table-wrap", "-r"),
@@ -207,6 +209,7 @@ PROGRAMS: dict[str, Program] = {
         operands="read",
         last="write",
         parser="exact",
+        options_first=True,  # `xxd IN -r` writes a file named `-r`
         source="xxd 2022-01-14 (vim 9.0) -h",
     ),
     "column": _reads("column", _COLUMN, _UL),
@@ -224,6 +227,10 @@ PROGRAMS: dict[str, Program] = {
         },
         source=f"numfmt ({_CU}); operands are numbers",
     ),
-    "factor": Program(options=HELP, source=f"factor ({_CU}); operands are numbers"),
+    "factor": Program(
+        # `-h`/`--exponents`: coreutils 9.3.
+        options={**HELP, **flags("-h", "--exponents")},
+        source=f"factor ({_CU}); operands are numbers",
+    ),
     "yes": Program(options=HELP, source=f"yes ({_CU}); operands are text"),
 }
