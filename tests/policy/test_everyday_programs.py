@@ -76,3 +76,11 @@ def test_ps_lines_with_e_beside_other_words_always_ask(texts: list[str]) -> None
     `e` outside a long option may be BSD `e`."""
     has_e = any("e" in t for t in texts if not t.startswith("--"))
     assert (ps_shows_environment(_words("ps", *texts)) is not None) == has_e
+
+
+def test_a_quoted_pid_value_is_a_pid_list_in_both_readings() -> None:
+    quoted = (Word("ps", True), Word("-p", True), Word("$PID", False), Word("-o", True))
+    assert ps_shows_environment((*quoted, Word("pid,cmd", True))) is None
+    split = (Word("ps", True), Word("-p", True), Word("$PIDS", False, True))
+    assert ps_shows_environment(split) is not None  # `$PIDS` may be `1 e`
+    assert ps_shows_environment((*quoted, Word("pid,user", True))) is not None

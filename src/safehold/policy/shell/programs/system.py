@@ -63,6 +63,9 @@ _PS_UNIX_E = frozenset(
 )
 
 
+_PS_PID_OPTIONS = frozenset({"-p", "--pid", "-q", "--quick-pid", "--ppid"})
+
+
 def ps_shows_environment(words: tuple[Word, ...]) -> str | None:
     """Why `ps ARGS…` may print other processes' environments, or None.
 
@@ -72,9 +75,16 @@ def ps_shows_environment(words: tuple[Word, ...]) -> str | None:
     be anything. GNU long options (`--sort=-%mem`) stay GNU options in both readings.
     """
     rest = words[1:]
-    if any(not w.static for w in rest):
+    # The value of a pid option (`-p "$PID"`) is a pid list in both readings (BSD `p`
+    # takes one too), unless it is computed unquoted and may split into more words.
+    pids = {
+        k + 1
+        for k, w in enumerate(rest[:-1])
+        if w.static and w.text in _PS_PID_OPTIONS and not rest[k + 1].splits
+    }
+    if any(not w.static and k not in pids for k, w in enumerate(rest)):
         return "a computed word of `ps` may be its `e` option (the environment)"
-    texts = [w.text for w in rest if not w.text.startswith("--")]
+    texts = [w.text for k, w in enumerate(rest) if k not in pids and not w.text.startswith("--")]
     if not any("e" in t for t in texts):
         return None
     if len(rest) == 1 and rest[0].text in _PS_UNIX_E:
