@@ -7,7 +7,7 @@ from typing import Any
 from safehold.policy.shell.programs import git_options as go
 from safehold.policy.shell.programs.step import Reasons, Step, StepFn, opaque, unknown_option
 from safehold.policy.shell.programs.table import Opt, Program
-from safehold.policy.shell.programs.vocab import flags
+from safehold.policy.shell.programs.vocab import flags, no_operand
 from safehold.policy.shell.words import Word
 
 __all__ = ["GIT_CODE_KEYS", "GIT_PLAIN_KEYS", "ROLES", "STEPS", "git_key_is_plain"]
@@ -317,13 +317,19 @@ ROLES = Program(
         "fetch": Program(first="network", options={"--depth": _V, "-j": _V, "--jobs": _V}),
         "pull": Program(first="network", options={"--depth": _V, "-s": _V, "-X": _V}),
         "ls-remote": Program(first="network"),
-        # Only the forms that change nothing: `add`, `set-url`, `rename`, `remove`,
-        # `prune`, `update`, … change where `git push`/`fetch` go (or fetch): they ask.
-        # `show NAME` queries the remote, as `git ls-remote NAME` does (unless `-n`).
+        # Understood: the forms that change nothing. `add`, `set-url`, `rename`,
+        # `remove`, `prune`, `update`, … change where `git push`/`fetch` go (or fetch):
+        # not understood, so they ask on the host; the URL `add`/`set-url` name is still
+        # judged in every mode. `show NAME` queries the remote, as `git ls-remote NAME`
+        # does (unless `-n`).
         "remote": _complete(
             "remote",
             go.REMOTE,
             subcommands={
+                "add": Program(
+                    options={"-t": _V, "-m": _V}, last="network", understood_operand=no_operand
+                ),
+                "set-url": Program(last="network", understood_operand=no_operand),
                 "show": _complete(
                     "remote",
                     {"-n": Opt(mode="no-query")},

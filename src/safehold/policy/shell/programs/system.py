@@ -21,7 +21,14 @@ other processes' environments (environment-secrets, asked on the host).
 from __future__ import annotations
 
 from safehold.policy.shell.programs.table import Opt, Program
-from safehold.policy.shell.programs.vocab import HELP, flags, optional, valued, values
+from safehold.policy.shell.programs.vocab import (
+    HELP,
+    flags,
+    no_operand,
+    optional,
+    valued,
+    values,
+)
 from safehold.policy.shell.words import Word
 
 __all__ = ["PROGRAMS", "ps_shows_environment"]
@@ -34,11 +41,6 @@ _PS_HELP = flags("-h", "--help", "-V", "--version")
 def _date_operand(word: Word) -> bool:
     """`date +FORMAT` prints; any other operand (`date 010100002030`) sets the clock."""
     return word.static and word.text.startswith("+")
-
-
-def _never(word: Word) -> bool:
-    """`hostname NAME` sets the host name: no operand is understood."""
-    return False
 
 
 # BSD options of ps(1) that select processes or choose columns (`a u x`, `f`, `w`, `o
@@ -156,7 +158,7 @@ PROGRAMS: dict[str, Program] = {
             **flags("--all-ip-addresses", "-s", "--short", "-y", "--yp", "--nis"),
             # `-F`/`--file FILE` and `-b`/`--boot` set the host name: left out (ask).
         },
-        understood_operand=_never,
+        understood_operand=no_operand,  # `hostname NAME` sets the host name
         source="hostname (net-tools 2.10, hostname 3.23 --help); no operand",
     ),
     "mktemp": Program(
