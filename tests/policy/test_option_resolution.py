@@ -137,3 +137,28 @@ def test_a_keyed_value_names_a_file_only_for_its_keys() -> None:
     assert uses("-o", "json") == []
     computed = read_roles(program, (Word("prog", True), Word("-o", True), Word("$F", False)))
     assert [(u.role, u.word.text) for u in computed.uses] == [("read", "$F")]
+
+
+def test_a_two_word_value_gives_its_role_to_the_second_word() -> None:
+    # `jq --rawfile NAME FILE`: NAME is a variable, FILE is read; the filter follows.
+    program = Program(
+        options={"--rawfile": Opt(takes=True, count=2, role="read"), "-n": Opt()},
+        operands="read",
+        skip=1,
+        parser="exact",
+    )
+    reading = read_roles(program, _words("--rawfile", "k", "~/.ssh/id_rsa", "-n", "$k", "a"))
+    assert [(u.role, u.word.text) for u in reading.uses] == [
+        ("read", "~/.ssh/id_rsa"),
+        ("read", "a"),  # `$k` is the filter (skipped), `a` an input file
+    ]
+    glued = read_roles(program, _words("--rawfile=k", "secret", "."))
+    assert [(u.role, u.word.text) for u in glued.uses] == [("read", "secret")]
+
+
+def test_operands_a_program_does_not_accept_are_not_understood() -> None:
+    # `date +FORMAT` prints; `date MMDDhhmm` sets the clock.
+    program = Program(understood_operand=lambda w: w.static and w.text.startswith("+"))
+    assert read_roles(program, _words("+%s")).unknown == ()
+    assert read_roles(program, _words("+%s", "010100002030")).unknown == ("010100002030",)
+    assert read_roles(program, (Word("date", True), Word("$X", False))).unknown == ("$X",)

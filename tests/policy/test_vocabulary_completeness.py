@@ -40,16 +40,23 @@ _HELP_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     # kubectl's `--help` lists only a subcommand's own options; the global ones, which
     # every subcommand takes, are listed by `kubectl options`.
     ("kubectl",): ("kubectl", "options"),
+    ("ps",): ("ps", "--help", "all"),  # `ps --help` lists only the help topics
 }
 _STYLES: dict[str, HelpStyle] = {"find": "find", "python": "python", "python3": "python"}
 # The help a parser family prints: cobra's usage lines for Go's pflag (docker, kubectl).
 _PARSER_STYLES: dict[str, HelpStyle] = {"pflag": "cobra"}
 # Words a help text spells like options that are not options: `cut`'s range `-M`.
-_NOT_OPTIONS: dict[tuple[str, ...], frozenset[str]] = {("cut",): frozenset({"-M"})}
+_NOT_OPTIONS: dict[tuple[str, ...], frozenset[str]] = {
+    ("cut",): frozenset({"-M"}),
+    ("numfmt",): frozenset({"-M"}),  # `--field=-M`: a range of fields
+}
 # Options left out of a table on purpose, so that they ask: the reason is in the table.
 _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("file",): frozenset({"-C", "--compile"}),  # writes NAME.mgc into the current directory
     ("patch",): frozenset({"-e", "--ed", "-g", "--get"}),  # run ed (`!cmd`), or RCS/git
+    ("date",): frozenset({"-s", "--set"}),  # sets the system clock
+    ("hostname",): frozenset({"-F", "--file", "-b", "--boot"}),  # set the host name
+    ("git", "grep"): frozenset({"-O", "--open-files-in-pager"}),  # runs a pager program
     # Start the configured editor, a program named by config or the environment.
     ("git", "add"): frozenset({"-e", "--edit"}),
     ("git", "commit"): frozenset({"-e", "--edit"}),

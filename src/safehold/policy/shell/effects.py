@@ -26,6 +26,7 @@ from safehold.policy.shell.programs.editors import EDITORS
 from safehold.policy.shell.programs.environment import (
     ENVIRONMENT_LISTINGS,
     ENVIRONMENT_SCRIPTS,
+    ENVIRONMENT_SHOWN_BY,
     ENVIRONMENT_SUBCOMMANDS,
     SHOWS_ENVIRONMENT,
     is_secret_name,
@@ -144,6 +145,10 @@ def _environment(
             if any(array in t for t in rest):
                 why = f"`{name}`'s script reads `{array}`, the program's environment"
                 found.append(Effect("read", ENVIRONMENT, name, why))
+        elif name in ENVIRONMENT_SHOWN_BY:
+            shown = ENVIRONMENT_SHOWN_BY[name](words)  # `jq -n env`, `ps eww`
+            if shown is not None:
+                found.append(Effect("read", ENVIRONMENT, name, shown))
         elif name in ENVIRONMENT_SUBCOMMANDS and "env" in rest:
             why = f"`{name} … env` runs the `env` script, which prints every variable"
             found.append(Effect("read", ENVIRONMENT, name, why))

@@ -3,9 +3,16 @@ and those a command shows whose values are the agent's secrets (`shows_environme
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from safehold.policy.shell.programs.jq import jq_shows_environment
+from safehold.policy.shell.programs.system import ps_shows_environment
+from safehold.policy.shell.words import Word
+
 __all__ = [
     "ENVIRONMENT_LISTINGS",
     "ENVIRONMENT_SCRIPTS",
+    "ENVIRONMENT_SHOWN_BY",
     "ENVIRONMENT_SUBCOMMANDS",
     "NAME_SETTERS",
     "SHOWS_ENVIRONMENT",
@@ -226,6 +233,14 @@ ENVIRONMENT_SCRIPTS: dict[str, str] = {
     "gawk": "ENVIRON",
     "mawk": "ENVIRON",
     "nawk": "ENVIRON",
+}
+
+# Programs whose words can make them print the environment, each with the function that
+# says why (or None): jq's filter `env` / `$ENV` (jq(1), "$ENV, env"), and ps's BSD `e`
+# ("show the environment after the command", ps(1)), in every way procps reads it.
+ENVIRONMENT_SHOWN_BY: dict[str, Callable[[tuple[Word, ...]], str | None]] = {
+    "jq": jq_shows_environment,
+    "ps": ps_shows_environment,
 }
 
 # Package managers with a run subcommand whose script named `env` prints the environment

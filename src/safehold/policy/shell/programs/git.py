@@ -7,7 +7,7 @@ from typing import Any
 from safehold.policy.shell.programs import git_options as go
 from safehold.policy.shell.programs.step import Reasons, Step, StepFn, opaque, unknown_option
 from safehold.policy.shell.programs.table import Opt, Program
-from safehold.policy.shell.programs.vocab import flags
+from safehold.policy.shell.programs.vocab import flags, no_operand
 from safehold.policy.shell.words import Word
 
 __all__ = ["GIT_CODE_KEYS", "GIT_PLAIN_KEYS", "ROLES", "STEPS", "git_key_is_plain"]
@@ -268,6 +268,8 @@ _READING: dict[str, Program] = {
     "status": _complete("status", go.STATUS),
     "blame": _complete("blame", go.BLAME, operands="read"),
     "rev-parse": _complete("rev-parse", go.REV_PARSE),
+    # The pattern first, unless `-e`/`-f` gave it; then trees and pathspecs (read).
+    "grep": _complete("grep", go.GREP, operands="read", skip=1, unskip=frozenset({"-e", "-f"})),
     "ls-files": _complete("ls-files", go.LS_FILES),
     "tag": _complete("tag", go.TAG),
     "branch": _complete("branch", go.BRANCH),
@@ -315,10 +317,28 @@ ROLES = Program(
         "fetch": Program(first="network", options={"--depth": _V, "-j": _V, "--jobs": _V}),
         "pull": Program(first="network", options={"--depth": _V, "-s": _V, "-X": _V}),
         "ls-remote": Program(first="network"),
-        "remote": Program(subcommands={
-            "add": Program(options={"-t": _V, "-m": _V}, last="network"),
-            "set-url": Program(last="network"),
-        }),
+        # Understood: the forms that change nothing. `add`, `set-url`, `rename`,
+        # `remove`, `prune`, `update`, … change where `git push`/`fetch` go (or fetch):
+        # not understood, so they ask on the host; the URL `add`/`set-url` name is still
+        # judged in every mode. `show NAME` queries the remote, as `git ls-remote NAME`
+        # does (unless `-n`).
+        "remote": _complete(
+            "remote",
+            go.REMOTE,
+            subcommands={
+                "add": Program(
+                    options={"-t": _V, "-m": _V}, last="network", understood_operand=no_operand
+                ),
+                "set-url": Program(last="network", understood_operand=no_operand),
+                "show": _complete(
+                    "remote",
+                    {"-n": Opt(mode="no-query")},
+                    operands="network",
+                    modes={"no-query": Program(parser="git")},
+                ),
+                "get-url": _complete("remote", flags("--push", "--all")),
+            },
+        ),
         "push": Program(
             options={"-o": _V, "--push-option": _V, "--repo": Opt(takes=True, role="send")},
             first="send",

@@ -21,9 +21,11 @@ __all__ = [
     "COMMIT",
     "DIFF",
     "DIFF_OPTIONS",
+    "GREP",
     "LOG",
     "LS_FILES",
     "MV",
+    "REMOTE",
     "RESET",
     "RESTORE",
     "REV_PARSE",
@@ -259,3 +261,26 @@ STASH_PUSH: dict[str, Opt] = {
     **names_from("--pathspec-from-file"),
 }
 STASH_APPLY: dict[str, Opt] = flags("--index", "-q", "--quiet")
+
+# `git grep`: `-O`/`--open-files-in-pager` runs a pager program: left out, so that it asks
+# (and `git.py` asks for it in every mode). `-f FILE` reads the patterns from FILE.
+GREP: dict[str, Opt] = {
+    **DIGITS,
+    **flags("--cached", "--no-index", "--untracked", "--no-exclude-standard", "--exclude-standard", "--recurse-submodules"),
+    **flags("-a", "--text", "--textconv", "--no-textconv", "-i", "--ignore-case"),
+    **flags("-I", "-r", "--recursive", "--no-recursive", "-w", "--word-regexp"),
+    **flags("-v", "--invert-match", "-h", "-H", "--full-name", "-E"),
+    **flags("--extended-regexp", "-G", "--basic-regexp", "-P", "--perl-regexp", "-F"),
+    **flags("--fixed-strings", "-n", "--line-number", "--column", "-l", "--files-with-matches"),
+    **flags("--name-only", "-L", "--files-without-match", "-z", "--null", "-o"),
+    **flags("--only-matching", "-c", "--count", "--no-color", "--break", "--heading"),
+    **flags("-p", "--show-function", "-W", "--function-context", "--and", "--or"),
+    **flags("--not", "--all-match", "-q", "--quiet"),
+    **values("--max-depth", "-C", "--context", "-A", "--after-context", "-B"),
+    **values("--before-context", "-m", "--max-count", "--threads", "-e"),
+    **optional("--color"),
+    **valued("read", "-f"),
+}  # fmt: skip
+
+# `git remote` lists the remotes (`-v`); its read-only subcommands are in git.py.
+REMOTE: dict[str, Opt] = flags("-v", "--verbose")

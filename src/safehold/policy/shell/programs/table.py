@@ -93,6 +93,9 @@ class Opt:
     # The value is `KEY=VALUE` (or `KEY`) and, for these keys, VALUE has this role rather
     # than `role` (kubectl's `-o jsonpath-file=F` reads F; `-o json` names nothing).
     keyed: Mapping[str, Role] = field(default_factory=dict)
+    # How many words the value is: `jq --rawfile NAME FILE` takes 2, and `role` is the
+    # last one's (a glued `--opt=V` is the first; the rest follow it).
+    count: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +170,10 @@ class Program:
     forwards_rest: bool = False
     # Unconfined, the (sub)command asks for this reason though it is understood: see `HostAsk`.
     host_ask: HostAsk | None = None
+    # Which operands the program is understood with; every other operand is not
+    # understood (`date MMDDhhmm` sets the clock, `hostname NAME` the host name, `ps eww`
+    # shows other processes' environments). None: every operand is.
+    understood_operand: Callable[[Word], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,9 +398,12 @@ def _read(
         if resolved.value is not None:
             holder: Word | None = Word(resolved.value, w.static, w.splits, w.home)
             i += 1
+            if opt.count > 1:  # `--opt=NAME VALUE`: the rest of the value follows
+                holder = words[min(i + opt.count - 2, len(words) - 1)]
+                i += opt.count - 1
         elif resolved.takes and i + 1 < len(words):
-            holder = words[i + 1]
-            i += 2
+            holder = words[min(i + opt.count, len(words) - 1)]
+            i += 1 + opt.count
             if opt.until:
                 while i <= len(words) and not (
                     words[i - 1].static and words[i - 1].text in opt.until
@@ -464,6 +474,8 @@ def _read(
         if spec.variable_operands and "=" in w.text:
             unknown.append(w.text)  # make `CC=cmd`: a variable its recipes may run
             continue
+        if spec.understood_operand is not None and not spec.understood_operand(w):
+            unknown.append(w.text)  # `hostname NAME`: an operand that changes the system
         if w.static and "=" in w.text and spec.keyvalue:
             key, _, value = w.text.partition("=")
             role = spec.keyvalue.get(key)

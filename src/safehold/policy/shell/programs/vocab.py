@@ -10,6 +10,7 @@ head, tail and grep accept (`head -20`: each digit a flag of the cluster).
 from __future__ import annotations
 
 from safehold.policy.shell.programs.table import NAMES_FROM_INPUT, Opt, Role
+from safehold.policy.shell.words import Word
 
 __all__ = [
     "DIGITS",
@@ -19,6 +20,7 @@ __all__ = [
     "VALUE",
     "flags",
     "names_from",
+    "no_operand",
     "optional",
     "valued",
     "values",
@@ -61,3 +63,10 @@ def names_from(*names: str) -> dict[str, Opt]:
 HELP: dict[str, Opt] = flags("--help", "--version")
 # `head -20`, `tail -50`, `grep -5`, `git log -3`: a count spelled as an option.
 DIGITS: dict[str, Opt] = flags(*(f"-{d}" for d in "0123456789"))
+
+
+def no_operand(word: Word) -> bool:
+    """`Program.understood_operand` of a program whose every operand changes something
+    (`hostname NAME`, `git remote add NAME URL`): none is understood, each still judged
+    in its role."""
+    return False
