@@ -297,3 +297,26 @@ def test_the_heredoc_walk_takes_the_typical_snippet() -> None:
     ):
         assert plain_heredoc_walk(other, frozenset({"."})) is None, other
         assert _analyze_safely(other) == _full_heredoc_parse(other), other
+
+
+# -- scripts of plain words inside a command: bashlex's opinion is known -----------------
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(plain_texts())
+def test_bashlex_agrees_on_every_text_of_plain_words(text: str) -> None:
+    # `_conclude` does not ask bashlex about a script of plain words inside a command
+    # (`py_compile` of `python3 -m py_compile "$f"`): it would agree.
+    if plain_words(text) is None:
+        return
+    disagreement.cache_clear()
+    assert disagreement(text) is None, text
+
+
+def test_a_plain_script_inside_a_command_is_not_asked_about() -> None:
+    text = 'for f in src/*.py; do python3 -m py_compile "$f"; done'
+    analysis = _analyze_safely(text)
+    assert isinstance(analysis, ShellAnalysis)
+    assert analysis.scripts[1:] == ("py_compile",)
+    disagreement.cache_clear()
+    assert disagreement("py_compile") is None
