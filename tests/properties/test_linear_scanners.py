@@ -20,6 +20,7 @@ import pytest
 
 from safehold.policy._arguments import _patch_paths, _read
 from safehold.policy.calls import ToolCall, ToolKind
+from safehold.policy.shell.parse import plain_heredoc_walk
 from safehold.policy.shell.programs.network import destinations
 from safehold.policy.shell.sandboxed import code_paths, code_strings
 
@@ -87,6 +88,10 @@ def _arguments(key: str) -> Callable[[str], Any]:
     return read
 
 
+def _heredoc_walk(text: str) -> Any:
+    return plain_heredoc_walk(text, frozenset({"."}))
+
+
 SCANNERS: dict[str, tuple[Callable[[str], Any], Callable[[int], str]]] = {
     "patch-blanks": (_all_patch_paths, lambda n: "--- " + " " * n + "x"),
     "patch-tabs": (_all_patch_paths, lambda n: "+++ a" + "\t " * (n // 2) + "b"),
@@ -102,6 +107,10 @@ SCANNERS: dict[str, tuple[Callable[[str], Any], Callable[[int], str]]] = {
     "code-strings-escapes": (code_strings.__wrapped__, lambda n: "'" + "\\ " * (n // 2)),
     "code-strings-quotes": (code_strings.__wrapped__, lambda n: "'a \\'" * (n // 5)),
     "code-paths": (code_paths.__wrapped__, lambda n: "./a " * (n // 4)),
+    # A quoted heredoc read without the parser: each line's run of blanks before a text
+    # that is almost the delimiter, and one long run.
+    "heredoc-lines": (_heredoc_walk, lambda n: "cat <<'EOF'\nx\n" + "  EO\n" * (n // 5) + "EOF"),
+    "heredoc-blanks": (_heredoc_walk, lambda n: "cat <<'EOF'\nx\n" + " " * n + "EO\nEOF"),
 }
 
 

@@ -8,6 +8,7 @@ text bash would read as anything but one command of literal words.
 
 from __future__ import annotations
 
+import shlex
 from unittest import mock
 
 from hypothesis import given, settings
@@ -18,7 +19,7 @@ from safehold.policy.shell import analysis as analysis_module
 from safehold.policy.shell.analysis import _analyze_safely
 from safehold.policy.shell.assess import _plain_words
 from safehold.policy.shell.crosscheck import disagreement
-from safehold.policy.shell.parse import plain_heredoc_words, plain_words
+from safehold.policy.shell.parse import plain_heredoc_walk, plain_heredoc_words, plain_words
 from tests.strategies import examples
 
 # Programs, builtins and keywords with their own handling, and words of every plain shape.
@@ -198,3 +199,124 @@ def shaped_heredoc_texts(draw: st.DrawFn) -> str:
 @given(shaped_heredoc_texts())
 def test_the_heredoc_shortcut_agrees_with_bashlex_on_its_own_shape(text: str) -> None:
     _agrees_with_bashlex(text)
+
+
+# -- the analysis of plain words with a quoted heredoc, without the parser ---------------
+
+# Body lines near the scanner's edges: blank or invisible lead-ins, the delimiter at a
+# line's start (alone, indented, glued to more text, after `\r` or a Unicode space),
+# backslashes before newlines, expansions a quoted body keeps as text, non-ASCII text.
+BODY_LINES = (
+    "import json", "print('$(id)')", "x = r'\\w+'", "`ls`", "  x = 1", "\tx", "a\\\\",
+    "x = '中文'", "$HOME", "# coding: utf-8", "'''", "x\r", "EOFX = 1", "PYX", "END_1",
+)  # fmt: skip
+ODD_LINES = (
+    "", " ", "\t", "EOF", "PY", " PY", "\tEOF", "PY ", "PY\r", "x\\", "\\", "\u3000PY",
+    "\u180ePY", "\xa0EOF", "\x85PY", "y = '\udc80'", "nul\x00", "END_1 ",
+)  # fmt: skip
+
+
+def _mostly(draw: st.DrawFn, usual: tuple[str, ...], odd: tuple[str, ...]) -> str:
+    """One of `usual`, or now and then one of `odd` (so most texts take the shortcut)."""
+    return draw(st.sampled_from(odd if draw(st.integers(0, 19)) == 0 else usual))
+
+
+@st.composite
+def heredoc_bodies(draw: st.DrawFn) -> str:
+    """Texts of the heredoc shape, and its near misses in the head, the body and the end."""
+    words = [draw(st.sampled_from(("cat", "python3", "python", "tee", "sh", "bash", "node")))]
+    words += draw(
+        st.lists(st.sampled_from(("-", "'-'", "-n", "--", "x.txt", "a=b", "%x", "-c")), max_size=3)
+    )
+    redirect = _mostly(draw, ("", " > out.txt", " >> log.md", " >out"), (" > -", " 2> f", " >"))
+    operator = _mostly(draw, ("<<", "<< ", "<<\t"), ("<<-", "<<<", "<"))
+    delimiter = draw(st.sampled_from(("EOF", "PY", "END_1", "x")))
+    quote = _mostly(draw, ("'", '"'), ("", "\\"))
+    after = _mostly(draw, ("", " ", "\t"), (" # c", " | sh", "x"))
+    count = draw(st.integers(0, 5))
+    lines = [_mostly(draw, BODY_LINES, ODD_LINES) for _ in range(count)]
+    end = _mostly(draw, (delimiter,), ("\t" + delimiter, delimiter + " ", " " + delimiter))
+    tail = _mostly(draw, ("", "\n"), ("\n\n", "\nls", " "))
+    head = f"{' '.join(words)}{redirect} {operator}{quote}{delimiter}{quote}{after}"
+    return "\n".join((head, *lines, end)) + tail
+
+
+def _full_heredoc_parse(text: str) -> object:
+    with mock.patch.object(analysis_module, "plain_heredoc_walk", lambda *_: None):
+        return _analyze_safely(text)
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(heredoc_bodies())
+def test_the_heredoc_walk_finds_what_the_full_parse_finds(text: str) -> None:
+    assert _analyze_safely(text) == _full_heredoc_parse(text)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(heredoc_bodies())
+def test_the_heredoc_walk_in_a_shell_script_finds_the_same(text: str) -> None:
+    # `bash -c '…'` reaches the shortcut one level down (`sh <<'EOF'` does as well).
+    outer = "timeout 5 bash -c " + shlex.quote(text)
+    assert _analyze_safely(outer) == _full_heredoc_parse(outer)
+
+
+@given(st.text(alphabet=st.sampled_from("ab -'\"\\$<>|\n\t\r\x00EOF"), max_size=30))
+def test_the_heredoc_walk_takes_only_its_shape(text: str) -> None:
+    shaped = plain_heredoc_walk(text, frozenset({"."}))
+    if shaped is None:
+        return
+    code, walk = shaped
+    head, _, rest = text.partition("\n")
+    delimiter = head[head.index("<<") + 2 :].strip(" \t")[1:-1]
+    lines = rest.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    # bash's rule: the body ends at the first line that is exactly the delimiter, and the
+    # shortcut takes it only as the last line, after a body no line of which starts with it.
+    assert lines[-1] == delimiter and len(lines) >= 2
+    assert not any(line.strip(" \t\r").startswith(delimiter) for line in lines[:-1])
+    assert "\x00" not in text and "\\\n" not in rest
+    assert len(walk.commands) == 1
+    assert walk.commands[0].redirects[-1].heredoc == "\n".join(lines[:-1]) + "\n"
+    assert code.endswith("\n" + delimiter + ("\n" if text.endswith("\n") else ""))
+
+
+def test_the_heredoc_walk_takes_the_typical_snippet() -> None:
+    text = "python3 - <<'PY'\nimport json\nprint(json.dumps({'a': 1}))\nPY\n"
+    shaped = plain_heredoc_walk(text, frozenset({"."}))
+    assert shaped is not None
+    assert shaped[0] == "python3 '-' <<'PY'\nPY\n"
+    assert _analyze_safely(text) == _full_heredoc_parse(text)
+    for other in (
+        "python3 - <<'PY'\nPYTHONPATH = 1\nPY",  # tree-sitter ends the body early
+        "python3 - <<'PY'\n  x\nPY",  # tree-sitter leaves the leading blanks out
+        "python3 - <<'PY'\nx\\\nPY\nPY",
+        "python3 - <<-'PY'\nx\n\tPY",
+        "python3 - <<PY\nx\nPY",
+        "python3 - <<'PY'\nx\nPY\nls",
+    ):
+        assert plain_heredoc_walk(other, frozenset({"."})) is None, other
+        assert _analyze_safely(other) == _full_heredoc_parse(other), other
+
+
+# -- scripts of plain words inside a command: bashlex's opinion is known -----------------
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(plain_texts())
+def test_bashlex_agrees_on_every_text_of_plain_words(text: str) -> None:
+    # `_conclude` does not ask bashlex about a script of plain words inside a command
+    # (`py_compile` of `python3 -m py_compile "$f"`): it would agree.
+    if plain_words(text) is None:
+        return
+    disagreement.cache_clear()
+    assert disagreement(text) is None, text
+
+
+def test_a_plain_script_inside_a_command_is_not_asked_about() -> None:
+    text = 'for f in src/*.py; do python3 -m py_compile "$f"; done'
+    analysis = _analyze_safely(text)
+    assert isinstance(analysis, ShellAnalysis)
+    assert analysis.scripts[1:] == ("py_compile",)
+    disagreement.cache_clear()
+    assert disagreement("py_compile") is None

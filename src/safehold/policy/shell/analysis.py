@@ -39,6 +39,7 @@ from safehold.policy.shell.parse import (
     RawRedirect,
     Walk,
     parse_tree,
+    plain_heredoc_walk,
     plain_words,
     uncovered_text,
     walk_script,
@@ -369,6 +370,19 @@ def _analyze_script(
             assigns=assigns,
         )
         return (plain,)
+    shaped = plain_heredoc_walk(text, dirs)
+    if shaped is not None:
+        # One command of literal words reading a quoted heredoc: what the parse, the body's
+        # verification and the walk below would find, without them (tests/properties
+        # check the two agree).
+        code, walk = shaped
+        guard = _guard(code)
+        if guard is not None:
+            acc.add_opaque(guard)
+            return ()
+        acc.scripts.append(code)
+        static = {r.heredoc for r in walk.redirects if r.heredoc is not None}
+        return _take_walk(walk, static, acc, depth=depth, layers=layers, assigns=assigns)
     long_guard = _guard(text) if len(text) > MAX_COMMAND_LENGTH and "<<" not in text else None
     if long_guard is not None:
         # No heredoc body to leave out: too long as it stands, without parsing 1 MiB first.
@@ -417,9 +431,28 @@ def _analyze_script(
     # A body the verified quoted set holds as often as the walk saw it is static text.
     quoted = Counter(src[b.start : b.end].decode("utf-8", "replace") for b in bodies)
     seen = Counter(r.heredoc for r in walk.redirects if r.heredoc is not None)
-    acc.static_bodies.update(t for t, n in quoted.items() if seen[t] == n)
+    static = {t for t, n in quoted.items() if seen[t] == n}
+    return _take_walk(walk, static, acc, depth=depth, layers=layers, assigns=assigns)
+
+
+def _take_walk(
+    walk: Walk,
+    static: set[str],
+    acc: _Acc,
+    *,
+    depth: int,
+    layers: tuple[tuple[Word, ...], ...],
+    assigns: tuple[tuple[str, Word], ...],
+) -> tuple[tuple[str, ...], ...]:
+    """Add what a script's walk found to `acc` (`static`: its verified quoted heredoc
+    bodies); the script's grant argvs."""
+    acc.static_bodies.update(static)
     # A body bash reads unquoted at least once expands `$NAME` (and runs `$(…)`: walked).
-    acc.expanded.extend(t for t, n in seen.items() if quoted[t] != n)
+    acc.expanded.extend(
+        dict.fromkeys(
+            r.heredoc for r in walk.redirects if r.heredoc is not None and r.heredoc not in static
+        )
+    )
     for code, rule, message in walk.opaque:
         acc.add_opaque(_reason(code, rule, message))
     if walk.saw_arithmetic and walk.saw_quoted_code:

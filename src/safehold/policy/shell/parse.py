@@ -9,6 +9,7 @@ an opaque reason, never skipped.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import re
 import threading
@@ -33,6 +34,7 @@ __all__ = [
     "forget_trees",
     "is_plain_text",
     "parse_tree",
+    "plain_heredoc_walk",
     "plain_words",
     "uncovered_text",
     "walk_script",
@@ -162,6 +164,71 @@ def plain_heredoc_words(script: str) -> tuple[tuple[str, ...], tuple[str, ...]] 
     if any("'" in w for w in words) or plain_words(" ".join(words)) != words:
         return None
     return words, redirects
+
+
+def plain_heredoc_walk(text: str, dirs: frozenset[Dir]) -> tuple[str, Walk] | None:
+    """What parsing `text`, verifying its heredoc and walking the tree would find, without
+    them, when `text` is `WORDS [> FILE | >> FILE] <<'DELIM'`, a body, and the delimiter
+    line (`python3 - <<'PY'` … `PY`, `cat > notes.md <<'EOF'` … `EOF`); else None.
+
+    Returns the text the guards and the second parser read (`heredocs.code_text` of the
+    text as `quote_lone_dashes` spells it) and the walk. Taken only where bash's rule for
+    the body's end and tree-sitter's scanner cannot differ: `<<` (not `<<-`), the
+    delimiter line last, a body that starts with a visible ASCII character (the scanner
+    drops leading blanks), no backslash before a newline (the scanner steps over both),
+    no line that starts with the delimiter after any blanks or other invisible characters
+    (the scanner ends the body at a line that only starts with it), and no NUL or lone
+    surrogate. tests/properties hold it to the full parse's analysis.
+    """
+    head, newline, rest = text.partition("\n")
+    at = head.find("<<")
+    if not newline or at < 0 or head[at + 2 : at + 3] == "-" or "\x00" in text:
+        return None
+    delimiter = head[at + 2 :].strip(" \t")
+    if _PLAIN_DELIMITER.fullmatch(delimiter) is None:
+        return None
+    name = delimiter[1:-1]
+    trail = "\n" if rest.endswith("\n") else ""
+    body = rest[: len(rest) - len(trail)]
+    if not body.endswith("\n" + name):
+        return None
+    body = body[: len(body) - len(name)]  # ends with the newline before the delimiter line
+    first = body[0]
+    if not "!" <= first <= "~" or "\\\n" in body or _line_start(name).search(body):
+        return None
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    before = head[:at]
+    lead = before.rstrip(" \t")
+    if lead.endswith((" -", "\t-")) and ">" not in lead:
+        # tree-sitter drops a lone `-` just before `<<`; the analysis reads it as `'-'`.
+        before = f"{lead[:-1]}'-'{before[len(lead) :]}"
+    code = f"{before}{head[at:]}\n{name}{trail}"
+    shape = plain_heredoc_words(code)
+    if shape is None:
+        return None
+    words, outputs = shape
+    redirects: list[RawRedirect] = []
+    for output in outputs:
+        op = ">>" if output.startswith(">>") else ">"
+        target = output[len(op) :]
+        if target.startswith("-"):
+            return None
+        redirects.append(RawRedirect(op, Word(target, True), None, None, dirs))
+    redirects.append(RawRedirect("<<", None, None, body, dirs))
+    command = RawCommand(tuple(Word(w, True) for w in words), (), tuple(redirects), True, (),
+                         "command", dirs)  # fmt: skip
+    return code, Walk(commands=[command], redirects=redirects)
+
+
+@functools.lru_cache(maxsize=64)
+def _line_start(name: str) -> re.Pattern[str]:
+    """A line that starts with `name` after characters that are not visible ASCII (linear:
+    the run's class and `name`'s first character, a letter or `_`, are disjoint)."""
+    return re.compile(rf"(?m)^[^!-~\n]*{name}")
 
 
 # Deeper nesting than this is not something a person wrote; stop before Python's stack.

@@ -295,8 +295,21 @@ class _Reader:
         self.calls: set[int] = set()  # ids of the expressions called (`f` of `f(x)`)
 
     def read(self) -> PythonReading:
+        check_name, check_attribute, check_call = (
+            self._check_name,
+            self._check_attribute,
+            self._check_call,
+        )
         for node in self._collect():
-            self._check(node)
+            cls = type(node)  # `_check`, dispatched here: it runs for every name and call
+            if cls is ast.Name:
+                check_name(node)  # type: ignore[arg-type]
+            elif cls is ast.Attribute:
+                check_attribute(node)  # type: ignore[arg-type]
+            elif cls is ast.Call:
+                check_call(node)  # type: ignore[arg-type]
+            else:
+                self._check(node)
         for name, module in self.modules.items():
             if self.stores.get(name, 0) != self.module_binds.get(name, 0):
                 # `import json as o; import os as o`, `json = os`: which module the name
@@ -325,8 +338,13 @@ class _Reader:
         node's parent, the bindings and the imports noted on the way. Level by level, each
         node's children found through its class's child fields (`_child_fields`)."""
         out: list[ast.AST] = []
+        keep = out.append
         parent = self.parent
+        stores = self.stores
+        calls = self.calls
         fields_of = _CHILD_FIELDS
+        kinds = _KINDS
+        node_class, load, call_class = ast.AST, ast.Load, ast.Call
         level: list[ast.AST] = [self.tree]
         depth = 0
         while level:
@@ -344,25 +362,26 @@ class _Reader:
                     value = getattr(node, field, None)
                     if type(value) is list:
                         for child in value:
-                            if isinstance(child, ast.AST):
+                            if isinstance(child, node_class):
                                 parent[id(child)] = node
                                 push(child)
-                    elif isinstance(value, ast.AST):
+                    elif isinstance(value, node_class):
                         parent[id(value)] = node
                         push(value)
-                kind = _KINDS.get(cls)
+                kind = kinds.get(cls)
                 if kind is None:
                     continue
                 if kind == _NAME:
-                    out.append(node)
-                    if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
-                        self._store(node.id)  # type: ignore[attr-defined]
+                    keep(node)
+                    if type(node.ctx) is not load:  # type: ignore[attr-defined]
+                        name = node.id  # type: ignore[attr-defined]
+                        stores[name] = stores.get(name, 0) + 1
                 elif kind == _CHECKED:
-                    out.append(node)
-                    if cls is ast.Call:
-                        self.calls.add(id(node.func))  # type: ignore[attr-defined]
+                    keep(node)
+                    if cls is call_class:
+                        calls.add(id(node.func))  # type: ignore[attr-defined]
                 elif kind == _DEFINITION:
-                    out.append(node)
+                    keep(node)
                     self._store(node.name)  # type: ignore[attr-defined]
                 else:
                     self._note(node, cls)
