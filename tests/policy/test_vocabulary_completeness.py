@@ -37,14 +37,34 @@ _HELP_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("echo",): ("bash", "-c", "help echo"),
     ("awk",): ("awk", "-W", "usage"),
     ("mawk",): ("mawk", "-W", "usage"),
+    # The short helps list the common options only.
+    ("curl",): ("curl", "--help", "all"),
+    ("xz",): ("xz", "--long-help"),
+    ("unxz",): ("xz", "--long-help"),
+    ("lzma",): ("xz", "--long-help"),
+    ("unlzma",): ("xz", "--long-help"),
+    ("xzcat",): ("xz", "--long-help"),
+    ("lzcat",): ("xz", "--long-help"),
+    ("unzip",): ("unzip", "-hh"),
 }
 _STYLES: dict[str, HelpStyle] = {"find": "find", "python": "python", "python3": "python"}
 # Words a help text spells like options that are not options: `cut`'s range `-M`.
-_NOT_OPTIONS: dict[tuple[str, ...], frozenset[str]] = {("cut",): frozenset({"-M"})}
+_NOT_OPTIONS: dict[tuple[str, ...], frozenset[str]] = {
+    ("cut",): frozenset({"-M"}),
+    # zstd's `-#` is a level (`-19`), `-b#` a glued number: placeholders, not names.
+    **{
+        (name,): frozenset({"-#", "-b#", "-e#", "-i#", "-T#", "-B#", "-M#"})
+        for name in ("zstd", "unzstd", "zstdcat")
+    },
+}
 # Options left out of a table on purpose, so that they ask: the reason is in the table.
 _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("file",): frozenset({"-C", "--compile"}),  # writes NAME.mgc into the current directory
     ("patch",): frozenset({"-e", "--ed", "-g", "--get"}),  # run ed (`!cmd`), or RCS/git
+    ("tar",): frozenset({"--checkpoint-action"}),  # `exec=CMD` runs a command
+    # An OpenSSL engine by name or path (native code), a socket no path names, an FTP
+    # command string.
+    ("curl",): frozenset({"--engine", "--abstract-unix-socket", "--ftp-alternative-to-user"}),
     # Start the configured editor, a program named by config or the environment.
     ("git", "add"): frozenset({"-e", "--edit"}),
     ("git", "commit"): frozenset({"-e", "--edit"}),
@@ -247,6 +267,7 @@ _FILES_NOT = frozenset(
         "--exclude-dir",  # grep: a glob on names
         "--dirstat-by-file",  # git: parameters of the statistics
         "--msg-template",  # pylint: the format of a message line
+        "--mail-from",  # curl: an e-mail address
     }
 )
 

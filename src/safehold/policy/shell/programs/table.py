@@ -22,6 +22,7 @@ __all__ = [
     "OPTIONS_FILE",
     "PARSERS",
     "ROLES",
+    "WRITES_ANYWHERE",
     "Opt",
     "Parser",
     "Program",
@@ -277,15 +278,35 @@ OPTIONS_FILE = "options-file"
 not seen, so unconfined the command is not understood. The file itself is still read."""
 
 
+WRITES_ANYWHERE = "writes-anywhere"
+"""The mode of an option that lets a program write where its input says, not only under
+the directory it writes into (`tar -x -P`: absolute member names and `..`; `unzip -:`):
+each written name is a computed path (unconfined: asked)."""
+
+
 def read_roles(program: Program, words: tuple[Word, ...]) -> Reading:
     """`words` (argv, program first) read with `program`'s table: see `Reading`."""
     uses, modes, unknown = _read(program, words)
     return Reading(tuple(uses), frozenset(modes), tuple(unknown))
 
 
+def _old_style(program: Program, words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """`tar cfC A.tar DIR src`: the first word is a cluster without its dash, and each of
+    its letters that takes a value takes the next word in turn (tar's old-style options),
+    not the rest of the cluster (`tar cfz a.tgz src` writes `a.tgz`)."""
+    rest = list(words[2:])
+    out: list[Word] = []
+    for letter in words[1].text:
+        out.append(Word("-" + letter, True))
+        opt = program.options.get("-" + letter)
+        if opt is not None and opt.takes and not opt.optional and rest:
+            out.append(rest.pop(0))
+    return (words[0], *out, *rest)
+
+
 def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set[str], list[str]]:
     if program.bundled_first and len(words) > 1 and words[1].static and words[1].text.isalpha():
-        words = (words[0], Word("-" + words[1].text, True), *words[2:])
+        words = _old_style(program, words)
     uses: list[RoleUse] = []
     scripts: list[Word] = []
     modes: set[str] = set()
@@ -424,6 +445,8 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
     )
     if NAMES_FROM_INPUT in modes:
         uses.append(RoleUse("read", _COMPUTED, "names"))
+    if WRITES_ANYWHERE in modes:
+        uses.append(RoleUse("write", _COMPUTED, "names"))
     if spec.fetches_code or program.fetches_code:
         modes.add(FETCHES_CODE)
     return uses, modes, unknown
