@@ -111,14 +111,45 @@ _TAR = Program(
     },
     source="GNU tar 1.34 --help",
 )
+# Zip 3.0 (Debian) `zip -so` ("show options"), every option but one. Its parser
+# (fileio.c `get_option`) reads two-letter short options (`-TT`, `-db`) greedily inside
+# clusters and a trailing `-` as a negation, so a cluster cannot be read letter by
+# letter: the table takes each option word as spelled (`exact`), and a cluster, a prefix
+# of a long option or a negation asks. `-x` and `-i` take a list: the words after them
+# up to the next option (`Opt.items`). Left out, so that it asks: `-R`/`--recurse-patterns`
+# (its operands are patterns matched under `.`: files nobody named, `.env` included).
+_ZIP_LIST = Opt(takes=True, items=True)
 _ZIP = Program(
     options={
-        "-x": _V, "-i": _V, "-n": _V, "-P": _V, "--password": _V, "-b": _WRITE,
-        "-t": _V, "-tt": _V, "-O": _WRITE, "--output-file": _WRITE,
-        "-@": Opt(mode=NAMES_FROM_INPUT), "--names-stdin": Opt(mode=NAMES_FROM_INPUT),
-        "-TT": Opt(takes=True, role="exec"), "--unzip-command": Opt(takes=True, role="exec"),
-        "-m": Opt(mode="move"), "--move": Opt(mode="move"), "-d": Opt(mode="edit"),
-        "--delete": Opt(mode="edit"),
+        **flags("-h", "--help", "-H", "-?", "-h2", "--more-help", "-L", "--license", "-v"),
+        **flags("--verbose", "--version", "-so", "--show-options"),
+        **valued("write", "-b", "--temp-path", "-O", "--output-file", "-lf", "--logfile-path"),
+        **valued("exec", "-TT", "--unzip-command"),
+        **dict.fromkeys(("-x", "--exclude", "-i", "--include"), _ZIP_LIST),
+        **values("-ds", "--dot-size", "-n", "--suffixes", "-P", "--password", "-s"),
+        **values("--split-size", "-t", "--from-date", "-tt", "--before-date", "-UN"),
+        **values("--unicode", "-Z", "--compression-method"),
+        **dict.fromkeys(("-@", "--names-stdin"), Opt(mode=NAMES_FROM_INPUT)),
+        **dict.fromkeys(("-m", "--move"), Opt(mode="move")),
+        # Operands after the archive name its entries, not files.
+        **dict.fromkeys(("-d", "--delete", "-U", "--copy-entries"), Opt(mode="edit")),
+        **flags(*(f"-{d}" for d in "0123456789"), "--store", "-A", "--adjust-sfx", "-c"),
+        **flags(*(f"--compress-{d}" for d in "123456789"), "--entry-comments"),
+        **flags("-db", "--display-bytes", "-dc", "--display-counts", "-dd", "--display-dots"),
+        **flags("-dg", "--display-globaldots", "-du", "--display-usize", "-dv"),
+        **flags("--display-volume", "-D", "--no-dir-entries", "-DF", "--difference-archive"),
+        **flags("-e", "--encrypt", "-F", "--fix", "-FF", "--fixfix", "-FI", "--fifo", "-FS"),
+        **flags("--filesync", "-f", "--freshen", "-fd", "--force-descriptors", "-fz"),
+        **flags("--force-zip64", "-g", "--grow", "-j", "--junk-paths", "-J", "--junk-sfx"),
+        **flags("-k", "--DOS-names", "-l", "--to-crlf", "-ll", "--from-crlf", "-la"),
+        **flags("--log-append", "-li", "--log-info", "-mm", "-MM", "--must-match", "-nw"),
+        **flags("--no-wild", "-o", "--latest-time", "-p", "--paths", "-q", "--quiet", "-r"),
+        **flags("--recurse-paths", "-RE", "--regex", "-sp", "--split-pause", "-sv"),
+        **flags("--split-verbose", "-sb", "--split-bell", "-sc", "--show-command", "-sd"),
+        **flags("--show-debug", "-sf", "--show-files", "-su", "--show-unicode", "-sU"),
+        **flags("--show-just-unicode", "-T", "--test", "-u", "--update", "-ws"),
+        **flags("--wild-stop-dirs", "-X", "--strip-extra", "-y", "--symlinks", "-z"),
+        **flags("--archive-comment"),
     },
     operands="read",
     first="write",
@@ -126,7 +157,9 @@ _ZIP = Program(
         "move": Program(operands="delete", first="write"),
         "edit": Program(first="write"),
     },
-)  # fmt: skip
+    parser="exact",
+    source="Zip 3.0 (Debian) zip -so",
+)
 # UnZip 6.00 (Debian) `unzip -hh`, every option. Its own parser reads clusters of letters
 # (`-qo`, `-dDIR`) and no long options (`getopt`). `-Z` switches to zipinfo, whose listing
 # letters (`-1 -2 -s -m -h -T -z`) are listed too. `-:` keeps `../` in member names:

@@ -84,6 +84,10 @@ class Opt:
     # (`find -exec CMD ARG… ;` or `… {} +`): they are the command's, not the program's own
     # options (the command itself is analysed by the program's step).
     until: frozenset[str] = frozenset()
+    # The value is a list: given as the next word, the static words after it up to the
+    # next option word (or `@`) are its items too, not operands (`zip -x PAT PAT -r A`).
+    # A computed word ends the list: it may expand to an option.
+    items: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,6 +370,11 @@ def _read(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set
             if opt.until:
                 while i <= len(words) and not (
                     words[i - 1].static and words[i - 1].text in opt.until
+                ):
+                    i += 1
+            if opt.items:
+                while (
+                    i < len(words) and words[i].static and not words[i].text.startswith(("-", "@"))
                 ):
                     i += 1
         else:
