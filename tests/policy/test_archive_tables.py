@@ -49,6 +49,12 @@ def test_a_zip_list_runs_to_the_next_option() -> None:
         ("read", "src"),
     }
     assert _roles("zip -r out.zip src -x a b") == {("write", "out.zip"), ("read", "src")}
+    # unzip's `-x` list: patterns, not members written.
+    assert _roles("unzip a.zip -x .git/x b -d out") == {
+        ("read", "a.zip"),
+        ("write", "out"),
+        ("write", "."),
+    }
 
 
 @pytest.mark.parametrize(

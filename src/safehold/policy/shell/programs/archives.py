@@ -163,14 +163,14 @@ _ZIP = Program(
 # UnZip 6.00 (Debian) `unzip -hh`, every option. Its own parser reads clusters of letters
 # (`-qo`, `-dDIR`) and no long options (`getopt`). `-Z` switches to zipinfo, whose listing
 # letters (`-1 -2 -s -m -h -T -z`) are listed too. `-:` keeps `../` in member names:
-# written anywhere. `-x` takes the patterns that follow; the ones after the first are
-# read as members (written, which only asks more).
+# written anywhere. `-x` takes the patterns that follow, up to the next option.
 _UNZIP_LIST = Opt(mode="list")
 _UNZIP = Program(
     options={
         **flags("--help", "-hh"),
         **valued("write", "-d"),
-        **values("-x", "-i", "-P", "-O", "-I"),
+        "-x": Opt(takes=True, items=True),
+        **values("-i", "-P", "-O", "-I"),
         **dict.fromkeys(("-l", "-t", "-z", "-v", "-Z", "-p", "-c"), _UNZIP_LIST),
         "-T": Opt(mode="touch"),
         **flags("-f", "-u", "-n", "-q", "-o", "-a", "-j", "-U", "-C", "-L", "-X", "-V"),

@@ -58,10 +58,7 @@ def command_strings(name: str, words: tuple[Word, ...]) -> Found:
         archive = _remote_archive(words)
         if archive is not None:
             return out, f"tar -f {archive}"
-        for w in words:
-            action = w.text.partition("=")[2] if w.text.startswith("--checkpoint-action=") else ""
-            if action.startswith("exec="):
-                out.append(Word(action[len("exec=") :], w.static))
+        out.extend(_checkpoint_commands(words))
     if name in _SSH_LIKE:
         for opt in ("-o",):
             for value in _values(words, opt):
@@ -75,6 +72,28 @@ def command_strings(name: str, words: tuple[Word, ...]) -> Found:
         if remote:
             out.append(Word(" ".join(w.text for w in remote), all(w.static for w in remote)))
     return out, None
+
+
+# `--checkpoint-` and longer prefixes name `--checkpoint-action` (argp takes unique prefixes;
+# `--checkpoint` itself is another option).
+_CHECKPOINT_ACTION = "--checkpoint-action"
+
+
+def _checkpoint_commands(words: tuple[Word, ...]) -> list[Word]:
+    """The commands of tar's `--checkpoint-action=exec=CMD` (or `--checkpoint-act exec=CMD`)."""
+    out: list[Word] = []
+    for i, w in enumerate(words):
+        name, eq, value = w.text.partition("=")
+        if len(name) <= len("--checkpoint") or not _CHECKPOINT_ACTION.startswith(name):
+            continue
+        if not eq:
+            if i + 1 >= len(words):
+                continue
+            w = words[i + 1]
+            value = w.text
+        if value.startswith("exec="):
+            out.append(Word(value[len("exec=") :], w.static))
+    return out
 
 
 def _remote_archive(words: tuple[Word, ...]) -> str | None:
