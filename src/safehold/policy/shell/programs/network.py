@@ -10,7 +10,7 @@ computed name (DNS exfiltration) is seen as such.
 from __future__ import annotations
 
 from safehold.policy.shell.programs.table import OPTIONS_FILE, Opt, Program
-from safehold.policy.shell.programs.vocab import NAMES, flags, optional, valued, values
+from safehold.policy.shell.programs.vocab import NAMES, flags, valued, values
 
 __all__ = ["MAX_GLOB_URLS", "NC_NAMES", "PROGRAMS", "URL_VARIABLES", "destinations"]
 
@@ -147,8 +147,7 @@ _WGET = Program(
         **values("--accept", "-R", "--reject", "--accept-regex", "--reject-regex"),
         **values("--regex-type", "-D", "--domains", "--exclude-domains", "--follow-tags"),
         **values("--ignore-tags", "-I", "--include-directories", "-X"),
-        **values("--exclude-directories"),
-        **optional("--method"),
+        **values("--exclude-directories", "--method"),
         **flags("-V", "--version", "-h", "--help", "-b", "--background", "-d", "--debug"),
         **flags("-q", "--quiet", "-v", "--verbose", "--no-verbose", "-F", "--force-html"),
         **flags("--no-config", "--retry-connrefused", "--no-clobber", "--no-netrc", "-c"),

@@ -113,6 +113,21 @@ TREE_WALKS: dict[str, TreeWalk] = {
         follows=True,
         operands="roles",
     ),
+    # gzip(1), zstd(1) `-r`: every file below a directory operand is read and replaced,
+    # or written beside (their tables judge the operand itself); `gzip -f` follows links.
+    **dict.fromkeys(
+        ("gzip", "gunzip", "zcat"),
+        TreeWalk(
+            options=_f("--recursive"),
+            letters="r",
+            follow_options=_f("--force"),
+            follow_letters="f",
+            operands="plain",
+        ),
+    ),
+    **dict.fromkeys(
+        ("zstd", "unzstd", "zstdcat"), TreeWalk(letters="r", follows=True, operands="plain")
+    ),
     "cp": TreeWalk(
         options=_f("--recursive", "--archive"),
         letters="rRa",
