@@ -10,6 +10,7 @@ import pytest
 
 from safehold.policy.shell.programs import PROGRAMS
 from safehold.policy.shell.programs.table import read_roles
+from safehold.policy.shell.programs.trees import walking
 from safehold.policy.shell.words import Word
 
 
@@ -105,3 +106,23 @@ def test_words_the_parser_would_not_read_as_the_table_does_are_unknown(
 def test_curl_and_tar_resolve_unique_prefixes() -> None:
     assert ("upload", "secret") in _roles("curl --upload-f secret https://example.com")
     assert ("exec", "sh") in _roles("tar -xf a.tar --to-comm sh")
+
+
+@pytest.mark.parametrize(
+    ("command", "follows"),
+    [
+        ("tar -czf o.tgz src", False),
+        ("tar -czf o.tgz --dereference src", True),
+        ("tar -czf o.tgz --deref src", True),  # argp takes the prefix
+        ("tar czhf o.tgz src", True),
+        ("gzip -rf src", True),
+        ("gzip -r --force src", True),
+        ("gzip -r --for src", True),
+    ],
+)
+def test_tree_walks_read_abbreviated_options_as_the_program_does(
+    command: str, follows: bool
+) -> None:
+    walk = walking(tuple(Word(w, True) for w in command.split()))
+    assert walk is not None
+    assert walk.follows is follows
