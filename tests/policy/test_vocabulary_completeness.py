@@ -41,6 +41,15 @@ _HELP_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     # every subcommand takes, are listed by `kubectl options`.
     ("kubectl",): ("kubectl", "options"),
     ("ps",): ("ps", "--help", "all"),  # `ps --help` lists only the help topics
+    # The short helps list the common options only.
+    ("curl",): ("curl", "--help", "all"),
+    ("xz",): ("xz", "--long-help"),
+    ("unxz",): ("xz", "--long-help"),
+    ("lzma",): ("xz", "--long-help"),
+    ("unlzma",): ("xz", "--long-help"),
+    ("xzcat",): ("xz", "--long-help"),
+    ("lzcat",): ("xz", "--long-help"),
+    ("unzip",): ("unzip", "-hh"),
 }
 _STYLES: dict[str, HelpStyle] = {"find": "find", "python": "python", "python3": "python"}
 # The help a parser family prints: cobra's usage lines for Go's pflag (docker, kubectl).
@@ -49,6 +58,11 @@ _PARSER_STYLES: dict[str, HelpStyle] = {"pflag": "cobra"}
 _NOT_OPTIONS: dict[tuple[str, ...], frozenset[str]] = {
     ("cut",): frozenset({"-M"}),
     ("numfmt",): frozenset({"-M"}),  # `--field=-M`: a range of fields
+    # zstd's `-#` is a level (`-19`), `-b#` a glued number: placeholders, not names.
+    **{
+        (name,): frozenset({"-#", "-b#", "-e#", "-i#", "-T#", "-B#", "-M#"})
+        for name in ("zstd", "unzstd", "zstdcat")
+    },
 }
 # Options left out of a table on purpose, so that they ask: the reason is in the table.
 _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
@@ -57,6 +71,10 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("date",): frozenset({"-s", "--set"}),  # sets the system clock
     ("hostname",): frozenset({"-F", "--file", "-b", "--boot"}),  # set the host name
     ("git", "grep"): frozenset({"-O", "--open-files-in-pager"}),  # runs a pager program
+    ("tar",): frozenset({"--checkpoint-action"}),  # `exec=CMD` runs a command
+    # An OpenSSL engine by name or path (native code), a socket no path names, an FTP
+    # command string.
+    ("curl",): frozenset({"--engine", "--abstract-unix-socket", "--ftp-alternative-to-user"}),
     # Start the configured editor, a program named by config or the environment.
     ("git", "add"): frozenset({"-e", "--edit"}),
     ("git", "commit"): frozenset({"-e", "--edit"}),
@@ -353,6 +371,7 @@ _FILES_NOT = frozenset(
         "--msg-template",  # pylint: the format of a message line
         "--volumes-from",  # docker: a container whose volumes are shared
         "--cache-from",  # docker build: images used as cache
+        "--mail-from",  # curl: an e-mail address
     }
 )
 

@@ -7,7 +7,9 @@ opaque constructs inside it count (`ssh host 'rm -rf ~'`, `tar -I 'sh -c x' -cf 
 
 from __future__ import annotations
 
+from safehold.policy.shell.programs.archives import LOCAL_ARCHIVE, TAR
 from safehold.policy.shell.programs.step import Step, StepFn, Unwrapped, opaque
+from safehold.policy.shell.programs.table import read_roles
 from safehold.policy.shell.words import Word
 
 __all__ = ["STEPS", "command_strings"]
@@ -53,10 +55,10 @@ def command_strings(name: str, words: tuple[Word, ...]) -> Found:
     for opt in _COMMAND_OPTIONS.get(name, ()):
         out.extend(_values(words, opt))
     if name == "tar":
-        for w in words:
-            action = w.text.partition("=")[2] if w.text.startswith("--checkpoint-action=") else ""
-            if action.startswith("exec="):
-                out.append(Word(action[len("exec=") :], w.static))
+        archive = _remote_archive(words)
+        if archive is not None:
+            return out, f"tar -f {archive}"
+        out.extend(_checkpoint_commands(words))
     if name in _SSH_LIKE:
         for opt in ("-o",):
             for value in _values(words, opt):
@@ -70,6 +72,42 @@ def command_strings(name: str, words: tuple[Word, ...]) -> Found:
         if remote:
             out.append(Word(" ".join(w.text for w in remote), all(w.static for w in remote)))
     return out, None
+
+
+# `--checkpoint-` and longer prefixes name `--checkpoint-action` (argp takes unique prefixes;
+# `--checkpoint` itself is another option).
+_CHECKPOINT_ACTION = "--checkpoint-action"
+
+
+def _checkpoint_commands(words: tuple[Word, ...]) -> list[Word]:
+    """The commands of tar's `--checkpoint-action=exec=CMD` (or `--checkpoint-act exec=CMD`)."""
+    out: list[Word] = []
+    for i, w in enumerate(words):
+        name, eq, value = w.text.partition("=")
+        if len(name) <= len("--checkpoint") or not _CHECKPOINT_ACTION.startswith(name):
+            continue
+        if not eq:
+            if i + 1 >= len(words):
+                continue
+            w = words[i + 1]
+            value = w.text
+        if value.startswith("exec="):
+            out.append(Word(value[len("exec=") :], w.static))
+    return out
+
+
+def _remote_archive(words: tuple[Word, ...]) -> str | None:
+    """`tar -cf HOST:FILE`: GNU tar opens an archive whose name has a `:` with no `/`
+    before it on HOST, through a remote shell (rsh, `--rsh-command`), unless
+    `--force-local` is given: the archive is sent there (or read from there)."""
+    reading = read_roles(TAR, words)
+    if LOCAL_ARCHIVE in reading.modes:
+        return None
+    for use in reading.uses:
+        text = use.word.text
+        if use.option in ("-f", "--file") and ":" in text and "/" not in text.split(":", 1)[0]:
+            return text
+    return None
 
 
 def _values(words: tuple[Word, ...], opt: str) -> list[Word]:

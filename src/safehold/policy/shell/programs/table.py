@@ -22,6 +22,7 @@ __all__ = [
     "OPTIONS_FILE",
     "PARSERS",
     "ROLES",
+    "WRITES_ANYWHERE",
     "HostAsk",
     "Opt",
     "Parser",
@@ -96,6 +97,10 @@ class Opt:
     # How many words the value is: `jq --rawfile NAME FILE` takes 2, and `role` is the
     # last one's (a glued `--opt=V` is the first; the rest follow it).
     count: int = 1
+    # The value is a list: given as the next word, the static words after it up to the
+    # next option word (or `@`) are its items too, not operands (`zip -x PAT PAT -r A`).
+    # A computed word ends the list: it may expand to an option.
+    items: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,11 +332,31 @@ OPTIONS_FILE = "options-file"
 not seen, so unconfined the command is not understood. The file itself is still read."""
 
 
+WRITES_ANYWHERE = "writes-anywhere"
+"""The mode of an option that lets a program write where its input says, not only under
+the directory it writes into (`tar -x -P`: absolute member names and `..`; `unzip -:`):
+each written name is a computed path (unconfined: asked)."""
+
+
 def read_roles(program: Program, words: tuple[Word, ...]) -> Reading:
     """`words` (argv, program first) read with `program`'s table: see `Reading`."""
     asks: list[HostAsk] = []
     uses, modes, unknown = _read(program, words, asks)
     return Reading(tuple(uses), frozenset(modes), tuple(unknown), tuple(asks))
+
+
+def _old_style(program: Program, words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """`tar cfC A.tar DIR src`: the first word is a cluster without its dash, and each of
+    its letters that takes a value takes the next word in turn (tar's old-style options),
+    not the rest of the cluster (`tar cfz a.tgz src` writes `a.tgz`)."""
+    rest = list(words[2:])
+    out: list[Word] = []
+    for letter in words[1].text:
+        out.append(Word("-" + letter, True))
+        opt = program.options.get("-" + letter)
+        if opt is not None and opt.takes and not opt.optional and rest:
+            out.append(rest.pop(0))
+    return (words[0], *out, *rest)
 
 
 def _read(
@@ -340,7 +365,7 @@ def _read(
     if asks is not None and program.host_ask is not None:
         asks.append(program.host_ask)
     if program.bundled_first and len(words) > 1 and words[1].static and words[1].text.isalpha():
-        words = (words[0], Word("-" + words[1].text, True), *words[2:])
+        words = _old_style(program, words)
     uses: list[RoleUse] = []
     scripts: list[Word] = []
     modes: set[str] = set()
@@ -407,6 +432,11 @@ def _read(
             if opt.until:
                 while i <= len(words) and not (
                     words[i - 1].static and words[i - 1].text in opt.until
+                ):
+                    i += 1
+            if opt.items:
+                while (
+                    i < len(words) and words[i].static and not words[i].text.startswith(("-", "@"))
                 ):
                     i += 1
         else:
@@ -500,6 +530,8 @@ def _read(
     )
     if NAMES_FROM_INPUT in modes:
         uses.append(RoleUse("read", _COMPUTED, "names"))
+    if WRITES_ANYWHERE in modes:
+        uses.append(RoleUse("write", _COMPUTED, "names"))
     if spec.fetches_code or program.fetches_code:
         modes.add(FETCHES_CODE)
     return uses, modes, unknown

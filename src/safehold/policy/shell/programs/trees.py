@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from safehold.policy.shell.programs import PROGRAMS
+from safehold.policy.shell.programs.table import Program, resolve_option
 from safehold.policy.shell.words import Word
 
 __all__ = ["TREE_WALKS", "TreeWalk", "Walking", "walking"]
@@ -113,6 +115,21 @@ TREE_WALKS: dict[str, TreeWalk] = {
         follows=True,
         operands="roles",
     ),
+    # gzip(1), zstd(1) `-r`: every file below a directory operand is read and replaced,
+    # or written beside (their tables judge the operand itself); `gzip -f` follows links.
+    **dict.fromkeys(
+        ("gzip", "gunzip", "zcat"),
+        TreeWalk(
+            options=_f("--recursive"),
+            letters="r",
+            follow_options=_f("--force"),
+            follow_letters="f",
+            operands="plain",
+        ),
+    ),
+    **dict.fromkeys(
+        ("zstd", "unzstd", "zstdcat"), TreeWalk(letters="r", follows=True, operands="plain")
+    ),
     "cp": TreeWalk(
         options=_f("--recursive", "--archive"),
         letters="rRa",
@@ -157,6 +174,15 @@ class Walking:
     repo_root: bool
 
 
+def _table(name: str) -> Program | None:
+    """The program table `name` (`git add`: git's subcommand) reads its options with."""
+    program, _, sub = name.partition(" ")
+    table = PROGRAMS.get(program)
+    if table is not None and sub:
+        return table.subcommands.get(sub)
+    return table
+
+
 def walking(words: tuple[Word, ...]) -> Walking | None:
     """How the command walks directory trees, or None when it reads no tree."""
     if not words or not words[0].static:
@@ -167,18 +193,24 @@ def walking(words: tuple[Word, ...]) -> Walking | None:
     walk = TREE_WALKS.get(name)
     if walk is None:
         return None
+    table = _table(name)
     recursive, follows, hidden = walk.always, walk.follows, not walk.skips_hidden
     whole, ignores = walk.cwd_default, walk.gitignore
     for k, word in enumerate(words[start:], start=start):
         text = word.text
         if text == "--":
             break
-        name = text.partition("=")[0] if text.startswith("--") else text
-        recursive = recursive or name in walk.options or text in walk.options
-        follows = follows or name in walk.follow_options
-        hidden = hidden or name in walk.hidden_options
-        whole = whole or name in walk.tree_options
-        ignores = ignores and name not in walk.no_ignore_options
+        # The name as spelled, and the option it abbreviates for the program's parser
+        # (`tar --deref` is `--dereference`): either one counts.
+        names = {text.partition("=")[0] if text.startswith("--") else text}
+        if table is not None and text.startswith("--"):
+            resolved = resolve_option(table, text)
+            names.update(flag for flag, _ in resolved.flags)
+        recursive = recursive or bool(names & walk.options) or text in walk.options
+        follows = follows or bool(names & walk.follow_options)
+        hidden = hidden or bool(names & walk.hidden_options)
+        whole = whole or bool(names & walk.tree_options)
+        ignores = ignores and not names & walk.no_ignore_options
         # A short cluster (`-rn`), or tar's first word without its dash (`czhf`).
         cluster = text[1:] if text[:1] == "-" and text[1:2] != "-" else ""
         if k == start and walk.bundled_first and text[:1] != "-":

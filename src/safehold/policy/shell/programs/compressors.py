@@ -1,0 +1,156 @@
+"""Compressors: gzip, xz, bzip2, zstd and the names they answer to (complete tables).
+
+Each table lists every option of the program's help on Debian 12 (the version is in
+`source`). What the operands are depends on the mode:
+
+- gzip, xz and bzip2 replace each FILE by its (de)compressed sibling (`gzip f` writes
+  `f.gz` and deletes `f`): the operands are deleted; `-k` keeps them and writes the
+  sibling beside each (a write); `-c`, `-l` and `-t` only read them;
+- zstd keeps its inputs by default and writes the sibling (a write); `--rm` deletes them;
+  `-c`, `-l` and `--test` only read; `-o FILE` writes FILE, and then every operand is
+  read as written too, because zstd gives `-o` the next word even inside a cluster
+  (`-ok OUT IN`), where a table would give it the rest of the cluster;
+- `zcat`, `bzcat`, `xzcat`, `zstdcat` only read.
+
+None of them runs a program. Modes are picked by name in order (`table._read`): `keep`
+and `move` come before `output` and `stdout`, so a conflicting pair reads the stricter.
+"""
+
+from __future__ import annotations
+
+from safehold.policy.shell.programs.table import NAMES_FROM_INPUT, Opt, Program
+from safehold.policy.shell.programs.vocab import (
+    DIGITS,
+    HELP,
+    flags,
+    names_from,
+    optional,
+    valued,
+    values,
+)
+
+__all__ = ["PROGRAMS"]
+
+_KEEP = Opt(mode="keep")
+_STDOUT = Opt(mode="stdout")
+_READS = {"keep": Program(operands="write"), "stdout": Program(operands="read")}
+
+# gzip 1.12 `--help` (getopt_long). `gunzip` is `gzip -d`, `zcat` is `gzip -cd`: scripts
+# that pass every option on.
+_GZIP_OPTIONS = {
+    **HELP,
+    **dict.fromkeys(("-c", "--stdout", "-l", "--list", "-t", "--test"), _STDOUT),
+    **dict.fromkeys(("-k", "--keep"), _KEEP),
+    **values("-S", "--suffix"),
+    **flags("-d", "--decompress", "-f", "--force", "-h", "-L", "--license", "-n"),
+    **flags("--no-name", "-N", "--name", "-q", "--quiet", "-r", "--recursive", "--rsyncable"),
+    **flags("--synchronous", "-v", "--verbose", "-V", "--fast", "--best"),
+    **flags(*(f"-{d}" for d in "123456789")),
+}
+_GZIP = "gzip 1.12 --help"
+_GZIP_TABLE = Program(options=_GZIP_OPTIONS, operands="delete", modes=_READS, source=_GZIP)
+_ZCAT = Program(options=_GZIP_OPTIONS, operands="read", source=f"zcat ({_GZIP})")
+
+# XZ Utils 5.4.1 `xz --long-help` (getopt_long). `unxz`, `xzcat`, `lzma`, `unlzma`,
+# `lzcat` are xz under other names: the same options.
+_XZ_OPTIONS = {
+    **HELP,
+    **dict.fromkeys(("-c", "--stdout", "-l", "--list", "-t", "--test"), _STDOUT),
+    **dict.fromkeys(("-k", "--keep"), _KEEP),
+    # `--files[=FILE]`: the names to process, from FILE or standard input.
+    **dict.fromkeys(
+        ("--files", "--files0"),
+        Opt(takes=True, optional=True, role="read", mode=NAMES_FROM_INPUT),
+    ),
+    **values("-S", "--suffix", "-F", "--format", "-C", "--check", "-T", "--threads"),
+    **values("--block-size", "--block-list", "--flush-timeout", "--memlimit-compress"),
+    **values("--memlimit-decompress", "--memlimit-mt-decompress", "-M", "--memlimit"),
+    **optional("--lzma1", "--lzma2", "--x86", "--arm", "--armthumb", "--arm64", "--powerpc"),
+    **optional("--ia64", "--sparc", "--delta"),
+    **flags("-z", "--compress", "-d", "--decompress", "-f", "--force", "--single-stream"),
+    **flags("--no-sparse", "--ignore-check", "-e", "--extreme", "--no-adjust", "-q"),
+    **flags("--quiet", "-v", "--verbose", "-Q", "--no-warn", "--robot", "--info-memory"),
+    **flags("-h", "-H", "--long-help", "-V", *DIGITS),
+}
+_XZ = "XZ Utils 5.4.1 xz --long-help"
+_XZ_TABLE = Program(options=_XZ_OPTIONS, operands="delete", modes=_READS, source=_XZ)
+_XZCAT = Program(options=_XZ_OPTIONS, operands="read", source=f"xzcat ({_XZ})")
+
+# bzip2 1.0.8 `--help`: its own parser reads clusters (`-dc`) and long options spelled in
+# full, no prefixes (`getopt`). `bunzip2` and `bzcat` are bzip2 under other names.
+_BZIP2_OPTIONS = {
+    **HELP,
+    **dict.fromkeys(("-c", "--stdout", "-t", "--test"), _STDOUT),
+    **dict.fromkeys(("-k", "--keep"), _KEEP),
+    **flags("-h", "-d", "--decompress", "-z", "--compress", "-f", "--force", "-q", "--quiet"),
+    **flags("-v", "--verbose", "-L", "--license", "-V", "-s", "--small", "--fast", "--best"),
+    **flags(*(f"-{d}" for d in "123456789")),
+}
+_BZIP2 = "bzip2 1.0.8 --help"
+_BZIP2_TABLE = Program(
+    options=_BZIP2_OPTIONS, operands="delete", modes=_READS, parser="getopt", source=_BZIP2
+)
+_BZCAT = Program(
+    options=_BZIP2_OPTIONS, operands="read", parser="getopt", source=f"bzcat ({_BZIP2})"
+)
+
+# zstd 1.5.4 `--help`: its own parser reads clusters with numbers glued to their letter
+# (`-19`, `-T0`, `-M64`: each a glued value only) and long options spelled in full, no
+# prefixes (`getopt`); `-o` and `-D` take the next word even inside a cluster.
+_ZSTD_OPTIONS = {
+    **HELP,
+    **dict.fromkeys(("-c", "--stdout", "-l", "--test"), _STDOUT),
+    **flags("-k", "--keep"),
+    "--rm": Opt(mode="move"),
+    "-o": Opt(takes=True, role="write", mode="output"),
+    **valued("read", "-D", "--patch-from"),
+    **valued("write", "--trace", "--output-dir-flat", "--output-dir-mirror"),
+    **names_from("--filelist"),
+    **optional("-T", "-B", "-M", "-b", "-e", "-i", "--fast", "--long", "--train-cover"),
+    **optional("--train-fastcover", "--train-legacy"),
+    **values("--auto-threads", "--stream-size", "--size-hint", "--target-compressed-block-size"),
+    **values("--format", "--maxdict", "--dictID", "--priority"),
+    **flags("-d", "--decompress", "-f", "--force", "-h", "-H", "-V", "-v", "--verbose", "-q"),
+    **flags("--quiet", "--progress", "--no-progress", "-r", "--asyncio", "--no-asyncio"),
+    **flags("--check", "--no-check", "--ultra", "--adapt", "--single-thread", "--rsyncable"),
+    **flags("--exclude-compressed", "--no-dictID", "--compress-literals"),
+    **flags("--no-compress-literals", "--row-match-finder", "--no-row-match-finder"),
+    **flags("--sparse", "--no-sparse", "--pass-through", "--no-pass-through", "--train", "-S"),
+    **DIGITS,
+}
+_ZSTD = "zstd 1.5.4 --help"
+_ZSTD_MODES = {
+    "move": Program(operands="delete"),
+    "output": Program(operands="write"),
+    "stdout": Program(operands="read"),
+}
+_ZSTD_TABLE = Program(
+    options=_ZSTD_OPTIONS, operands="write", modes=_ZSTD_MODES, parser="getopt", source=_ZSTD
+)
+_ZSTDCAT = Program(
+    options=_ZSTD_OPTIONS,
+    operands="read",
+    modes={"output": Program(operands="write")},
+    parser="getopt",
+    source=f"zstdcat ({_ZSTD})",
+)
+
+PROGRAMS: dict[str, Program] = {
+    "gzip": _GZIP_TABLE,
+    "gunzip": Program(
+        options=_GZIP_OPTIONS, operands="delete", modes=_READS, source=f"gunzip ({_GZIP})"
+    ),
+    "zcat": _ZCAT,
+    "xz": _XZ_TABLE,
+    "unxz": _XZ_TABLE,
+    "lzma": _XZ_TABLE,
+    "unlzma": _XZ_TABLE,
+    "xzcat": _XZCAT,
+    "lzcat": _XZCAT,
+    "bzip2": _BZIP2_TABLE,
+    "bunzip2": _BZIP2_TABLE,
+    "bzcat": _BZCAT,
+    "zstd": _ZSTD_TABLE,
+    "unzstd": _ZSTD_TABLE,
+    "zstdcat": _ZSTDCAT,
+}
