@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import random
 
 import pytest
@@ -192,6 +193,17 @@ def reference_verdict(
         c.verdict is Verdict.ASK and not c.approvable for c in checks
     )
     liftable_ask = any(c.verdict is Verdict.ASK for c in [*checks, *urls])
+    path_checks = checks[: len(args.paths)]
+    if call.kind is ToolKind.DELETE and all(c.canonical is not None for c in path_checks):
+        # A delete tool given a directory deletes everything below it: each entry is a write.
+        for root in {str(c.canonical) for c in path_checks}:
+            if not os.path.isdir(root) or os.path.islink(root):
+                continue
+            for folder, dirs, files in os.walk(root):
+                for name in [*dirs, *files]:
+                    entry = os.path.join(folder, name)
+                    if policy.check_path(entry, "write").verdict is not Verdict.ALLOW:
+                        unliftable_ask = True
     skip_approval = False
     if Side.EXECUTE in sides:
         readings = []

@@ -62,7 +62,14 @@ from safehold.policy.shell.programs.search import (
 )
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
-from safehold.policy.shell.programs.table import Program, Role, RoleUse, is_remote, roles_of
+from safehold.policy.shell.programs.table import (
+    UNPACKS,
+    Program,
+    Role,
+    RoleUse,
+    is_remote,
+    roles_of,
+)
 from safehold.policy.shell.programs.trees import Walking, walking
 from safehold.policy.shell.python_code import cwd_first, invocation_problem, read_python
 from safehold.policy.shell.roles import Finding, judge_change, judge_use
@@ -1307,14 +1314,23 @@ def _check_deleted_trees(
         return "; ".join(r.message for r in check.reasons) or "it needs approval"
 
     for cmd in analysis.commands:
-        dirs, uses, _modes = _place(cmd, base, policy, found)
+        dirs, uses, modes = _place(cmd, base, policy, found)
+        unpacks = UNPACKS in modes
         for use in uses:
-            if use.role != "delete" or not use.word.static:
+            deletes = use.role == "delete"
+            if not (deletes or (unpacks and use.role == "write")) or not use.word.static:
                 continue  # a computed word already asks without the sandbox
-            # The directory itself, when it asks or is denied, already said so.
+            # The directory itself, when it asks or is denied, already said so. An archive
+            # unpacked into a directory may write any name below it (`.git/hooks/…`).
             scans, budget = _walk_named(use.word.text, dirs, policy, "write", walked, budget, flag)
+            verb = "deletes everything" if deletes else "unpacks members of any name"
+            what = (
+                "deletes `{}` and everything below it"
+                if deletes
+                else ("unpacks an archive into `{}`, whose members may be named anything below it")
+            )
             for full, scan in scans:
-                _tree_reasons(cmd, use.word.text, full, scan, found, "deletes everything")
+                _tree_reasons(cmd, use.word.text, full, scan, found, verb)
                 for path, why in scan.flagged:
                     found.grantable = False
                     inside = posixpath.relpath(path, full)
@@ -1323,9 +1339,8 @@ def _check_deleted_trees(
                         Reason(
                             "tree-holds-protected",
                             cmd.program,
-                            f"`{cmd.program}` deletes `{use.word.text}` and everything below "
-                            f"it, including `{inside}`: {why}; without the sandbox nothing "
-                            "keeps it",
+                            f"`{cmd.program}` {what.format(use.word.text)}, including "
+                            f"`{inside}`: {why}; without the sandbox nothing keeps it",
                         ),
                     )
 
@@ -1738,8 +1753,9 @@ def _check_roles(
                 if not (use.word.static or use.word.home):
                     if unconfined and not (globs and _workspace_glob(use.word, dirs, policy)):
                         _add(found, _computed(program, use))
-                elif use.option == "script":
-                    # A file named inside a script (`sed 'r F'`) is no word of its own.
+                elif use.option in ("script", "REV:PATH"):
+                    # A file named inside a script (`sed 'r F'`) or a revision's path
+                    # (`git show HEAD:.env`) is no word of its own.
                     _check_argument(use.word.text, dirs, policy, found)
             else:
                 for finding in judge_use(use, program, cmd.stdin_fed, config):

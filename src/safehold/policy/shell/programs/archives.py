@@ -104,7 +104,9 @@ _TAR = Program(
         # `-x`: the archive named by `-f` is only read; what it holds lands in `.` (or
         # `-C DIR`), under names not known here. Operands name members to extract: the
         # files written (`tar -xf a.tar .git/hooks/pre-commit`).
-        "extract": Program(options=_READS_ARCHIVE, operands="write", implicit=(("write", "."),)),
+        "extract": Program(
+            options=_READS_ARCHIVE, operands="write", implicit=(("write", "."),), unpacks=True
+        ),
         "list": Program(options=_READS_ARCHIVE),
         "compare": Program(options=_READS_ARCHIVE, operands="read"),
         "move": Program(operands="delete"),
@@ -181,6 +183,7 @@ _UNZIP = Program(
     first="read",
     operands="write",
     implicit=(("write", "."),),
+    unpacks=True,
     modes={"list": Program(first="read"), "touch": Program(first="write")},
     parser="getopt",
     source="UnZip 6.00 (Debian) unzip -hh",

@@ -262,14 +262,16 @@ def _complete(sub: str, options: dict[str, Opt], **roles: Any) -> Program:
 # files they read (`diff --no-index A B`, `blame F`, `add F`), or work-tree files they
 # rewrite (`checkout -- F`, `restore F`, `reset --hard`).
 _READING: dict[str, Program] = {
-    "diff": _complete("diff", go.DIFF, operands="read"),
-    "log": _complete("log", go.LOG),
-    "show": _complete("show", go.SHOW),
+    "diff": _complete("diff", go.DIFF, operands="read", rev_paths=True),
+    "log": _complete("log", go.LOG, rev_paths=True),
+    "show": _complete("show", go.SHOW, rev_paths=True),
     "status": _complete("status", go.STATUS),
     "blame": _complete("blame", go.BLAME, operands="read"),
     "rev-parse": _complete("rev-parse", go.REV_PARSE),
     # The pattern first, unless `-e`/`-f` gave it; then trees and pathspecs (read).
-    "grep": _complete("grep", go.GREP, operands="read", skip=1, unskip=frozenset({"-e", "-f"})),
+    "grep": _complete(
+        "grep", go.GREP, operands="read", skip=1, unskip=frozenset({"-e", "-f"}), rev_paths=True
+    ),
     "ls-files": _complete("ls-files", go.LS_FILES),
     "tag": _complete("tag", go.TAG),
     "branch": _complete("branch", go.BRANCH),

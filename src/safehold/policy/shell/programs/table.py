@@ -22,6 +22,7 @@ __all__ = [
     "OPTIONS_FILE",
     "PARSERS",
     "ROLES",
+    "UNPACKS",
     "WRITES_ANYWHERE",
     "HostAsk",
     "Opt",
@@ -166,6 +167,14 @@ class Program:
     # build scripts (`pip install`, `npm install`, `cargo build`). Read as the mode
     # `FETCHES_CODE`; unconfined it asks (security-model rule 3: downloaded code).
     fetches_code: bool = False
+    # The (sub)command writes files its input names below the directory of its `implicit`
+    # write (an archive's members: `tar -x`, `unzip`). Read as the mode `UNPACKS`; without
+    # the sandbox every entry below that directory is judged as written (`assess`), since
+    # a member may be `.git/hooks/pre-commit`.
+    unpacks: bool = False
+    # `REV:PATH` operands name PATH in the repository (`git show HEAD:.env` prints the
+    # committed `.env`): PATH is read (judged by the path policy).
+    rev_paths: bool = False
     # `NAME=VALUE` operands set variables the program's own code runs (make's `CC=…`,
     # `SHELL=…`): each is not understood.
     variable_operands: bool = False
@@ -325,6 +334,9 @@ NAMES_FROM_INPUT = "names-from-input"
 """The mode of an option whose value is a file (or `-`, standard input) listing more file
 names the program then reads (`tar -T LIST`, `sort --files0-from=LIST`, `zip -@`, git's
 `--pathspec-from-file`): names nobody saw, each a computed path (unconfined: asked)."""
+
+UNPACKS = "unpacks"
+"""The mode a `Program(unpacks=True)` reading reports (see `Program.unpacks`)."""
 
 OPTIONS_FILE = "options-file"
 """The mode of an option whose value holds more of the program's options or commands
@@ -515,6 +527,10 @@ def _read(
         if spec.stdin_names is not None and w.static and w.text == "-":
             uses.append(RoleUse(spec.stdin_names, _COMPUTED))
             continue
+        if spec.rev_paths and w.static and ":" in w.text:
+            rev_path = w.text.partition(":")[2]
+            if rev_path:
+                uses.append(RoleUse("read", Word(rev_path, True), "REV:PATH"))
         role = spec.operands
         if k == 0 and spec.first is not None:
             role = spec.first
@@ -534,6 +550,8 @@ def _read(
         uses.append(RoleUse("write", _COMPUTED, "names"))
     if spec.fetches_code or program.fetches_code:
         modes.add(FETCHES_CODE)
+    if spec.unpacks:
+        modes.add(UNPACKS)
     return uses, modes, unknown
 
 
