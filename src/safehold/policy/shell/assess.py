@@ -1036,6 +1036,17 @@ def _check_paths(
                             _check_outside_read(candidate, dirs, policy, config, found)
                         if not word.static and has_expansion(candidate):
                             _check_expansions(candidate, dirs, policy, found)
+        # Paths a table made from part of a word (`kubectl -o go-template-file=F`, `git show
+        # HEAD:F`) are no word of the command: each is read where the program runs.
+        own = {id(w) for layer in (*cmd.wrapper_words, cmd.words) for w in layer}
+        for use in uses:
+            made = id(use.word) not in own and use.option != "script"
+            if made and use.role in ("read", "upload") and use.word.static:
+                key = (use.word.text, where, True)
+                if key not in seen:
+                    seen.add(key)
+                    _check_argument(use.word.text, dirs, policy, found)
+                    _check_outside_read(use.word.text, dirs, policy, config, found)
 
 
 def _check_trees(

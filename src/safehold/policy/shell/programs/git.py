@@ -236,7 +236,11 @@ def _git_runs_code(words: tuple[Word, ...]) -> Reasons | None:
             glued = t.startswith(opt) and (
                 t[len(opt) : len(opt) + 1] == "=" if opt.startswith("--") else len(t) > len(opt)
             )
-            if t == opt or glued:
+            # git's parse-options takes any unique prefix of a long option (`--open=CMD`
+            # for `--open-files-in-pager`): any prefix counts here, erring towards asking.
+            name = t.partition("=")[0]
+            prefix = opt.startswith("--") and len(name) > 3 and opt.startswith(name)
+            if t == opt or glued or prefix:
                 return opaque(
                     "git-runs-command",
                     f"git {sub} {opt}",
