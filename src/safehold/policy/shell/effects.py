@@ -287,7 +287,7 @@ def _unknown_words(table: Program, words: tuple[Word, ...], name: str = "") -> t
         found += (Effect("run", "downloaded packages", name, why),)
     if OPTIONS_FILE in reading.modes:
         shown = " ".join(w.text for w in words[:3])
-        why = f"`{shown}`: options read from a file or given as commands are not seen"
+        why = f"`{shown}`: options, commands or URLs read from a file or given as commands are not seen"
         found += (Effect("not-understood", "options file", name, why),)
     if SHOWS_ENVIRONMENT in reading.modes:
         shown = " ".join(w.text for w in words[:3])

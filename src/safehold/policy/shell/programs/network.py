@@ -19,8 +19,9 @@ _READ = Opt(takes=True, role="read")
 _WRITE = Opt(takes=True, role="write")
 _UPLOAD = Opt(takes=True, role="upload")
 _NET = Opt(takes=True, role="network")
-# curl's `-K FILE` ("config file"), wget's `--config FILE` (a wgetrc) and `-e CMD` (one
-# wgetrc command): `output = ~/.bashrc`, `upload-file = …`, `use_askpass = PROG`.
+# curl's `-K FILE` ("config file"), wget's `--config FILE` (a wgetrc), `-e CMD` (one
+# wgetrc command: `output = ~/.bashrc`, `upload-file = …`, `use_askpass = PROG`) and `-i
+# FILE` (the URLs to fetch).
 _OPTIONS_FILE = Opt(takes=True, role="read", mode=OPTIONS_FILE)
 _WGETRC_COMMAND = Opt(takes=True, role="network", mode=OPTIONS_FILE)
 
@@ -123,7 +124,9 @@ _WGET = Program(
         **valued("write", "-O", "--output-document", "-o", "--output-file", "-a"),
         **valued("write", "--append-output", "-P", "--directory-prefix", "--save-cookies"),
         **valued("write", "--rejected-log", "--hsts-file", "--warc-file", "--warc-tempdir"),
-        **valued("read", "-i", "--input-file", "--load-cookies", "--ca-certificate"),
+        # `-i FILE`: the URLs to fetch are in FILE, unseen (a metadata address among them).
+        "-i": _OPTIONS_FILE, "--input-file": _OPTIONS_FILE,
+        **valued("read", "--load-cookies", "--ca-certificate"),
         **valued("read", "--certificate", "--private-key", "--ca-directory", "--crl-file"),
         **valued("read", "--pinnedpubkey", "--warc-dedup"),
         "--config": _OPTIONS_FILE,

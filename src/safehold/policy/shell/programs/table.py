@@ -339,9 +339,10 @@ UNPACKS = "unpacks"
 """The mode a `Program(unpacks=True)` reading reports (see `Program.unpacks`)."""
 
 OPTIONS_FILE = "options-file"
-"""The mode of an option whose value holds more of the program's options or commands
-(`curl -K FILE`, `wget --config FILE`, `wget -e CMD`): files they write, send or run are
-not seen, so unconfined the command is not understood. The file itself is still read."""
+"""The mode of an option whose value holds more of the program's options, commands or
+destinations (`curl -K FILE`, `wget --config FILE`, `wget -e CMD`, `wget -i URLS`): files
+they write, send or run and hosts they reach are not seen, so unconfined the command is not
+understood. The file itself is still read."""
 
 
 WRITES_ANYWHERE = "writes-anywhere"
