@@ -385,11 +385,7 @@ def _step2_deleted_trees(policy: CompiledPolicy, canonicals: list[str], steps: _
     in the agent's own process, so no sandbox keeps `.git` whatever the runner."""
     budget = tree_scan.MAX_TREE_ENTRIES
 
-    def flag(entry: os.DirEntry[str]) -> str | None:
-        check = policy.check_path(entry.path, "write")
-        if check.verdict is Verdict.ALLOW:
-            return None
-        return "; ".join(r.message for r in check.reasons) or "it needs approval"
+    flag = tree_scan.write_objection(policy)
 
     for root in dict.fromkeys(canonicals):
         if budget <= 0 or not os.path.isdir(root) or os.path.islink(root):

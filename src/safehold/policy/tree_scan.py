@@ -16,10 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from safehold.policy.decision import Verdict
+
 if TYPE_CHECKING:
     from safehold.policy.paths import CompiledPolicy
 
-__all__ = ["MAX_TREE_ENTRIES", "TreeScan", "denied_below"]
+__all__ = ["MAX_TREE_ENTRIES", "TreeScan", "denied_below", "write_objection"]
 
 # About 5 µs an entry: the bound keeps a decision under a tenth of a second.
 MAX_TREE_ENTRIES = 20_000
@@ -130,6 +132,19 @@ def denied_below(
                 elif is_dir:
                     stack.append(path)
     return TreeScan(tuple(found), True, limit, seen, tuple(flagged))
+
+
+def write_objection(policy: CompiledPolicy) -> Callable[[os.DirEntry[str]], str | None]:
+    """A `flag` for `denied_below`: why writing or deleting an entry needs approval (a
+    protected path, one outside the roots), or None when the policy allows it."""
+
+    def flag(entry: os.DirEntry[str]) -> str | None:
+        check = policy.check_path(entry.path, "write")
+        if check.verdict is Verdict.ALLOW:
+            return None
+        return "; ".join(r.message for r in check.reasons) or "it needs approval"
+
+    return flag
 
 
 def _form(policy: CompiledPolicy, path: str) -> str:

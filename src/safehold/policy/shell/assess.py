@@ -1318,11 +1318,7 @@ def _check_deleted_trees(
     budget = tree_scan.MAX_TREE_ENTRIES
     walked: set[str] = set()
 
-    def flag(entry: os.DirEntry[str]) -> str | None:
-        check = policy.check_path(entry.path, "write")
-        if check.verdict is Verdict.ALLOW:
-            return None
-        return "; ".join(r.message for r in check.reasons) or "it needs approval"
+    flag = tree_scan.write_objection(policy)
 
     for cmd in analysis.commands:
         dirs, uses, modes = _place(cmd, base, policy, found)
