@@ -1760,9 +1760,8 @@ def _check_roles(
                 if not (use.word.static or use.word.home):
                     if unconfined and not (globs and _workspace_glob(use.word, dirs, policy)):
                         _add(found, _computed(program, use))
-                elif use.option in ("script", "REV:PATH"):
-                    # A file named inside a script (`sed 'r F'`) or a revision's path
-                    # (`git show HEAD:.env`) is no word of its own.
+                elif use.option == "script":
+                    # A file named inside a script (`sed 'r F'`) is no word of its own.
                     _check_argument(use.word.text, dirs, policy, found)
             else:
                 for finding in judge_use(use, program, cmd.stdin_fed, config):
