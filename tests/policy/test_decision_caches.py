@@ -139,3 +139,53 @@ def test_the_host_view_told_on_demand_is_the_host_assessment(tmp_path: Path) -> 
                 on_host.grant_key,
             )
     assert told >= 3
+
+
+def test_checks_made_once_per_decision_keep_the_private_tmp_apart(tmp_path: Path) -> None:
+    # A sandboxed decision judges the command twice, for the sandbox and for the host, and a
+    # check whose inputs are equal in both is made once (`paths.looked_checks`). A `/tmp/…`
+    # path is the sandbox's private scratch but the host's real /tmp: that check must be made
+    # again for the host, or the host would inherit the sandbox's silence.
+    (tmp_path / "in.txt").write_text("x")
+    ws = str(tmp_path)
+    auto = SafetyConfig().with_mode("auto")
+    for command in (
+        "cat /tmp/notes.txt",
+        "sort -o /tmp/out.txt in.txt",
+        "cat in.txt > /tmp/copy.txt && wc -l in.txt",
+        "cd /tmp && cat notes.txt",
+    ):
+        call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+        host = evaluate(auto, call, workspace=ws)
+        sandboxed = evaluate(auto, call, workspace=ws, runner="sandbox")
+        assert host.verdict is not A, command
+        assert sandboxed.verdict is A and sandboxed.confined, command
+        told = next(r.message for r in sandboxed.reasons if r.code == "allowed-in-sandbox")
+        for reason in host.reasons:
+            assert reason.message in told, (command, reason)
+
+
+def test_checks_made_once_per_decision_equal_checks_made_afresh(tmp_path: Path) -> None:
+    # The host's half of a sandboxed decision, with checks shared between the two passes,
+    # is the decision a host-only call makes (every check made afresh).
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("x")
+    (tmp_path / ".env").write_text("K=v")
+    ws = str(tmp_path)
+    auto = SafetyConfig().with_mode("auto")
+    for command in (
+        'for f in src/*.py; do python3 -m py_compile "$f"; done; git status --short',
+        "grep -rn TODO src | wc -l; cat .env; ls -la ~",
+        "find . -name '*.pyc' -exec rm {} + ; echo \"at $(date +%s)\" > stamp.txt",
+        "cp src/app.py ~/.bashrc; frobnicate --flag src",
+    ):
+        call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE)
+        host = evaluate(auto, call, workspace=ws)
+        sandboxed = evaluate(auto, call, workspace=ws, runner="sandbox")
+        if sandboxed.confined:
+            told = next(r.message for r in sandboxed.reasons if r.code == "allowed-in-sandbox")
+            assert host.verdict is not A and all(r.message in told for r in host.reasons)
+        elif sandboxed.verdict is A:
+            assert host.verdict is A, command
+        else:  # a host decision is never looser than the sandbox's
+            assert host.verdict is not A, command

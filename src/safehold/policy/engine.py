@@ -76,7 +76,13 @@ def evaluate(
     Pure apart from stat calls on the paths involved (each path resolved once per call:
     `paths.one_look`); never raises for any input.
     """
-    with one_look():
+    # A command for the sandboxed runner that may be allowed is judged twice (for the
+    # sandbox, then for the host): the checks the two passes share are made once
+    # (`paths.looked_checks`). A command a person approves anyway is judged once.
+    twice = runner == "sandbox" and (
+        not getattr(config, "require_approval_for_execute", True) or bool(grants)
+    )
+    with one_look(checks=twice):
         return _evaluate_runner(config, call, workspace, grants, runner)
 
 

@@ -16,12 +16,14 @@ read); tests may replace any of them.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import posixpath
 import re
 import stat
 import sys
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -31,6 +33,7 @@ import pathspec
 
 from safehold.errors import PolicyError, value_kind
 from safehold.policy import _patterns
+from safehold.policy._memo import remember
 from safehold.policy._patterns import PatternEntry, PatternSet, RootSet
 from safehold.policy.config import ENV_TEMPLATE_NAMES, SafetyConfig
 from safehold.policy.decision import Reason, Verdict
@@ -290,19 +293,39 @@ _LOOKED: ContextVar[dict[tuple[str, str, str, bool], CanonicalPath | Reason] | N
 )
 
 
+# The same decision's checks of what it looked at: a check whose inputs are equal in both
+# passes of a sandboxed command (the sandbox's and the host's) is made once, and its findings
+# are told to the second pass (`shell.assess`). Never across decisions, for the same reason.
+_CHECKED: ContextVar[dict[object, object] | None] = ContextVar(
+    "safehold_one_look_checks", default=None
+)
+
+
+def looked_checks() -> dict[object, object] | None:
+    """This decision's memo of checks (keyed by their inputs), or None outside `one_look`."""
+    return _CHECKED.get()
+
+
 class one_look:  # used as `with one_look():`, like a function
     """Within the block, each path string is canonicalised once (per workspace and home).
 
+    `checks`: also make each check of `looked_checks` once, for a decision that may judge
+    the command twice (the sandboxed runner's); a decision of one pass only pays nothing.
     A class rather than a `contextlib.contextmanager` generator: it is entered once per
     decision, and the generator's set-up costs more than the two calls it makes.
     """
 
-    __slots__ = ("_token",)
+    __slots__ = ("_checks", "_shared", "_token")
+
+    def __init__(self, checks: bool = False) -> None:
+        self._shared = checks
 
     def __enter__(self) -> None:
         self._token = _LOOKED.set({})
+        self._checks = _CHECKED.set({} if self._shared else None)
 
     def __exit__(self, *exc: object) -> None:
+        _CHECKED.reset(self._checks)
         _LOOKED.reset(self._token)
 
 
@@ -322,6 +345,24 @@ def _describe(raw: object, entry: PatternEntry, c: CanonicalPath, what: str) -> 
 
 _MEMO_SIZE = 1024  # judged canonical paths remembered per compiled policy
 
+# What a compiled policy's checks read, numbered (`CompiledPolicy.lists_key`); a number is
+# never given twice, so one forgotten and met again is only a new number.
+_LISTS_KEYS: OrderedDict[tuple[object, ...], int] = OrderedDict()
+_LISTS_COUNT = itertools.count()
+
+
+def _lists_key(policy: CompiledPolicy) -> int:
+    c = policy.config
+    lists = (
+        policy.workspace, policy.home, policy.casefold, c.denied_paths, c.protected_paths,
+        c.write_denied_paths, c.allowed_paths, c.readonly_paths, c.outside_reads,
+    )  # fmt: skip
+    key = _LISTS_KEYS.get(lists)
+    if key is None:
+        key = next(_LISTS_COUNT)
+        remember(_LISTS_KEYS, lists, key, 64)
+    return key
+
 
 @dataclass(frozen=True, slots=True)
 class _Memo:
@@ -329,6 +370,7 @@ class _Memo:
 
     judge: Callable[[str, CanonicalPath, Access], PathCheck]
     denied: Callable[[str, CanonicalPath], tuple[Reason, ...]]
+    lists_key: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,8 +398,16 @@ class CompiledPolicy:
             _Memo(
                 functools.lru_cache(maxsize=_MEMO_SIZE)(self._judge),
                 functools.lru_cache(maxsize=_MEMO_SIZE)(self._denied),
+                _lists_key(self),
             ),
         )
+
+    @property
+    def lists_key(self) -> int:
+        """Equal for two policies that judge every path alike: the same workspace, home and
+        path lists (the config's sandbox mode, which no path check reads, may differ), so a
+        check made with one holds for the other (`looked_checks`)."""
+        return self._memo.lists_key
 
     def canonicalize(self, raw: object) -> CanonicalPath:
         """Canonicalise a path against this workspace; `PathRejected` when it cannot be."""

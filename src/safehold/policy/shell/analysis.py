@@ -142,10 +142,12 @@ class SimpleCommand:
     """Indices of `words` that are exactly `"$VAR"` of an enclosing `for VAR in WORDS`
     nothing else sets, with that loop (`parse.Loop`)."""
 
-    @property
-    def program(self) -> str:
-        """The program's basename (`/bin/rm` is `rm`); empty for a command with no program."""
-        return program_name(self.words[0]) if self.words else ""
+    program: str = field(init=False, compare=False, repr=False)
+    """The program's basename (`/bin/rm` is `rm`); empty for a command with no program.
+    Worked out once, from `words`, when the command is made (the checks read it often)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "program", program_name(self.words[0]) if self.words else "")
 
 
 @dataclass(frozen=True, slots=True)

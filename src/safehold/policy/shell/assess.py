@@ -29,7 +29,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 from safehold.policy import tree_scan
 from safehold.policy._globs import expand_braces, expand_globs, has_expansion
@@ -38,7 +38,7 @@ from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Reason, Verdict
 from safehold.policy.gitignore import ignore_filter, repository_root
 from safehold.policy.grants import command_grant_key
-from safehold.policy.paths import PathCheck, list_directory
+from safehold.policy.paths import PathCheck, list_directory, looked_checks
 from safehold.policy.program_config import declared_tables
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
@@ -626,62 +626,75 @@ def _apply_rules(
     """Add deny/ask rule hits; return allow reasons when every command is allowed."""
     rules = compile_rules(config.command_rules)
     allows: list[Reason] | None = [] if analysis.commands else None
+    memo = looked_checks()
     for cmd in analysis.commands:
-        bases = [d for d in _place(cmd, base, policy, found)[0] if d is not None]
-        layers = [*cmd.wrapper_words, cmd.words]
-        layers += [s for layer in layers if (s := spellings(layer)) is not None]
-        layers += [
-            alt
-            for base in bases
-            for layer in layers
-            if (alt := _home_spelled(layer, policy.home, policy.workspace, base)) is not None
-        ]
-        for layer in layers:
-            for m in rules.strict_matches(layer):
-                why = f" ({m.rule.reason})" if m.rule.reason else ""
-                if m.rule.decision is Verdict.DENY and m.certain:
-                    found.add(
-                        found.deny,
-                        Reason(
-                            "command-denied",
-                            m.rule.pattern,
-                            f"`{_show(layer)}` matches deny rule `{m.rule.pattern}`{why}",
-                        ),
-                    )
-                elif m.rule.decision is Verdict.DENY:
-                    found.add(
-                        found.ask,
-                        Reason(
-                            "command-may-be-denied",
-                            m.rule.pattern,
-                            f"`{_show(layer)}` has computed words that could make it match "
-                            f"deny rule `{m.rule.pattern}`{why}",
-                        ),
-                    )
-                else:
-                    found.add(
-                        found.ask,
-                        Reason(
-                            "command-ask-rule",
-                            m.rule.pattern,
-                            f"`{_show(layer)}` matches ask rule `{m.rule.pattern}`{why}",
-                        ),
-                    )
-        _check_hidden_commands(cmd, rules, found)
-        if allows is None:
-            continue
-        rule = rules.allow_match(cmd.words) if cmd.words and not cmd.assignments else None
-        if rule is None:
-            allows = None
+        bases = tuple(d for d in _place(cmd, base, policy, found)[0] if d is not None)
+        if memo is None:
+            allowed = _command_rules(cmd, bases, rules, policy, found)
         else:
-            allows.append(
-                Reason(
-                    "command-allowed",
-                    rule.pattern,
-                    f"`{_show(cmd)}` matches allow rule `{rule.pattern}`",
-                )
-            )
+            key = ("rules", id(cmd), bases, id(rules), policy.home, policy.workspace)
+            alive = (cmd, rules)
+            allowed = _once(memo, key, alive, found, _command_rules, cmd, bases, rules, policy)
+        if allows is not None:
+            allows = None if allowed is None else [*allows, allowed]
     return allows
+
+
+def _command_rules(
+    cmd: SimpleCommand,
+    bases: tuple[str, ...],
+    rules: CompiledRules,
+    policy: CompiledPolicy,
+    found: _Findings,
+) -> Reason | None:
+    """The rule checks of one command of `_apply_rules`: its allow reason, or None when
+    no allow rule matches it."""
+    layers = [*cmd.wrapper_words, cmd.words]
+    layers += [s for layer in layers if (s := spellings(layer)) is not None]
+    layers += [
+        alt
+        for base in bases
+        for layer in layers
+        if (alt := _home_spelled(layer, policy.home, policy.workspace, base)) is not None
+    ]
+    for layer in layers:
+        for m in rules.strict_matches(layer):
+            why = f" ({m.rule.reason})" if m.rule.reason else ""
+            if m.rule.decision is Verdict.DENY and m.certain:
+                found.add(
+                    found.deny,
+                    Reason(
+                        "command-denied",
+                        m.rule.pattern,
+                        f"`{_show(layer)}` matches deny rule `{m.rule.pattern}`{why}",
+                    ),
+                )
+            elif m.rule.decision is Verdict.DENY:
+                found.add(
+                    found.ask,
+                    Reason(
+                        "command-may-be-denied",
+                        m.rule.pattern,
+                        f"`{_show(layer)}` has computed words that could make it match "
+                        f"deny rule `{m.rule.pattern}`{why}",
+                    ),
+                )
+            else:
+                found.add(
+                    found.ask,
+                    Reason(
+                        "command-ask-rule",
+                        m.rule.pattern,
+                        f"`{_show(layer)}` matches ask rule `{m.rule.pattern}`{why}",
+                    ),
+                )
+    _check_hidden_commands(cmd, rules, found)
+    rule = rules.allow_match(cmd.words) if cmd.words and not cmd.assignments else None
+    if rule is None:
+        return None
+    return Reason(
+        "command-allowed", rule.pattern, f"`{_show(cmd)}` matches allow rule `{rule.pattern}`"
+    )
 
 
 def _apply_text_rules(
@@ -998,55 +1011,136 @@ def _check_paths(
                     found.add(found.ask, _redirect_reason(r.op, reason))
                 found.grantable = False  # grants never lift a protected-path ASK
     code = set(analysis.code)  # code is not a path: `_check_code` reads it
-    seen: set[tuple[str, tuple[str | None, ...], bool]] = set()
+    memo = looked_checks()
     for cmd, (dirs, uses, _modes) in placed:
-        # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths. Search
-        # patterns are not: `grep -rn ".env" src` does not read `.env`.
-        if cmd.words and program_name(cmd.words[0]) not in _NO_FILES_OR_CD:
-            # `cd ~ && grep -r key`, `cd / && ls`: a program reads the directory it runs in.
-            for d in dirs:
-                if d == policy.workspace:
-                    asks, denials = _workspace_read(policy, config)
-                    for reason in asks:
-                        found.add(found.ask, reason)
-                    for reason in denials:  # `outside_reads = "deny"`: never looser than ask
-                        found.add(found.deny, reason)
-                elif d is not None and not private_scratch(d + "/x", config, policy.home):
-                    _check_outside_read(d, [d], policy, config, found)
-        elsewhere = False  # inside `docker exec c …`, `ssh h …`: not the host's paths
-        host_reads = {id(u.word) for u in uses if u.role == "read"}
-        where = tuple(dirs)
-        for layer in (*cmd.wrapper_words, cmd.words):
-            # A program that opens files reads what its arguments name: outside the roots
-            # that asks, as a read tool's would (`grep -r key ~`, `sh /tmp/x.sh`).
-            name = program_name(layer[0]) if layer else ""
-            elsewhere = elsewhere or name in OTHER_PLACES
-            opens = bool(layer) and name not in _NO_FILES
-            for word in _paths_of(layer):
-                if word.text in code:
-                    continue
-                table_read = id(word) in host_reads
-                operand = table_read or (opens and word is not layer[0] and not elsewhere)
-                for candidate in _path_candidates(word):
-                    key = (candidate, where, operand)
-                    if key not in seen:
-                        seen.add(key)
-                        _check_argument(candidate, dirs, policy, found)
-                        if operand and (word.static or word.home or candidate[:1] == "~"):
-                            _check_outside_read(candidate, dirs, policy, config, found)
-                        if not word.static and has_expansion(candidate):
-                            _check_expansions(candidate, dirs, policy, found)
-        # Paths a table made from part of a word (`kubectl -o go-template-file=F`, `git show
-        # HEAD:F`) are no word of the command: each is read where the program runs.
-        own = {id(w) for layer in (*cmd.wrapper_words, cmd.words) for w in layer}
-        for use in uses:
-            made = id(use.word) not in own and use.option != "script"
-            if made and use.role in ("read", "upload") and use.word.static:
-                key = (use.word.text, where, True)
+        if memo is None:
+            _command_paths(cmd, dirs, uses, code, policy, config, found)
+            continue
+        layers = (*cmd.wrapper_words, cmd.words)
+        skipped = {w.text for layer in layers for w in layer if w.text in code}
+        workspace_read = _workspace_read(policy, config) if policy.workspace in dirs else None
+        # What the check reads of `config` beyond the policy's lists: the private /tmp of
+        # the sandbox, which only a `/tmp` spelling outside the workspace can reach.
+        scratch = runs_sandboxed(config) and _spells_tmp(cmd, dirs, uses, policy.workspace)
+        key = (
+            "paths", id(cmd), base, tuple(dirs), policy.lists_key, frozenset(skipped),
+            workspace_read, scratch,
+        )  # fmt: skip
+        alive = (cmd, found.declared)
+        _once(memo, key, alive, found, _command_paths, cmd, dirs, uses, skipped, policy, config)
+
+
+def _spells_tmp(
+    cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], workspace: str
+) -> bool:
+    """Whether a word, a role's word or a directory other than the workspace says `/tmp`."""
+    return (
+        any("/tmp" in w.text for layer in (*cmd.wrapper_words, cmd.words) for w in layer)
+        or any("/tmp" in u.word.text for u in uses)
+        or any(d is not None and d != workspace and "/tmp" in d for d in dirs)
+    )
+
+
+_T = TypeVar("_T")
+
+
+def _once(
+    memo: dict[object, object],
+    key: tuple[object, ...],
+    alive: tuple[object, ...],
+    found: _Findings,
+    check: Callable[..., _T],
+    *args: object,
+) -> _T:
+    """`check(*args, found)`, made once per decision for `key` (`paths.looked_checks`).
+
+    `key` holds everything the check reads, so a second pass of the same decision (the
+    host's, after the sandbox's) whose key is equal gets the same findings: they are
+    recorded apart, then added to `found` as the check would add them (`_Findings.add`
+    keeps one of each; grantability only goes from True to False). `alive`: objects the
+    key names by identity, kept alive with the entry and compared on every use.
+    """
+    held = cast("_Held | None", memo.get(key))
+    if held is None or any(a is not b for a, b in zip(held[0], alive, strict=True)):
+        deny, ask, grantable = found.deny, found.ask, found.grantable
+        found.deny, found.ask, found.grantable = [], [], True
+        try:
+            made = check(*args, found)
+            held = (alive, tuple(found.deny), tuple(found.ask), found.grantable, made)
+        finally:
+            found.deny, found.ask, found.grantable = deny, ask, grantable
+        memo[key] = held
+    for reason in held[1]:
+        found.add(found.deny, reason)
+    for reason in held[2]:
+        found.add(found.ask, reason)
+    if not held[3]:
+        found.grantable = False
+    return cast("_T", held[4])
+
+
+# A check made once (`_once`): the objects its key names, its denials and asks, whether it
+# left the command grantable, and what it returned.
+_Held = tuple[tuple[object, ...], tuple[Reason, ...], tuple[Reason, ...], bool, object]
+
+
+def _command_paths(
+    cmd: SimpleCommand,
+    dirs: list[str | None],
+    uses: list[RoleUse],
+    code: set[str],
+    policy: CompiledPolicy,
+    config: SafetyConfig,
+    found: _Findings,
+) -> None:
+    """The path checks of one command of `_check_paths`."""
+    seen: set[tuple[str, bool]] = set()
+    # Wrapper layers too: `xargs -a FILE`, `env -C DIR`, `git -C DIR` name paths. Search
+    # patterns are not: `grep -rn ".env" src` does not read `.env`.
+    if cmd.words and program_name(cmd.words[0]) not in _NO_FILES_OR_CD:
+        # `cd ~ && grep -r key`, `cd / && ls`: a program reads the directory it runs in.
+        for d in dirs:
+            if d == policy.workspace:
+                asks, denials = _workspace_read(policy, config)
+                for reason in asks:
+                    found.add(found.ask, reason)
+                for reason in denials:  # `outside_reads = "deny"`: never looser than ask
+                    found.add(found.deny, reason)
+            elif d is not None and not private_scratch(d + "/x", config, policy.home):
+                _check_outside_read(d, [d], policy, config, found)
+    elsewhere = False  # inside `docker exec c …`, `ssh h …`: not the host's paths
+    host_reads = {id(u.word) for u in uses if u.role == "read"}
+    for layer in (*cmd.wrapper_words, cmd.words):
+        # A program that opens files reads what its arguments name: outside the roots
+        # that asks, as a read tool's would (`grep -r key ~`, `sh /tmp/x.sh`).
+        name = program_name(layer[0]) if layer else ""
+        elsewhere = elsewhere or name in OTHER_PLACES
+        opens = bool(layer) and name not in _NO_FILES
+        for word in _paths_of(layer):
+            if word.text in code:
+                continue
+            table_read = id(word) in host_reads
+            operand = table_read or (opens and word is not layer[0] and not elsewhere)
+            for candidate in _path_candidates(word):
+                key = (candidate, operand)
                 if key not in seen:
                     seen.add(key)
-                    _check_argument(use.word.text, dirs, policy, found)
-                    _check_outside_read(use.word.text, dirs, policy, config, found)
+                    _check_argument(candidate, dirs, policy, found)
+                    if operand and (word.static or word.home or candidate[:1] == "~"):
+                        _check_outside_read(candidate, dirs, policy, config, found)
+                    if not word.static and has_expansion(candidate):
+                        _check_expansions(candidate, dirs, policy, found)
+    # Paths a table made from part of a word (`kubectl -o go-template-file=F`, `git show
+    # HEAD:F`) are no word of the command: each is read where the program runs.
+    own = {id(w) for layer in (*cmd.wrapper_words, cmd.words) for w in layer}
+    for use in uses:
+        made = id(use.word) not in own and use.option != "script"
+        if made and use.role in ("read", "upload") and use.word.static:
+            key = (use.word.text, True)
+            if key not in seen:
+                seen.add(key)
+                _check_argument(use.word.text, dirs, policy, found)
+                _check_outside_read(use.word.text, dirs, policy, config, found)
 
 
 def _check_trees(

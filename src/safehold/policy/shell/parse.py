@@ -639,12 +639,11 @@ def _names_set(root: Node, src: bytes) -> Counter[str]:
     or any text at all. The key "" counts what may set a variable without spelling it
     (`read`, `eval`, `source`, declarations, function definitions)."""
     text = src.decode("utf-8", "replace")
-    out: Counter[str] = Counter()
-    for m in _IDENTIFIER.finditer(text):
-        at, end = m.start(), m.end()
-        if text[at - 1 : at] == "$" or (text[at - 2 : at] == "${" and text[end : end + 1] == "}"):
-            continue
-        out[m.group()] += 1
+    # Every identifier, less those that are `$NAME` or `${NAME}`: each such NAME is itself
+    # a whole identifier match (`$` and `{` end any match before them), so the difference
+    # counts exactly the other spellings.
+    out = Counter(_IDENTIFIER.findall(text))
+    out.subtract(a or b for a, b in _REFERENCE.findall(text))
     stack = [root]
     while stack:
         node = stack.pop()
@@ -660,6 +659,7 @@ def _names_set(root: Node, src: bytes) -> Counter[str]:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_REFERENCE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
 
 
 def _loop_reference(node: Node, src: bytes, loops: tuple[Loop, ...]) -> Loop | None:
