@@ -593,7 +593,8 @@ def _class_reasons(words: tuple[Word, ...], *, stdin_fed: bool) -> list[tuple[Ve
             )
         )
     name = words[0].text.rsplit("/", 1)[-1]
-    if stdin_fed and (name in NC_NAMES or name in ("socat", "ssh", "telnet")):
+    # sftp reads its commands (`put FILE`, `!CMD`) from standard input as from `-b -`.
+    if stdin_fed and (name in NC_NAMES or name in ("socat", "ssh", "sftp", "telnet")):
         out.append(
             (
                 Verdict.ASK,

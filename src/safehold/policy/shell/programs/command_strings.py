@@ -152,8 +152,36 @@ def _ssh_remote_command(words: tuple[Word, ...]) -> tuple[Word, ...]:
     return words[i + 1 :]
 
 
+# `ssh -o Key=VALUE` keys that forward ports or devices (ssh_config(5)), as `-L`, `-R`,
+# `-D` and `-w` do (`network.PORT_FORWARD`).
+_SSH_FORWARD_KEYS = frozenset(
+    {"localforward", "remoteforward", "dynamicforward", "tunnel", "tunneldevice", "gatewayports"}
+)
+
+
+def _ssh_forward(name: str, words: tuple[Word, ...]) -> str | None:
+    """The `-o` key by which an ssh-like command forwards ports, if any."""
+    if name not in _SSH_LIKE:
+        return None
+    for value in _values(words, "-o"):
+        key = value.text.replace("=", " ", 1).partition(" ")[0]
+        if key.lower() in _SSH_FORWARD_KEYS:
+            return key
+    return None
+
+
 def _command_string_step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
     """`ssh host CMD`, `tar --to-command=CMD`: CMD is re-analysed as an `sh -c` script."""
+    key = _ssh_forward(name, words)
+    if key is not None:
+        return Step(
+            opaque=opaque(
+                "port-forward",
+                f"{name} -o {key}",
+                f"`{name} -o {key}=…` forwards network ports between this machine and "
+                "another, so services here may be reached from there",
+            )
+        )
     strings, unknown = command_strings(name, words)
     if unknown is not None:
         return Step(

@@ -9,7 +9,7 @@ computed name (DNS exfiltration) is seen as such.
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import OPTIONS_FILE, Opt, Program
+from safehold.policy.shell.programs.table import OPTIONS_FILE, HostAsk, Opt, Program
 from safehold.policy.shell.programs.vocab import NAMES, flags, valued, values
 
 __all__ = ["MAX_GLOB_URLS", "NC_NAMES", "PROGRAMS", "URL_VARIABLES", "destinations"]
@@ -177,12 +177,40 @@ _WGET = Program(
     implicit=(("write", "."),),
     source="GNU Wget 1.21.3 --help",
 )  # fmt: skip
+# ssh(1): `-L`, `-R` and `-D` forward ports (`-R` lets the other machine reach services
+# here: a database, the SSH server, a debugger), `-w` forwards a tun device.
+# `-A`, `-K`, `-X`, `-Y` hand the other machine this one's agent keys, credentials or
+# display; `-g` lets other hosts use forwarded ports.
+_FORWARD = Opt(takes=True, mode="forward")
+_FORWARDS = Opt(mode="forward")
+_SSH_FLAGS = ("-4", "-6", "-a", "-C", "-f", "-G", "-k", "-M", "-N", "-n", "-q", "-s", "-T", "-t",
+              "-V", "-v", "-x", "-y")  # fmt: skip
 _SSH_OPTIONS = {
     "-i": _READ, "-F": _READ, "-E": _WRITE, "-S": _V, "-o": _V, "-p": _V, "-P": _V,
-    "-l": _V, "-L": _V, "-R": _V, "-D": _V, "-W": _V, "-w": _V, "-J": _V, "-b": _V,
-    "-B": _V, "-c": _V, "-m": _V, "-O": _V, "-Q": _V, "-e": _V, "-I": _V,
+    "-l": _V, "-L": _FORWARD, "-R": _FORWARD, "-D": _FORWARD, "-W": _V, "-w": _FORWARD,
+    "-J": _V, "-b": _V, "-B": _V, "-c": _V, "-m": _V, "-O": _V, "-Q": _V, "-e": _V, "-I": _V,
+    "-A": _FORWARDS, "-g": _FORWARDS, "-K": _FORWARDS, "-X": _FORWARDS, "-Y": _FORWARDS,
 }  # fmt: skip
-_SSH = Program(options=_SSH_OPTIONS, first="network", options_first=True, stop_at=1)
+# ssh(1) of OpenSSH 9.2p1: every option of its usage line.
+_SSH_ONLY = {**_SSH_OPTIONS, **flags(*_SSH_FLAGS)}
+PORT_FORWARD = HostAsk(
+    "port-forward",
+    "forwards network ports, agent keys, credentials or the display between this machine "
+    "and another, so what is here may be used from there",
+)
+_SSH = Program(
+    options=_SSH_ONLY,
+    first="network",
+    options_first=True,
+    stop_at=1,
+    modes={
+        "forward": Program(
+            options=_SSH_ONLY, first="network", options_first=True, stop_at=1,
+            host_ask=PORT_FORWARD,
+        ),
+    },
+    source="OpenSSH_9.2p1 ssh usage",
+)  # fmt: skip
 _SCP = Program(options=_SSH_OPTIONS, operands="read", last="write", remote_copy=True)
 _RSYNC = Program(
     options={
@@ -233,7 +261,11 @@ PROGRAMS: dict[str, Program] = {
     "wget": _WGET,
     "ssh": _SSH,
     "scp": _SCP,
-    "sftp": Program(options=_SSH_OPTIONS, first="network"),
+    # `sftp -b FILE`: the commands it runs (`put ~/x`, `!sh`) are in a file, unseen.
+    "sftp": Program(
+        options={**_SSH_OPTIONS, "-b": Opt(takes=True, role="read", mode=OPTIONS_FILE)},
+        first="network",
+    ),
     "rsync": _RSYNC,
     **dict.fromkeys(NC_NAMES, _NC),
     "socat": Program(operands="network"),

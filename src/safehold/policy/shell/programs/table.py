@@ -491,6 +491,8 @@ def _read(
     for mode in sorted(modes):
         if mode in spec.modes:
             spec = spec.modes[mode]
+            if asks is not None and spec.host_ask is not None:
+                asks.append(spec.host_ask)  # `ssh -R`: the mode itself asks unconfined
             break
     if spec is not program and spec.options:
         # A mode can change what an option's value is (`tar -x -f A` reads A).
