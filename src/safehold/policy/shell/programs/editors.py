@@ -13,8 +13,22 @@ EDITORS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim", "emacs", "emacsc
 _EDITOR_CODE = frozenset({"-c", "--cmd", "--eval", "-eval", "--execute"})
 
 
+# vi(1p), ex(1p): with standard input not a terminal, vi and ex read their commands from it
+# (`printf ':!id\n' | vi f`, `ex f < cmds`). ed has no table: not understood anyway.
+_READS_COMMANDS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim"})
+
+
 def _editor(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
-    """`vim -c '!rm -rf ~'`, `emacs --eval '(shell-command …)'`: editor commands are code."""
+    """`vim -c '!rm -rf ~'`, `emacs --eval '(shell-command …)'`: editor commands are code;
+    so are the keys of a vi or ex fed by a pipe or `<`."""
+    if stdin_fed and name in _READS_COMMANDS:
+        return Step(
+            opaque=opaque(
+                "program-from-stdin",
+                name,
+                f"`{name}` reads its commands (`:!CMD` runs CMD) from a pipe or redirection",
+            )
+        )
     for k, w in enumerate(words[1:], start=1):
         t = w.text
         plus = t.startswith("+") and not (t[1:].isdigit() or t[1:2] in ("", "/", "?"))
@@ -38,4 +52,4 @@ def _editor(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
     return None
 
 
-STEPS: dict[str, StepFn] = dict.fromkeys(EDITORS, _editor)
+STEPS: dict[str, StepFn] = dict.fromkeys(EDITORS | _READS_COMMANDS, _editor)
