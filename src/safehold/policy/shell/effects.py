@@ -36,8 +36,11 @@ from safehold.policy.shell.programs.interpreters import (
     INTERPRETERS,
     OPTION_TABLES,
     PYTHON,
+    SETUP_FETCHES,
+    SETUP_PUBLISHES,
     program_family,
     python_module,
+    script_operand,
 )
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
@@ -223,10 +226,28 @@ def _understood(
             return unknown + _unknown_words(table, argv, mod)
         return _unknown_words(OPTION_TABLES.get(family, _NO_OPTIONS), words)
     if table is not None:
-        return _unknown_words(table, words)
+        return _unknown_words(table, words) + _setup_py(name, words)
     if name in BUILTINS or (name in STEPS and name not in _NEEDS_TABLE):
         return ()
     return (_unknown(name, name, "is in no program table"),)
+
+
+def _setup_py(name: str, words: tuple[Word, ...]) -> tuple[Effect, ...]:
+    """`python setup.py install`: downloaded code; `python setup.py sdist upload`: published."""
+    at = script_operand(name, words)
+    if at is None or program_family(name) != "python" or program_name(words[at]) != "setup.py":
+        return ()
+    found: list[Effect] = []
+    for w in words[at + 1 :]:
+        shown = f"`setup.py {w.text}`"
+        if not w.static:
+            found.append(_unknown(w.text, name, "is a computed setuptools command"))
+        elif w.text in SETUP_FETCHES:
+            why = f"{shown} fetches the package's dependencies and installs them"
+            found.append(Effect("run", "downloaded packages", name, why))
+        elif w.text in SETUP_PUBLISHES:
+            found.append(_unknown(w.text, name, "publishes the package (setuptools)"))
+    return tuple(found)
 
 
 # Steps that only look for a command string among the program's options (`man -P CMD`):

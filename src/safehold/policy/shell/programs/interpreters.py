@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from safehold.policy.shell.programs.js_runtimes import BUN, DENO
 from safehold.policy.shell.programs.shells import SHELL_ARG_OPTS, SHELLS, stdin_program
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
 from safehold.policy.shell.programs.table import Opt, Program
@@ -14,6 +15,8 @@ __all__ = [
     "OPTION_TABLES",
     "PROGRAMS",
     "PYTHON",
+    "SETUP_FETCHES",
+    "SETUP_PUBLISHES",
     "STEPS",
     "program_family",
     "python_module",
@@ -208,6 +211,9 @@ def script_operand(name: str, words: tuple[Word, ...]) -> int | None:
             return None
         if t == "--":
             return i + 1 if i + 1 < len(words) else None
+        if family in ("deno", "bun") and t == "run" and words[i].static:
+            i += 1  # `deno run [OPTIONS] SCRIPT`: the script follows run's own options
+            continue
         if not t.startswith(("-", "+")) or not words[i].static:
             return i
         if family in SHELLS and not t.startswith("--") and "c" in t[1:]:
@@ -237,8 +243,15 @@ PYTHON = Program(
     stop_at=0,
     source="Python 3.11.7 (python3 --help)",
 )
+# `python setup.py COMMAND`: setuptools commands that do more than build in the workspace
+# (setuptools' and distutils' command list): `install`/`develop`/`easy_install` fetch the
+# package's dependencies and install them (code downloaded and run), `upload`/`register`/
+# `upload_docs` publish the package.
+SETUP_FETCHES = frozenset({"install", "develop", "easy_install", "bdist_egg"})
+SETUP_PUBLISHES = frozenset({"upload", "register", "upload_docs"})
+
 # Interpreters and editors with no table here: every option word is not understood.
-OPTION_TABLES: dict[str, Program] = {"python": PYTHON}
+OPTION_TABLES: dict[str, Program] = {"python": PYTHON, "deno": DENO, "bun": BUN}
 
 
 def python_module(words: tuple[Word, ...]) -> tuple[int, str] | None:
