@@ -126,3 +126,43 @@ def test_tree_walks_read_abbreviated_options_as_the_program_does(
     walk = walking(tuple(Word(w, True) for w in command.split()))
     assert walk is not None
     assert walk.follows is follows
+
+
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [
+        ("curl -O https://h/AGENTS.md", "AGENTS.md"),
+        ("curl -O https://h/a/../b/./CLAUDE.md?x=1#top", "CLAUDE.md"),
+        ("curl --output-dir .husky -O https://h/pre-commit", ".husky/pre-commit"),
+        ("curl -sLO http://h:8080/x/tool.tgz", "tool.tgz"),
+        ("wget https://h/docs/AGENTS.md", "AGENTS.md"),
+        ("wget https://h/get?id=7#f", "get?id=7"),
+        ("wget https://h/dir/", "index.html"),
+        ("wget -P .git https://h/config", ".git/config"),
+    ],
+)
+def test_curl_and_wget_write_the_file_the_url_names(command: str, written: str) -> None:
+    assert ("write", written) in _roles(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "curl -OJ https://h/download",
+        "curl -O https://h/{AGENTS,x}.md",
+        "curl -O https://h/[1-3].md",
+        "wget -r https://h/",
+        "wget -rnp https://h/docs/",
+        "wget --content-disposition https://h/x",
+        "wget --trust-server-names https://h/x",
+    ],
+)
+def test_names_the_server_chooses_are_computed(command: str) -> None:
+    assert ("write", "<computed>") in _roles(command)
+
+
+def test_a_named_output_or_no_remote_name_writes_no_url_name() -> None:
+    assert _roles("wget -O out.html https://h/AGENTS.md") >= {("write", "out.html")}
+    assert ("write", "AGENTS.md") not in _roles("wget -O out.html https://h/AGENTS.md")
+    assert ("write", "AGENTS.md") not in _roles("curl https://h/AGENTS.md")
+    assert ("write", "x.md") in _roles("curl -g -O https://h/x.md")

@@ -9,8 +9,100 @@ computed name (DNS exfiltration) is seen as such.
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import OPTIONS_FILE, HostAsk, Opt, Program
+import posixpath
+from collections.abc import Sequence
+
+from safehold.policy.shell.programs.table import OPTIONS_FILE, HostAsk, Opt, Program, RoleUse
 from safehold.policy.shell.programs.vocab import NAMES, flags, valued, values
+from safehold.policy.shell.words import Word
+
+# Marks of how curl and wget name the files they save (modes, never tables of their own):
+# the server names them (`curl -J`, `wget -r`/`--content-disposition`), an option names
+# the one file (`wget -O`), curl's URL globbing is off (`-g`).
+_SERVER_NAMES = "server-names"
+_NAMED = "named-output"
+_GLOBOFF = "globoff"
+_URL_NAME_COMPUTED = Word("$(named by the server)", False)
+
+
+def _output_dir(uses: Sequence[RoleUse], options: tuple[str, ...]) -> Word | None:
+    """The directory files are saved in (`curl --output-dir D`, `wget -P D`), or None."""
+    for use in uses:
+        if use.option in options:
+            return use.word
+    return None
+
+
+def _url_path(url: str) -> str:
+    """The path of `url` as curl and wget request it: after the host, before `?` and `#`,
+    with `.` and `..` segments resolved (RFC 3986 5.2.4)."""
+    rest = url.split("://", 1)[1] if "://" in url else url
+    path = rest.partition("/")[2] if "/" in rest else ""
+    path = path.split("#", 1)[0]
+    resolved = posixpath.normpath("/" + path.split("?", 1)[0])
+    if path.split("?", 1)[0].endswith("/") and resolved != "/":
+        resolved += "/"
+    return resolved
+
+
+def _saved_as(name: str, folder: Word | None) -> Word:
+    if folder is None:
+        return Word(name, True)
+    if not folder.static:
+        return _URL_NAME_COMPUTED
+    return Word(posixpath.join(folder.text, name), True, folder.splits, folder.home)
+
+
+def _curl_names(uses: Sequence[RoleUse], modes: frozenset[str]) -> list[Word]:
+    """`curl -O URL`: the file is the last segment of the URL's path, in `--output-dir`
+    (curl(1), `-O`); `-J` lets the server name it; a URL glob (`{a,b}`, `[1-9]`) names
+    several (not globbed with `-g`). Every URL counts, as `--remote-name-all` would."""
+    if _SERVER_NAMES in modes:
+        return [_URL_NAME_COMPUTED]
+    folder = _output_dir(uses, ("--output-dir",))
+    out: list[Word] = []
+    for use in uses:
+        if use.role != "network" or use.option:
+            continue
+        if not use.word.static:
+            out.append(_URL_NAME_COMPUTED)
+            continue
+        path = _url_path(use.word.text)
+        if _GLOBOFF not in modes and any(c in path for c in "{}[]"):
+            out.append(_URL_NAME_COMPUTED)
+            continue
+        name = path.rsplit("/", 1)[-1]
+        if name:
+            out.append(_saved_as(name, folder))
+    return out
+
+
+def _wget_names(uses: Sequence[RoleUse], modes: frozenset[str]) -> list[Word]:
+    """`wget URL`: the file is the last segment of the URL's path with its query
+    (`index.html` for none), in `-P DIR` (wget(1), "Directory Options"); `-O` names the one
+    file instead; `-r`, `-m`, `-p`, `-x`, `--content-disposition` and
+    `--trust-server-names` let the server or the site's tree name them."""
+    if _NAMED in modes:
+        return []
+    if _SERVER_NAMES in modes:
+        return [_URL_NAME_COMPUTED]
+    folder = _output_dir(uses, ("-P", "--directory-prefix"))
+    out: list[Word] = []
+    for use in uses:
+        if use.role != "network" or use.option:
+            continue
+        if not use.word.static:
+            out.append(_URL_NAME_COMPUTED)
+            continue
+        url = use.word.text.split("#", 1)[0]
+        rest = url.split("://", 1)[1] if "://" in url else url
+        path, _, query = rest.partition("/")[2].partition("?")
+        name = posixpath.normpath("/" + path).rsplit("/", 1)[-1] if path else ""
+        if path.endswith("/") or not name:
+            name = "index.html"
+        out.append(_saved_as(name + ("?" + query if query else ""), folder))
+    return out
+
 
 __all__ = ["MAX_GLOB_URLS", "NC_NAMES", "PROGRAMS", "URL_VARIABLES", "destinations"]
 
@@ -81,7 +173,8 @@ _CURL = Program(
         **flags("--doh-cert-status", "--doh-insecure", "-f", "--fail", "--fail-early"),
         **flags("--fail-with-body", "--false-start", "--form-escape", "--ftp-create-dirs"),
         **flags("--ftp-pasv", "--ftp-pret", "--ftp-skip-pasv-ip", "--ftp-ssl-ccc"),
-        **flags("--ftp-ssl-control", "-G", "--get", "-g", "--globoff", "--haproxy-protocol"),
+        **flags("--ftp-ssl-control", "-G", "--get", "--haproxy-protocol"),
+        **dict.fromkeys(("-g", "--globoff"), Opt(mode=_GLOBOFF)),
         **flags("-I", "--head", "--http0.9", "-0", "--http1.0", "--http1.1", "--http2"),
         **flags("--http2-prior-knowledge", "--http3", "--http3-only", "--ignore-content-length"),
         **flags("-i", "--include", "-k", "--insecure", "-4", "--ipv4", "-6", "--ipv6", "-j"),
@@ -105,13 +198,15 @@ _CURL = Program(
         **flags("-v", "--verbose", "-V", "--version", "--xattr"),
         # The file is named by the URL (`-O`) or by the server (`-J`): written into `.`
         # (or `--output-dir`, a write of its own).
-        **dict.fromkeys(
-            ("-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name"),
-            Opt(mode="remote-name"),
-        ),
+        **dict.fromkeys(("-O", "--remote-name", "--remote-name-all"), Opt(mode="remote-name")),
+        **dict.fromkeys(("-J", "--remote-header-name"), Opt(mode=_SERVER_NAMES)),
     },
     operands="network",
-    modes={"remote-name": Program(operands="network", implicit=(("write", "."),))},
+    modes={
+        "remote-name": Program(
+            operands="network", implicit=(("write", "."),), url_names=_curl_names
+        ),
+    },
     source="curl 7.88.1 --help all",
 )  # fmt: skip
 # GNU Wget 1.21.3 `--help`, every option (getopt_long: unique prefixes). `-nv`, `-nc`,
@@ -121,7 +216,8 @@ _CURL = Program(
 # ask.
 _WGET = Program(
     options={
-        **valued("write", "-O", "--output-document", "-o", "--output-file", "-a"),
+        **dict.fromkeys(("-O", "--output-document"), Opt(takes=True, role="write", mode=_NAMED)),
+        **valued("write", "-o", "--output-file", "-a"),
         **valued("write", "--append-output", "-P", "--directory-prefix", "--save-cookies"),
         **valued("write", "--rejected-log", "--hsts-file", "--warc-file", "--warc-tempdir"),
         # `-i FILE`: the URLs to fetch are in FILE, unseen (a metadata address among them).
@@ -159,22 +255,31 @@ _WGET = Program(
         **flags("--server-response", "--spider", "--random-wait", "--no-proxy"),
         **flags("--no-dns-cache", "--ignore-case", "-4", "--inet4-only", "-6"),
         **flags("--inet6-only", "--ask-password", "--no-iri", "--unlink", "--xattr"),
-        **flags("--no-directories", "-x", "--force-directories", "--no-host-directories"),
-        **flags("--protocol-directories", "--no-cache", "-E", "--adjust-extension"),
+        **flags("--no-directories", "--no-host-directories"),
+        **flags("--no-cache", "-E", "--adjust-extension"),
         **flags("--ignore-length", "--save-headers", "--no-http-keep-alive", "--no-cookies"),
-        **flags("--keep-session-cookies", "--content-disposition", "--content-on-error"),
+        **flags("--keep-session-cookies", "--content-on-error"),
         **flags("--auth-no-challenge", "--https-only", "--no-check-certificate", "--no-hsts"),
         **flags("--no-remove-listing", "--no-glob", "--no-passive-ftp"),
         **flags("--preserve-permissions", "--retr-symlinks", "--ftps-implicit"),
         **flags("--ftps-resume-ssl", "--ftps-clear-data-connection", "--ftps-fallback-to-ftp"),
         **flags("--warc-cdx", "--no-warc-compression", "--no-warc-digests"),
-        **flags("--no-warc-keep-log", "-r", "--recursive", "--delete-after", "-k"),
-        **flags("--convert-links", "--convert-file-only", "-K", "--backup-converted", "-m"),
-        **flags("--mirror", "-p", "--page-requisites", "--strict-comments", "--follow-ftp"),
-        **flags("-H", "--span-hosts", "-L", "--relative", "--trust-server-names", "--no-parent"),
+        **flags("--no-warc-keep-log", "--delete-after", "-k"),
+        **flags("--convert-links", "--convert-file-only", "-K", "--backup-converted"),
+        **flags("--strict-comments", "--follow-ftp"),
+        **flags("-H", "--span-hosts", "-L", "--relative", "--no-parent"),
+        # Names the server or the site's tree chooses: a page's links, its headers, a
+        # redirect's target, a directory per host or protocol.
+        **dict.fromkeys(
+            ("-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites",
+             "--content-disposition", "--trust-server-names", "-x", "--force-directories",
+             "--protocol-directories"),
+            Opt(mode=_SERVER_NAMES),
+        ),
     },
     operands="network",
     implicit=(("write", "."),),
+    url_names=_wget_names,
     source="GNU Wget 1.21.3 --help",
 )  # fmt: skip
 # ssh(1): `-L`, `-R` and `-D` forward ports (`-R` lets the other machine reach services

@@ -10,7 +10,7 @@ Family modules (`files`, `network`, `archives`, `git`, …) hold the tables.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -184,6 +184,10 @@ class Program:
     forwards_rest: bool = False
     # Unconfined, the (sub)command asks for this reason though it is understood: see `HostAsk`.
     host_ask: HostAsk | None = None
+    # Files named after the URLs the program fetches (`curl -O URL`, `wget URL`): a function
+    # of the command's role uses (its URL operands, an output directory) and its modes,
+    # giving each file written (a computed word where the server names it). Writes.
+    url_names: Callable[[Sequence[RoleUse], frozenset[str]], list[Word]] | None = None
     # Which operands the program is understood with; every other operand is not
     # understood (`date MMDDhhmm` sets the clock, `hostname NAME` the host name, `ps eww`
     # shows other processes' environments). None: every operand is.
@@ -547,6 +551,8 @@ def _read(
         RoleUse(role, Word(text, True) if text is not None else Word("<computed>", False, True))
         for role, text in spec.implicit
     )
+    if spec.url_names is not None:
+        uses.extend(RoleUse("write", w, "url-name") for w in spec.url_names(uses, frozenset(modes)))
     if NAMES_FROM_INPUT in modes:
         uses.append(RoleUse("read", _COMPUTED, "names"))
     if WRITES_ANYWHERE in modes:
