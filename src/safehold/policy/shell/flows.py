@@ -38,7 +38,11 @@ from dataclasses import dataclass
 from safehold.policy.decision import Reason
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
 from safehold.policy.shell.locations import resolve_dir
-from safehold.policy.shell.programs.interpreters import program_family, script_operand
+from safehold.policy.shell.programs.interpreters import (
+    program_family,
+    python_module,
+    script_operand,
+)
 from safehold.policy.shell.programs.table import Role, RoleUse
 
 __all__ = ["Flows", "Through", "follow"]
@@ -107,6 +111,24 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
                     reason = _runs_written(cmd.program, spelled, hit.writer)
                     if reason not in asks:
                         asks.append(reason)
+            for folder in _runs_from(cmd, dirs):
+                pairs += len(written)
+                hit = next(
+                    (
+                        w
+                        for w in written
+                        if pairs > MAX_FLOW_PAIRS
+                        or (
+                            w.by != id(cmd)
+                            and (_under(folder, w.path) or _under(w.path or "", folder))
+                        )
+                    ),
+                    None,
+                )
+                if hit is not None:
+                    reason = _runs_from_written(cmd.program, folder, hit)
+                    if reason not in asks:
+                        asks.append(reason)
             for folder in _imports_from(cmd, dirs, home):
                 pairs += len(written)
                 # What the step itself writes (`python -m django makemigrations`) is its
@@ -138,6 +160,43 @@ def _runs_written(program: str, spelled: str, writer: str) -> Reason:
         f"{program} {spelled[:40]}",
         f"`{program}` runs `{spelled}`, which `{writer}` writes in the same command: code "
         "computed at run time (downloaded, decoded or copied) that nobody has read",
+    )
+
+
+# Programs that run code they find in the directory they run in: a Makefile's recipes,
+# package.json scripts, conftest.py and the tests, build.rs, a Gradle or Maven build, a
+# Rakefile, tox.ini and noxfile.py (each program's manual: make(1) "-f", npm-run-script(1),
+# pytest "conftest.py", Cargo "Build Scripts"). `make -C DIR` runs in DIR (`dirs`).
+PROJECT_RUNNERS = frozenset(
+    {
+        "make", "gmake", "cmake", "ninja", "meson", "scons", "npm", "yarn", "pnpm", "bun",
+        "deno", "pytest", "py.test", "tox", "nox", "cargo", "go", "gradle", "gradlew", "mvn",
+        "mvnw", "ant", "sbt", "rake", "bundle", "just", "task", "invoke", "poetry", "uv",
+        "hatch", "pdm", "rye", "jest", "vitest", "mocha", "phpunit", "composer", "mix",
+        "dotnet", "swift", "stack", "cabal",
+    }
+)  # fmt: skip
+_PYTHON_RUNNERS = frozenset({"pytest", "unittest", "tox", "nox", "build", "pip"})
+
+
+def _runs_from(cmd: SimpleCommand, dirs: Sequence[str | None]) -> list[str]:
+    """The folders whose code `cmd` runs without naming a file: where a project runner
+    runs (`make`, `npm test`, `pytest`, `python -m pytest`)."""
+    runner = cmd.program in PROJECT_RUNNERS
+    if not runner and program_family(cmd.program) == "python":
+        found = python_module(cmd.words)
+        runner = found is not None and found[1].split(".", 1)[0] in _PYTHON_RUNNERS
+    return [d for d in dirs if d is not None] if runner else []
+
+
+def _runs_from_written(program: str, folder: str, written: _Written) -> Reason:
+    name = "a computed path" if written.path is None else f"`{written.path}`"
+    return Reason(
+        "runs-written-file",
+        f"{program} {folder[-40:]}",
+        f"`{program}` runs code it finds in `{folder}` (a Makefile, scripts, tests), and "
+        f"`{written.writer}` writes {name} there in the same command: code computed at run "
+        "time (downloaded, decoded or copied) that nobody has read",
     )
 
 
