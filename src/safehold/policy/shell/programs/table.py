@@ -535,9 +535,12 @@ def _read(
             uses.append(RoleUse(spec.stdin_names, _COMPUTED))
             continue
         if spec.rev_paths and w.static and ":" in w.text:
-            rev_path = w.text.partition(":")[2]
+            rev, _, rev_path = w.text.partition(":")
             if rev_path:
                 uses.append(RoleUse("read", Word(rev_path, True), "REV:PATH"))
+            if not rev and rev_path[1:2] == ":" and rev_path[:1] in "0123":
+                # `:N:PATH` names PATH at stage N of the index (gitrevisions(7)).
+                uses.append(RoleUse("read", Word(rev_path[2:], True), "REV:PATH"))
         role = spec.operands
         if k == 0 and spec.first is not None:
             role = spec.first
