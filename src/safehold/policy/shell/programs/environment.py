@@ -73,6 +73,8 @@ _DANGEROUS_ENV = frozenset(
         "TERMINFO",
         "MAKEFLAGS",
         "MFLAGS",
+        "MAKEFILES",  # GNU make reads these makefiles first (make(1), "MAKEFILES")
+        "GNUMAKEFLAGS",
         "CC",
         "CXX",
         "LDFLAGS",
