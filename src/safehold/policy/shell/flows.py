@@ -117,11 +117,7 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
                     (
                         w
                         for w in written
-                        if pairs > MAX_FLOW_PAIRS
-                        or (
-                            w.by != id(cmd)
-                            and (_under(folder, w.path) or _under(w.path or "", folder))
-                        )
+                        if pairs > MAX_FLOW_PAIRS or (w.by != id(cmd) and _feeds_runner(folder, w))
                     ),
                     None,
                 )
@@ -187,6 +183,29 @@ def _runs_from(cmd: SimpleCommand, dirs: Sequence[str | None]) -> list[str]:
         found = python_module(cmd.words)
         runner = found is not None and found[1].split(".", 1)[0] in _PYTHON_RUNNERS
     return [d for d in dirs if d is not None] if runner else []
+
+
+# Writers whose content comes from outside the command line and the workspace: fetched,
+# cloned, extracted or decoded. A file one of them writes below where a project runner runs
+# may be its code (`curl -o conftest.py URL && pytest`); a log, a stamp or a copy of a
+# workspace file (`cmd | tee build/log`, `cp README.md build/`) is not asked for.
+_FOREIGN_WRITERS = frozenset(
+    {
+        "curl", "wget", "aria2c", "http", "gh", "git", "svn", "hg", "scp", "sftp", "rsync",
+        "tar", "bsdtar", "unzip", "7z", "7za", "unrar", "gunzip", "zcat", "bunzip2", "unxz",
+        "zstd", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg", "docker",
+        "podman", "kubectl", "pip", "pip3", "npm", "npx", "pnpm", "yarn",
+    }
+)  # fmt: skip
+
+
+def _feeds_runner(folder: str, written: _Written) -> bool:
+    """A write that may change the code a project runner in `folder` runs: one that makes
+    or fills `folder` or a folder above it (`git clone URL d && cd d`, `tar x` into `.`), a
+    computed path, or a foreign writer's file below it."""
+    if _under(folder, written.path):
+        return True
+    return written.writer in _FOREIGN_WRITERS and _under(written.path or "", folder)
 
 
 def _runs_from_written(program: str, folder: str, written: _Written) -> Reason:
