@@ -161,6 +161,11 @@ class _Findings:
     listed: dict[int, tuple[tuple[Word, ...], Literal["read", "write"], bool]] = field(
         default_factory=dict
     )
+    # This decision's memo of checks (`paths.looked_checks`), when a second pass of the
+    # same decision will read it: the host's pass after a sandboxed pass that cannot tell
+    # the host's view (`_same_on_host` False, remembered in `same_on_host`).
+    memo: dict[object, object] | None = None
+    same_on_host: bool | None = None
 
     def add(self, bucket: list[Reason], reason: Reason) -> None:
         if reason not in bucket:
@@ -194,6 +199,13 @@ def _assess(
         found.grantable = False
     if not sandboxed:
         analysis = _read_python(analysis, policy, base)
+    memo = looked_checks()
+    if memo is not None:
+        # A sandboxed pass records its checks only when the host's pass will come.
+        if sandboxed:
+            found.same_on_host = _same_on_host(analysis, policy, config, found, base)
+        if not sandboxed or not found.same_on_host:
+            found.memo = memo
     for reason in analysis.opaque:
         if sandboxed and reason.code in SANDBOXED_CODE:
             continue  # the agent's own code, run in the sandbox: like `python script.py`
@@ -241,7 +253,10 @@ def _host_of(
     reasons, the same grantability), `_conclude` of the same inputs draws the same
     conclusion, so it is not drawn twice.
     """
-    if not _same_on_host(analysis, policy, config, found, base):
+    same = found.same_on_host
+    if same is None:
+        same = _same_on_host(analysis, policy, config, found, base)
+    if not same:
         return None
     on_host = _host_findings(analysis, config, policy, found, base, allow_reasons)
     if told and _added_nothing(on_host, found):
@@ -626,7 +641,7 @@ def _apply_rules(
     """Add deny/ask rule hits; return allow reasons when every command is allowed."""
     rules = compile_rules(config.command_rules)
     allows: list[Reason] | None = [] if analysis.commands else None
-    memo = looked_checks()
+    memo = found.memo
     for cmd in analysis.commands:
         bases = tuple(d for d in _place(cmd, base, policy, found)[0] if d is not None)
         if memo is None:
@@ -1011,7 +1026,7 @@ def _check_paths(
                     found.add(found.ask, _redirect_reason(r.op, reason))
                 found.grantable = False  # grants never lift a protected-path ASK
     code = set(analysis.code)  # code is not a path: `_check_code` reads it
-    memo = looked_checks()
+    memo = found.memo
     for cmd, (dirs, uses, _modes) in placed:
         if memo is None:
             _command_paths(cmd, dirs, uses, code, policy, config, found)
