@@ -103,45 +103,51 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
         for cmd, dirs, _uses in placed:
             for spelled, full in _runs(cmd, dirs, home):
                 pairs += len(written)
-                hit = next(
-                    (w for w in written if pairs > MAX_FLOW_PAIRS or _under(full, w.path)),
-                    None,
-                )
+                hit = _first(written, pairs, _overwrites, full)
                 if hit is not None:
-                    reason = _runs_written(cmd.program, spelled, hit.writer)
-                    if reason not in asks:
-                        asks.append(reason)
+                    _add(asks, _runs_written(cmd.program, spelled, hit.writer))
+            # What a step itself writes (`python -m django makemigrations`, `pytest
+            # --junitxml=r.xml`) is its own doing, not code another step left for it.
             for folder in _runs_from(cmd, dirs):
                 pairs += len(written)
-                hit = next(
-                    (
-                        w
-                        for w in written
-                        if pairs > MAX_FLOW_PAIRS or (w.by != id(cmd) and _feeds_runner(folder, w))
-                    ),
-                    None,
-                )
+                hit = _first(written, pairs, _feeds_runner, folder, by=id(cmd))
                 if hit is not None:
-                    reason = _runs_from_written(cmd.program, folder, hit)
-                    if reason not in asks:
-                        asks.append(reason)
+                    _add(asks, _runs_from_written(cmd.program, folder, hit))
             for folder in _imports_from(cmd, dirs, home):
                 pairs += len(written)
-                # What the step itself writes (`python -m django makemigrations`) is its
-                # own doing, not code another step left for it.
-                hit = next(
-                    (
-                        w
-                        for w in written
-                        if pairs > MAX_FLOW_PAIRS or (w.by != id(cmd) and _shadows(folder, w))
-                    ),
-                    None,
-                )
+                hit = _first(written, pairs, _shadows, folder, by=id(cmd))
                 if hit is not None:
-                    reason = _imports_written(cmd.program, folder, hit)
-                    if reason not in asks:
-                        asks.append(reason)
+                    _add(asks, _imports_written(cmd.program, folder, hit))
     return Flows(tuple(asks), tuple(_through(analysis, placed, base, home)))
+
+
+def _first(
+    written: Sequence[_Written],
+    pairs: int,
+    fits: Callable[[str, _Written], bool],
+    path: str,
+    by: int | None = None,
+) -> _Written | None:
+    """The first write that `fits(path, write)`, leaving out the writes of the step `by`
+    itself; past `MAX_FLOW_PAIRS` pairs, any write (the work stays bounded)."""
+    return next(
+        (
+            w
+            for w in written
+            if pairs > MAX_FLOW_PAIRS or ((by is None or w.by != by) and fits(path, w))
+        ),
+        None,
+    )
+
+
+def _overwrites(path: str, written: _Written) -> bool:
+    """The write may be the file `path` or a folder holding it."""
+    return _under(path, written.path)
+
+
+def _add(asks: list[Reason], reason: Reason) -> None:
+    if reason not in asks:
+        asks.append(reason)
 
 
 def _under(path: str, written: str | None) -> bool:

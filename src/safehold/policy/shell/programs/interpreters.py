@@ -191,6 +191,10 @@ _INPLACE_EDITOR = Program(
 PROGRAMS: dict[str, Program] = {"perl": _INPLACE_EDITOR, "ruby": _INPLACE_EDITOR}
 
 
+# Runtimes whose script follows a subcommand (`deno run x.ts`, `bun run x.ts`).
+_RUN_SUBCOMMAND = {"deno": "run", "bun": "run"}
+
+
 def script_operand(name: str, words: tuple[Word, ...]) -> int | None:
     """The index of the script file an interpreter or shell runs: `python -u x.py` is 2.
 
@@ -211,7 +215,7 @@ def script_operand(name: str, words: tuple[Word, ...]) -> int | None:
             return None
         if t == "--":
             return i + 1 if i + 1 < len(words) else None
-        if family in ("deno", "bun") and t == "run" and words[i].static:
+        if t == _RUN_SUBCOMMAND.get(family) and words[i].static:
             i += 1  # `deno run [OPTIONS] SCRIPT`: the script follows run's own options
             continue
         if not t.startswith(("-", "+")) or not words[i].static:

@@ -33,6 +33,13 @@ def _output_dir(uses: Sequence[RoleUse], options: tuple[str, ...]) -> Word | Non
     return None
 
 
+def _urls(uses: Sequence[RoleUse]) -> list[str | None]:
+    """The URL operands of a download (None for a computed one)."""
+    return [
+        u.word.text if u.word.static else None for u in uses if u.role == "network" and not u.option
+    ]
+
+
 def _url_path(url: str) -> str:
     """The path of `url` as curl and wget request it: after the host, before `?` and `#`,
     with `.` and `..` segments resolved (RFC 3986 5.2.4)."""
@@ -61,13 +68,11 @@ def _curl_names(uses: Sequence[RoleUse], modes: frozenset[str]) -> list[Word]:
         return [_URL_NAME_COMPUTED]
     folder = _output_dir(uses, ("--output-dir",))
     out: list[Word] = []
-    for use in uses:
-        if use.role != "network" or use.option:
-            continue
-        if not use.word.static:
+    for url in _urls(uses):
+        if url is None:
             out.append(_URL_NAME_COMPUTED)
             continue
-        path = _url_path(use.word.text)
+        path = _url_path(url)
         if _GLOBOFF not in modes and any(c in path for c in "{}[]"):
             out.append(_URL_NAME_COMPUTED)
             continue
@@ -88,13 +93,11 @@ def _wget_names(uses: Sequence[RoleUse], modes: frozenset[str]) -> list[Word]:
         return [_URL_NAME_COMPUTED]
     folder = _output_dir(uses, ("-P", "--directory-prefix"))
     out: list[Word] = []
-    for use in uses:
-        if use.role != "network" or use.option:
-            continue
-        if not use.word.static:
+    for spelled in _urls(uses):
+        if spelled is None:
             out.append(_URL_NAME_COMPUTED)
             continue
-        url = use.word.text.split("#", 1)[0]
+        url = spelled.split("#", 1)[0]
         rest = url.split("://", 1)[1] if "://" in url else url
         path, _, query = rest.partition("/")[2].partition("?")
         name = posixpath.normpath("/" + path).rsplit("/", 1)[-1] if path else ""
