@@ -94,3 +94,30 @@ def test_an_allow_rule_is_the_users_word_in_auto_as_in_review(tmp_path: Path) ->
         assert _decide(config, "ninja test", tmp_path, "host").verdict is Verdict.ALLOW, mode
     # Without the rule, auto on the host asks: ninja has no table.
     assert _decide(AUTO, "ninja test", tmp_path, "host").verdict is Verdict.ASK
+
+
+def test_a_glob_through_a_link_out_of_the_workspace_reads_there(tmp_path: Path) -> None:
+    # A cloned repository may hold a link out of it (`docs -> ~`); bash expands `docs/*`
+    # to the files where the link points, which are outside the roots.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "notes.txt").write_text("x")
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src" / "a.py").write_text("x")
+    (ws / "docs").symlink_to(outside)
+    for command in ("head docs/*", "wc -l */*", 'for f in docs/*; do cat "$f"; done'):
+        decision = _decide(AUTO, command, ws, "host")
+        assert decision.verdict is Verdict.ASK, (command, decision)
+        assert "path-outside-read" in {r.code for r in decision.reasons}, command
+    assert _decide(AUTO, "wc -l src/*.py", ws, "host").verdict is Verdict.ALLOW
+
+
+def test_a_popd_returns_to_any_directory_the_stack_held(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "notes.txt").write_text("x")
+    command = f"pushd .. && pushd {ws} && popd && cat notes.txt"
+    decision = _decide(AUTO, command, ws, "host")
+    assert decision.verdict is Verdict.ASK, decision
+    assert "path-outside-read" in {r.code for r in decision.reasons}

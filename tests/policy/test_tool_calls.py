@@ -228,6 +228,10 @@ def test_benign_file_tool_calls_still_allow(ws: str) -> None:
         ("Glob", {"pattern": "**/.ssh/**"}),
         ("Glob", {"pattern": "/etc/shadow*"}),
         ("find_files", {"pattern": "**/credentials*"}),
+        # A wildcard inside the name of a denied folder still names it.
+        ("read_many_files", {"include": ["**/.s?h/id*"]}),
+        ("Grep", {"pattern": "BEGIN", "glob": "**/.[s]sh/*"}),
+        ("Glob", {"pattern": "**/.a*s/*"}),
     ],
 )
 def test_a_filter_that_can_select_a_denied_file_is_denied(
@@ -250,6 +254,16 @@ def test_a_filter_reaching_outside_the_roots_is_a_read_there(ws: str) -> None:
     assert up.verdict is Q
     headers = decide(ws, ToolCall("Glob", {"pattern": "/usr/include/**/*.h"}, "search"))
     assert headers.verdict is A  # a read-only path
+
+
+def test_a_relative_filter_through_a_link_out_of_the_workspace_reads_there(ws: str) -> None:
+    # A cloned repository may hold a link to the home directory: `docs/**` then reads it.
+    home = Path(ws).parent / "home"
+    (Path(ws) / "docs").symlink_to(home)
+    call = ToolCall("read_many_files", {"include": ["docs/**"]}, ToolKind.READ)
+    assert decide(ws, call).verdict is Q and "path-outside-read" in codes(decide(ws, call))
+    ours = ToolCall("read_many_files", {"include": ["src/**/*.py", "*.md"]}, ToolKind.READ)
+    assert decide(ws, ours).verdict is A
 
 
 # -- URLs in tool calls ---------------------------------------------------------------------------

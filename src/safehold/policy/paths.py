@@ -15,6 +15,7 @@ read); tests may replace any of them.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import itertools
 import os
@@ -448,7 +449,9 @@ class CompiledPolicy:
         outside: list[Reason] = []
         for alternative in _globs_expand_braces(text):
             prefix = _glob_prefix(alternative)
-            if prefix and (prefix.startswith(("/", "~")) or ".." in prefix.split("/")):
+            if prefix:
+                # Relative too: its fixed part may pass through a link out of the roots
+                # (`docs/**` with `docs` a link to the home directory).
                 check = self.check_path(prefix, "read")
                 if check.verdict is Verdict.DENY:
                     reasons.extend(check.reasons)
@@ -672,19 +675,35 @@ def _glob_regex(text: str) -> re.Pattern[str] | None:
 
 
 def _glob_selects(glob: str, sample: str) -> bool:
-    """Whether a glob with a literal in its last component matches a denied sample name.
+    """Whether a glob matches a denied sample name, or a file in a denied sample folder.
 
     Search tools skip hidden entries unless the glob names one, so a hidden sample
     (`.docker/config.json`) counts only for a glob with a component starting with `.`.
+    A glob of wildcards only (`*`, `**`) is no filter for secrets: every search selects
+    everything.
     """
     last = glob.rstrip("/").rpartition("/")[2]
-    if not last.replace("*", "").replace("?", ""):
-        return False  # `*`, `**`: every search selects everything; not a filter for secrets
     hidden = any(p.startswith(".") for p in sample.split("/"))
     if hidden and not any(p.startswith(".") for p in glob.split("/")):
         return False
     regex = _glob_regex(glob.lstrip("/"))
-    return regex is not None and bool(regex.search(sample) or regex.search("d/" + sample))
+    if regex is None:
+        return False
+    any_name = not last.replace("*", "").replace("?", "")
+    if not any_name and (regex.search(sample) or regex.search("d/" + sample)):
+        return True
+    # A denied folder (sample `.ssh/x`): a glob naming a folder like it (a component with
+    # a literal in it, not only `*`) selects the files in it its last component matches:
+    # `**/.s?h/id*` selects `.ssh/id`, `**/.s*/*` every file there.
+    folder, _slash, name = sample.rpartition("/")
+    witness = "x" if any_name else _glob_witness(last)
+    if name != "x" or not folder or not witness:
+        return False
+    inner = folder.rpartition("/")[2]
+    folders = glob.split("/")[:-1]
+    if not any(p.replace("*", "") and fnmatch.fnmatchcase(inner, p) for p in folders):
+        return False
+    return bool(regex.search(f"{folder}/{witness}") or regex.search(f"d/{folder}/{witness}"))
 
 
 # -- compiling (cached) ---------------------------------------------------------------------

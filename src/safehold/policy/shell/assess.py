@@ -1144,7 +1144,8 @@ def _command_paths(
                     if operand and (word.static or word.home or candidate[:1] == "~"):
                         _check_outside_read(candidate, dirs, policy, config, found)
                     if not word.static and has_expansion(candidate):
-                        _check_expansions(candidate, dirs, policy, found)
+                        read = config if operand else None
+                        _check_expansions(candidate, dirs, policy, found, read)
     # Paths a table made from part of a word (`kubectl -o go-template-file=F`, `git show
     # HEAD:F`) are no word of the command: each is read where the program runs.
     own = {id(w) for layer in (*cmd.wrapper_words, cmd.words) for w in layer}
@@ -1674,10 +1675,17 @@ def _check_outside_read(
 
 
 def _check_expansions(
-    text: str, dirs: list[str | None], policy: CompiledPolicy, found: _Findings
+    text: str,
+    dirs: list[str | None],
+    policy: CompiledPolicy,
+    found: _Findings,
+    read: SafetyConfig | None = None,
 ) -> None:
     # Bash expands braces and globs before the program runs: `tar cf x ~/.gnup?` reads
     # ~/.gnupg. Check every path the word expands to now; too many to check is an ASK.
+    # `read`: the word is an operand the program opens, so each match is also a read,
+    # judged against the roots where it really is (`head docs/*` through a link `docs`
+    # to the home directory reads outside them).
     words = expand_braces(text)
     unknown = words is None
     for word in words or ():
@@ -1691,6 +1699,8 @@ def _check_expansions(
                     message = f"command argument `{text}` expands to `{match}`: {reason.message}"
                     target = found.deny if reason.code == "path-denied" else found.ask
                     found.add(target, Reason(reason.code, reason.rule, message))
+                if read is not None:
+                    _check_outside_read(match, [match], policy, read, found)
     if unknown:
         found.add(
             found.ask,

@@ -42,6 +42,7 @@ from safehold.policy.shell.programs.interpreters import (
     python_module,
     script_operand,
 )
+from safehold.policy.shell.programs.shell_settings import COMPUTED, setting_problem
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import FETCHES_CODE, OPTIONS_FILE, Program, read_roles
@@ -227,9 +228,22 @@ def _understood(
         return _unknown_words(OPTION_TABLES.get(family, _NO_OPTIONS), words)
     if table is not None:
         return _unknown_words(table, words) + _setup_py(name, words)
+    if name in SETTINGS:
+        args = [w.text if w.static else COMPUTED for w in words[1:]]
+        problem = setting_problem(name, args)
+        if problem is not None:
+            why = (
+                f"{problem} changes how the shell reads the line, which the analysis does not model"
+            )
+            return (Effect("not-understood", problem.strip("`"), name, why),)
+        return ()
     if name in BUILTINS or (name in STEPS and name not in _NEEDS_TABLE):
         return ()
     return (_unknown(name, name, "is in no program table"),)
+
+
+# Builtins whose words are the shell's own settings (programs.shell_settings).
+SETTINGS = frozenset({"set", "shopt"})
 
 
 def _setup_py(name: str, words: tuple[Word, ...]) -> tuple[Effect, ...]:

@@ -46,14 +46,33 @@ class Location:
     pushed: bool = False
     last_cd_at: int = -1
     last_new: frozenset[Dir] | None = None
+    # Every directory this scope may have been in (`dirs` narrows after `cd X &&`; the
+    # directory stack does not): where a `popd` may return to.
+    seen: frozenset[Dir] = frozenset({BASE})
+
+    def __post_init__(self) -> None:
+        self.seen = self.seen | self.dirs
 
     def copy(self) -> Location:
         """A copy for a subshell: its `cd` does not move the parent."""
-        return Location(self.dirs, self.pushed, -1, None)
+        return Location(self.dirs, self.pushed, -1, None, self.seen | self.dirs)
 
     def unknown(self) -> None:
         """Something moved the shell to a directory that cannot be known here."""
         self.dirs = self.dirs | {None}
+
+    def merge(self, other: Location) -> None:
+        """The shell may also be where `other` (a scope that may share it) went."""
+        if other.dirs != self.dirs:
+            self._set(self.dirs | other.dirs)
+            self.seen = self.seen | other.seen
+            self.pushed = self.pushed or other.pushed
+
+    def _set(self, dirs: frozenset[Dir]) -> None:
+        if len(dirs) > MAX_DIRS:
+            dirs = frozenset({None})
+        self.dirs = dirs
+        self.seen = self.seen | dirs
 
     def apply(self, words: tuple[Word, ...], at: int) -> bool:
         """Apply `cd`/`pushd`/`popd` words (possibly behind `builtin`/`command`); True if one."""
@@ -68,7 +87,7 @@ class Location:
             return False
         name = words[k].text
         args = list(words[k + 1 :])
-        moved = False
+        moved = physical = False
         while args and args[0].text.startswith("-") and args[0].text != "-":
             flag = args[0]
             if name == "pushd" and flag.text[1:].isdigit():
@@ -79,13 +98,17 @@ class Location:
             if not flag.static or not set(flag.text[1:]) <= _CD_LETTERS:
                 moved = True  # a computed or unknown flag: where it goes is not known
                 break
+            # `-P` resolves links first (`cd -P link/..` is the link target's parent):
+            # the directory the words name, or one the text does not tell.
+            physical = physical or "P" in flag.text
             if name == "pushd" and "n" in flag.text:
                 return True  # `pushd -n DIR` only adds DIR to the stack
         new: set[Dir]
         if moved:
             new = {None}
         elif name == "popd":
-            new = set() if self.pushed else {None}  # back to a directory seen here, or not
+            # Back to a directory this scope was in (any: `+N` rotates), or not known.
+            new = set(self.seen | self.dirs) if self.pushed else {None}
         elif not args:
             new = {"~"} if name == "cd" else {None}
         else:
@@ -97,10 +120,9 @@ class Location:
                 new = {None}  # `cd "$d"`, `cd -` ($OLDPWD), `pushd +1` (a stack rotation)
             else:
                 new = {None if d is None else _join(d, text) for d in self.dirs}
-        combined = self.dirs | new
-        if len(combined) > MAX_DIRS:
-            combined = frozenset({None})
-        self.dirs = frozenset(combined)
+        if physical:
+            new.add(None)
+        self._set(self.dirs | new)
         self.last_cd_at = at
         self.last_new = frozenset(new) if new else None
         self.pushed = self.pushed or name == "pushd"

@@ -709,12 +709,15 @@ def _pipeline(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
     out._pipeline_ids += 1
     pid = out._pipeline_ids
     stage = 0
+    last = next((c for c in reversed(node.children) if c.is_named and c.type != "comment"), None)
     for child in node.children:
         if child.type in ("|", "|&"):
             out.operators.append(child.type)
             stage += 1
             continue
-        # Every stage of a pipeline runs in a subshell: its `cd` stays there.
+        # Every stage of a pipeline runs in a subshell: its `cd` stays there. Except the
+        # last, with `shopt -s lastpipe` (bash manual, "Pipelines"), which may be set where
+        # the analysis cannot see it: the last stage's directories may stay.
         sub = _Ctx(
             ctx.stdin_fed or stage > 0,
             (*ctx.pipes, (pid, stage)),
@@ -724,6 +727,8 @@ def _pipeline(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
             loops=ctx.loops,
         )
         _walk(child, src, out, sub)
+        if child is last:
+            ctx.loc.merge(sub.loc)
 
 
 def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:

@@ -5,13 +5,15 @@ Also `eval` (its static words are re-analysed) and `source` (a file nobody can s
 
 from __future__ import annotations
 
+from safehold.policy.shell.programs.shell_settings import COMPUTED, setting_problem
 from safehold.policy.shell.programs.step import Step, StepFn, opaque, unknown_option
 from safehold.policy.shell.words import Word
 
 __all__ = ["SHELLS", "STEPS", "stdin_program"]
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "posh", "yash"})
-SHELL_FLAG_LETTERS = frozenset("abefhikmnprstuvxBCEHPTl")
+# Not `k` (keyword) or `P` (physical): programs.shell_settings.
+SHELL_FLAG_LETTERS = frozenset("abefhimnprstuvxBCEHTl")
 SHELL_ARG_OPTS = frozenset({"-o", "+o", "-O", "+O"})
 SHELL_LONG_FLAGS = frozenset(
     {
@@ -48,6 +50,13 @@ def _shell(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
             reads_stdin = reads_stdin or t == "-"
             break
         if t in SHELL_ARG_OPTS:
+            value = words[i + 1] if i + 1 < len(words) else None
+            if value is not None:
+                args = (f"{t[0]}s" if t[1] == "O" else t, value.text if value.static else COMPUTED)
+                problem = setting_problem("shopt" if t[1] == "O" else "set", args)
+                if problem is not None:
+                    why = f"`{name} {t} {value.text}` changes how the shell reads its script"
+                    return Step(opaque=opaque("not-understood", f"{name} {t}", why))
             i += 2
             continue
         if t in SHELL_LONG_FLAGS:
