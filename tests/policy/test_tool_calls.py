@@ -516,3 +516,23 @@ def test_a_delete_tool_on_a_directory_judges_every_entry_below_it(ws: str, runne
     assert plain.verdict is A, plain.reasons
     one = decide(ws, ToolCall("delete_file", {"path": "vendor/notes/a.txt"}, ToolKind.DELETE))
     assert one.verdict is A, one.reasons
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"old": "README.md", "new": "docs/moved.md"},
+        {"from": "README.md", "to": "docs/copy.md"},
+        {"path": "README.md", "also": "docs/new.txt"},
+    ],
+)
+def test_a_new_file_under_an_unknown_name_in_a_linked_folder_is_judged(
+    ws: str, arguments: dict[str, object]
+) -> None:
+    # The value names no existing file, but its folder exists (a link out of the
+    # workspace): it is a path, judged where the link points.
+    (Path(ws) / "docs").symlink_to(Path(ws).parent / "home")
+    decision = decide(ws, ToolCall("move", arguments, ToolKind.MOVE))
+    assert decision.verdict is D, decision
+    inside = {"old": "README.md", "new": "src/moved.md"}
+    assert decide(ws, ToolCall("move", inside, ToolKind.MOVE)).verdict is A

@@ -348,7 +348,13 @@ class _Finder:
             self.add_path(where, value, write, by_value=True)
         else:
             self.asked_files = True  # with or without `exists`: the answer is the filesystem's
-            if self.exists is not None and self.exists(text.strip()):
+            stripped = text.strip()
+            # A file that exists, or a new one in a folder that does (`docs/new.txt`, where
+            # `docs` may be a link out of the workspace).
+            folder = stripped.rpartition("/")[0]
+            if self.exists is not None and (
+                self.exists(stripped) or (folder and " " not in stripped and self.exists(folder))
+            ):
                 self.add_path(where, value, write, by_value=True)
             else:
                 self.mention(text, where)
