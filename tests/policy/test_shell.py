@@ -608,3 +608,42 @@ def test_issue_4_editor_commands_on_the_command_line_are_inline_code(command: st
 @pytest.mark.parametrize("command", ["vim +10 f", "vim +/foo f", "vim -R f", "vim -x f", "emacs f"])
 def test_issue_4_opening_a_file_in_an_editor_is_understood(command: str) -> None:
     understood(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "(( PATH=1 )); ls",
+        "echo $((IFS=1)); ls",
+        "(( HOME++ )); git log",
+        "x=$(( CDPATH += 1 ))",
+        "for (( i=0; i<1; GLOBIGNORE++ )); do head src/*; done",
+        "echo ${a[0]} ${PAGER[0]:=id}",
+        "cat <<EOF\n${BASH_ENV=/opt/rc}\nEOF\nbash run.sh",
+        "let 'NODE_OPTIONS+=1'",
+        "declare -x -- 'PAGER=id'",
+        "export 'PATH+=:/opt/shims'",
+        'typeset -x "$n=1"',
+    ],
+)
+def test_variables_set_in_other_spellings_are_assignments(command: str) -> None:
+    # Arithmetic, `${NAME:=…}` and declaration words in any quoting set the variable.
+    assert "dangerous-env" in opaque_codes(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "for (( i=0; i<3; i++ )); do echo $i; done",
+        "[[ PATH = x ]] && echo same",
+        "echo ${PATH:-none} ${HOME:+set} ${IFS:?unset}",
+        "export -p PATH",
+        'declare -x FOO="$PWD/build"',
+        "local -a items",
+        "TMPDIR=build/tmp pytest -q",
+        "V=1 make",
+        "export JOBS=4; make -j",
+    ],
+)
+def test_reading_or_harmless_settings_stay_understood(command: str) -> None:
+    understood(command)

@@ -45,13 +45,20 @@ from safehold.policy.shell.parse import (
     walk_script,
 )
 from safehold.policy.shell.programs.environment import (
+    DECLARATION_BUILTINS,
     NAME_SETTERS,
+    declared_names,
+    exported_names,
+    exports_all,
+    imported_setting,
     is_dangerous_env,
+    is_dangerous_setting,
     names_set,
 )
 from safehold.policy.shell.programs.interpreters import program_family
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import Unwrapped, program_name
+from safehold.policy.shell.sandboxed import code_paths
 from safehold.policy.shell.words import Word
 from safehold.policy.shell.wrappers import unwrap
 
@@ -168,7 +175,9 @@ class ShellAnalysis:
     scripts: tuple[str, ...] = ()
     code: tuple[str, ...] = ()
     """Visible code no analysis reads (inline `python -c` code, heredoc scripts): allowed in
-    auto mode only inside the sandbox, and scanned for denied paths (docs/decisions.md)."""
+    auto mode only inside the sandbox, and scanned for denied paths (docs/decisions.md).
+    Assignment values that name a path are scanned the same way (`RM='cat ~/.ssh/id_rsa'
+    make clean`), as text a program may run or open."""
     expanded: tuple[str, ...] = ()
     """Text bash expands outside the commands' words: the bodies of unquoted heredocs and
     the values of assignments (`T=$GITHUB_TOKEN cmd`, `env T=… cmd`, `T=…;`). What they
@@ -238,6 +247,9 @@ class _Acc:
     static_bodies: set[str] = field(default_factory=set)
     # Heredoc bodies bash expands, and assignment values that are not literal text.
     expanded: list[str] = field(default_factory=list)
+    # Variables the script exported so far (`export A=1`), with their values (None: not
+    # known): later programs see them.
+    exported: list[tuple[str, Word | None]] = field(default_factory=list)
 
     def add_opaque(self, reason: Reason) -> None:
         if reason not in self.opaque:
@@ -467,6 +479,9 @@ def _take_walk(
         )
     acc.fork_bombs.extend(name for name, calls in walk.functions.items() if calls >= 2)
     _check_assignments(walk.bare_assignments, acc)
+    _check_set_names(walk.set_names, acc)
+    if any(exports_all(tuple(w.text for w in raw.words)) for raw in walk.commands):
+        acc.exported.extend(walk.bare_assignments)  # `set -a; FOO=x; make`
     _collect_redirects(walk, acc)
     for raw in walk.commands:
         _emit(raw, acc, depth=depth, layers=layers, assigns=assigns)
@@ -477,12 +492,29 @@ def _check_assignments(assigns: Sequence[tuple[str, Word]], acc: _Acc) -> None:
     for name, value in assigns:
         if not value.static:
             acc.expanded.append(value.text)
-        if is_dangerous_env(name.split("[", 1)[0]):
+        if code_paths(value.text):
+            # A value naming a path reaches programs as text they may run or open
+            # (`RM='cat ~/.ssh/id_rsa' make clean`): scanned for denied paths like code.
+            acc.code.append(value.text)
+        if is_dangerous_setting(name.split("[", 1)[0], value):
             acc.add_opaque(
                 _reason(
                     "dangerous-env",
                     name,
                     f"setting `{_show(name)}` can make programs run other code",
+                )
+            )
+
+
+def _check_set_names(names: Sequence[str], acc: _Acc) -> None:
+    """Opaque when a loop, `${NAME:=…}` or arithmetic sets such a variable (`for PATH in …`)."""
+    for name in names:
+        if is_dangerous_env(name):
+            acc.add_opaque(
+                _reason(
+                    "dangerous-env",
+                    name,
+                    f"the script sets `{_show(name)}`, which can make programs run other code",
                 )
             )
 
@@ -562,6 +594,7 @@ def _emit(
     if raw.kind == "declaration":
         _check_subscript_code(raw.words, acc)
         _check_named_variables(raw.words, acc)
+        acc.exported.extend(exported_names(raw.words))
         acc.commands.append(_simple(Unwrapped((), raw.words), raw, layers, assigns))
         return
     if not raw.words:
@@ -619,6 +652,9 @@ def _emit(
             )
         _check_subscript_code(entry.words, acc)
         _check_named_variables(entry.words, acc)
+        if entry.words and entry.words[0].static:
+            acc.exported.extend(exported_names(entry.words))
+        _check_imported(entry, (*assigns, *raw.assignments, *entry.assignments), acc)
         if entry.words or entry.layers:
             acc.commands.append(_simple(entry, raw, layers, assigns))
 
@@ -683,8 +719,14 @@ def _stdin_script(
 
 
 def _check_named_variables(words: tuple[Word, ...], acc: _Acc) -> None:
-    """Opaque when `read PATH`, `printf -v PATH`, `declare -n r=PATH` set such a variable."""
-    if not words or words[0].text not in _NAME_BUILTINS or not words[0].static:
+    """Opaque when `read PATH`, `printf -v PATH`, `declare -n r=PATH`, `export 'PATH=…'`,
+    `let PATH=1` set such a variable."""
+    if not words or not words[0].static:
+        return
+    if words[0].text in DECLARATION_BUILTINS or words[0].text == "let":
+        for name, why in declared_names(words):
+            acc.add_opaque(_reason("dangerous-env", name, f"`{words[0].text}` {why}"))
+    if words[0].text not in _NAME_BUILTINS:
         return
     for name in names_set(tuple(w.text for w in words)):
         if not name or is_dangerous_env(name.split("[", 1)[0]) or "$" in name:
@@ -694,6 +736,24 @@ def _check_named_variables(words: tuple[Word, ...], acc: _Acc) -> None:
                     name or words[0].text,
                     f"`{words[0].text}` sets `{_show(name)}`, which can make programs run "
                     "other code",
+                )
+            )
+
+
+def _check_imported(entry: Unwrapped, assigns: Sequence[tuple[str, Word]], acc: _Acc) -> None:
+    """Opaque when a program that takes its environment as settings (`make`) gets a
+    variable set in front of it or exported before it (`FOO=x make`, `export FOO=x; make`)."""
+    if not entry.words:
+        return
+    program = program_name(entry.words[0])
+    for name, value in (*assigns, *acc.exported):
+        if imported_setting(program, name.split("[", 1)[0], value):
+            acc.add_opaque(
+                _reason(
+                    "dangerous-env",
+                    name,
+                    f"`{program}` takes the variable `{_show(name)}` as a setting, which "
+                    "its rules may run",
                 )
             )
 

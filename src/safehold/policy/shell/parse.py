@@ -307,6 +307,9 @@ class Walk:
     opaque: list[tuple[str, str, str]] = field(default_factory=list)
     functions: dict[str, int] = field(default_factory=dict)
     bare_assignments: list[tuple[str, Word]] = field(default_factory=list)
+    # Variables the script sets without an assignment word: a `for`/`select` loop's
+    # variable, `${NAME:=…}` / `${NAME=…}`, an arithmetic `NAME=…`, `NAME+=…`, `NAME++`.
+    set_names: list[str] = field(default_factory=list)
     saw_arithmetic: bool = False
     saw_quoted_code: bool = False
     operators: list[str] = field(default_factory=list)
@@ -467,7 +470,16 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
     elif kind == "subshell":
         sub = _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth + 1, ctx.redirects, loc=ctx.loc.copy())
         _walk_children(node, src, out, sub)
+    elif kind == "expansion" or kind in _ARITH_SETTERS:
+        # `${NAME:=x}`, `(( NAME=1 ))`: the expansion or the arithmetic sets NAME.
+        target = (_default_assignment if kind == "expansion" else _arithmetic_target)(node, src)
+        if target is not None:
+            out.set_names.append(target)
+        _walk_children(node, src, out, deeper)
     elif kind in _LOOP_NODES:
+        name_node = node.child_by_field_name("variable")
+        if name_node is not None:  # `for NAME in …`, `select NAME in …` set NAME
+            out.set_names.append(_text(name_node, src))
         # A later iteration runs the body's first commands where its `cd` went.
         before_dirs = ctx.loc.dirs
         loop = _loop(node, src, out, ctx) if kind == "for_statement" else None
@@ -486,6 +498,57 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
         _walk_children(node, src, out, deeper)
     else:
         _walk_children(node, src, out, deeper)
+
+
+def _default_assignment(node: Node, src: bytes) -> str | None:
+    """NAME of `${NAME:=value}` or `${NAME=value}` (and `${NAME[i]:=value}`), which assign
+    value to NAME when it is unset (or empty); else None (bash manual, "Shell Parameter
+    Expansion")."""
+    named = [c for c in node.children if c.is_named]
+    operator = node.child_by_field_name("operator")
+    if not named or operator is None or operator.type not in (":=", "="):
+        return None
+    first = named[0]
+    if first.type == "subscript":
+        inner = first.child_by_field_name("name")
+        first = inner if inner is not None else first
+    return _text(first, src) if first.type == "variable_name" else None
+
+
+# Arithmetic that assigns (bash manual, "Shell Arithmetic"): `NAME=…`, `NAME op=…`,
+# `NAME++`, `++NAME`, `NAME--`, `--NAME`.
+_ARITH_SETTERS = frozenset({"binary_expression", "postfix_expression", "unary_expression"})
+_ARITH_ASSIGN = frozenset(
+    {"=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", "&=", "^=", "|=", "++", "--"}
+)
+# Where a `binary_expression` is arithmetic (`(( … ))`, `$(( … ))`, `for (( … ))`), and
+# where it is not (`[[ a = b ]]` compares).
+_ARITH_CONTEXTS = frozenset({"arithmetic_expansion", "c_style_for_statement"})
+
+
+def _arithmetic_target(node: Node, src: bytes) -> str | None:
+    """The variable an arithmetic assignment or increment sets, else None."""
+    operator = node.child_by_field_name("operator")
+    if operator is None or operator.type not in _ARITH_ASSIGN:
+        return None
+    target = node.child_by_field_name("left")
+    if target is None:
+        target = next((c for c in node.children if c.is_named), None)
+    if target is not None and target.type == "subscript":
+        target = target.child_by_field_name("name")
+    if target is None or target.type not in ("variable_name", "word"):
+        return None
+    parent = node.parent
+    while parent is not None:
+        kind = parent.type
+        if kind in _ARITH_CONTEXTS or (
+            kind == "compound_statement" and parent.children and parent.children[0].type == "(("
+        ):
+            return _text(target, src)
+        if kind in ("test_command", "command", "program"):
+            return None
+        parent = parent.parent
+    return None
 
 
 def _list(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:

@@ -3,6 +3,7 @@ and those a command shows whose values are the agent's secrets (`shows_environme
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from safehold.policy.shell.programs.jq import jq_shows_environment
@@ -10,13 +11,20 @@ from safehold.policy.shell.programs.system import ps_shows_environment
 from safehold.policy.shell.words import Word
 
 __all__ = [
+    "DECLARATION_BUILTINS",
+    "ENVIRONMENT_IMPORTERS",
     "ENVIRONMENT_LISTINGS",
     "ENVIRONMENT_SCRIPTS",
     "ENVIRONMENT_SHOWN_BY",
     "ENVIRONMENT_SUBCOMMANDS",
     "NAME_SETTERS",
     "SHOWS_ENVIRONMENT",
+    "declared_names",
+    "exported_names",
+    "exports_all",
+    "imported_setting",
     "is_dangerous_env",
+    "is_dangerous_setting",
     "is_secret_name",
     "names_set",
     "secret_expansions",
@@ -118,6 +126,45 @@ _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
           for allow in ("", "_ALLOW")),
     }
 )  # fmt: skip
+# Programs' own variables that name options, plugins, start-up files, helper programs or
+# the files they write, each as good as a word on the command line that is judged:
+# - pytest ("Environment variables" in pytest's reference): `PYTEST_ADDOPTS` holds extra
+#   command-line options (`--basetemp=/root` empties that directory), `PYTEST_PLUGINS`
+#   modules to import as plugins, `PYTEST_DEBUG_TEMPROOT` where `tmp_path` directories go;
+# - GNU tar and bsdtar (tar(1), "-f": "If this option is not given, tar uses the value of
+#   `TAPE`"): the archive written or read when no `-f` is given;
+# - pylint (`pylint --help`, "Environment variables"): `PYLINTRC` the configuration file
+#   (which can load plugins), `PYLINTHOME` where its cache is written;
+# - wget (wget(1), "Startup File"): `SYSTEM_WGETRC` the system-wide start-up file
+#   (`WGETRC`, the user's, is above);
+# - rustup and cargo (rustup book, "Environment variables"; cargo book, "Environment
+#   variables"): the toolchain (`RUSTUP_TOOLCHAIN` may be a path to one) and where
+#   toolchains live and come from, the `rustfmt` and `rustdoc` programs cargo runs;
+# - Node's corepack (corepack README, "Environment Variables"): where package managers are
+#   downloaded from, kept, and which keys vouch for them, and the env file it loads;
+# - OpenSSL-using clients (curl(1), "SSLKEYLOGFILE"; NSS and OpenSSL alike): a file the
+#   TLS secrets are appended to;
+# - the XDG base directories (XDG Base Directory Specification): where programs read their
+#   data files and write caches (`XDG_CONFIG_HOME`, their configuration, is above);
+# - GNU make (GNU make manual, "Variables Used by Implicit Rules"): the programs its
+#   built-in rules run and their flags; make imports every environment variable as a make
+#   variable, so `RM='…' make clean` runs that text.
+_DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
+    {
+        "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DEBUG_TEMPROOT", "TAPE", "PYLINTRC",
+        "PYLINTHOME", "SYSTEM_WGETRC", "RUSTUP_TOOLCHAIN", "RUSTUP_HOME",
+        "RUSTUP_DIST_SERVER", "RUSTUP_UPDATE_ROOT", "RUSTFMT", "RUSTDOC", "RUSTDOCFLAGS",
+        "COREPACK_NPM_REGISTRY", "COREPACK_HOME", "COREPACK_INTEGRITY_KEYS",
+        "COREPACK_ENV_FILE", "SSLKEYLOGFILE", "XDG_CACHE_HOME", "XDG_DATA_HOME",
+        "XDG_DATA_DIRS", "XDG_CONFIG_DIRS", "XDG_STATE_HOME",
+        # GNU make's built-in programs and their flags (CC, CXX, AR, FC, the *FLAGS of C
+        # and the linker are above).
+        "AS", "CPP", "M2C", "PC", "CO", "GET", "LEX", "YACC", "LINT", "MAKEINFO", "TEX",
+        "TEXI2DVI", "WEAVE", "CWEAVE", "TANGLE", "CTANGLE", "RM", "LD", "ARFLAGS",
+        "ASFLAGS", "CXXFLAGS", "COFLAGS", "FFLAGS", "GFLAGS", "LDLIBS", "LFLAGS", "YFLAGS",
+        "PFLAGS", "RFLAGS", "LINTFLAGS",
+    }
+)  # fmt: skip
 _DANGEROUS_ENV_PREFIXES = (
     "LUA_INIT",
     "LUA_PATH",
@@ -150,6 +197,138 @@ def is_dangerous_env(name: str) -> bool:
     """True for a variable that makes programs load or run other code (`LD_PRELOAD`, `PAGER`)."""
     upper = name.upper()
     return upper in _DANGEROUS_ENV or upper.startswith(_DANGEROUS_ENV_PREFIXES)
+
+
+# Directories programs write their temporary files in, and some empty: POSIX's `TMPDIR`
+# (XBD "Environment Variables"), `TEMP` and `TMP` (Python's `tempfile.gettempdir`, which
+# pytest's `tmp_path` builds on), Go's `GOTMPDIR` (`go help environment`). Harmless while
+# they stay below the directory the command runs in or below /tmp.
+_TEMP_DIRS = frozenset({"TMPDIR", "TEMP", "TMP", "GOTMPDIR"})
+
+
+def is_dangerous_setting(name: str, value: Word) -> bool:
+    """True for an assignment `name=value` that can make programs run other code, or write
+    and delete files elsewhere (`TMPDIR=/root`)."""
+    if is_dangerous_env(name):
+        return True
+    if name.upper() not in _TEMP_DIRS:
+        return False
+    text = value.text
+    parts = text.split("/")
+    if not value.static or ".." in parts:
+        return True
+    return text.startswith("/") and parts[1:2] != ["tmp"]
+
+
+# Builtins whose `NAME=value` words set variables, whatever the quoting of the word
+# (`export 'PATH=/x'` sets PATH as `export PATH=/x` does); bash manual, "Bash Builtins".
+DECLARATION_BUILTINS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+
+
+def _is_name(text: str) -> bool:
+    """True for a shell variable's name: ASCII letters, digits and `_`, not led by a digit."""
+    return text.isascii() and text.isidentifier()
+
+
+# A shell variable's name (one character class after another: linear, no backtracking).
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def declared_names(words: tuple[Word, ...]) -> list[tuple[str, str]]:
+    """(name, why) for each variable a declaration builtin (`export 'PAGER=id'`) or `let`
+    (`let PATH=1`) sets that can make programs run other code, and for each word whose
+    variable's name bash computes (`export "$x"`): that may be any variable."""
+    out: list[tuple[str, str]] = []
+    if words[0].text == "let":
+        # Every name in the expressions: `let` assigns with `=`, `+=`, `++`, … anywhere.
+        for w in words[1:]:
+            for name in _NAME.findall(w.text):
+                if is_dangerous_env(name):
+                    out.append((name, f"sets `{name}`, which can make programs run other code"))
+        return out
+    options = True
+    for w in words[1:]:
+        text = w.text
+        if options and text == "--":
+            options = False
+            continue
+        if options and len(text) > 1 and text[0] in "-+":
+            continue
+        name, eq, value = text.partition("=")
+        name = name.removesuffix("+").split("[", 1)[0]
+        if _is_name(name):
+            if eq and is_dangerous_setting(name, Word(value, w.static)):
+                out.append((name, f"sets `{name}`, which can make programs run other code"))
+        elif not w.static:
+            out.append((text, f"sets a variable whose name `{text}` is computed at run time"))
+    return out
+
+
+# Programs that take every variable of their environment as a setting of their own: GNU
+# make (GNU make manual, "Variables from the Environment": "Every environment variable
+# that make sees when it starts up is transformed into a make variable"), so any variable
+# a rule or recipe uses (`$(RM)`, `$(PYTHON)`) may come from the environment, as
+# `make NAME=value` sets it. Harmless: the locale, the terminal and colour names, which no
+# makefile runs, and values that are a number or a yes/no switch (`V=1`, `DEBUG=true`),
+# which no recipe can run as a program.
+ENVIRONMENT_IMPORTERS = frozenset({"make", "gmake"})
+_IMPORT_HARMLESS = frozenset({"LANG", "LANGUAGE", "TZ", "TERM", "NO_COLOR", "FORCE_COLOR",
+                              "CLICOLOR", "COLUMNS", "CI"})  # fmt: skip
+_SWITCH_VALUES = frozenset({"yes", "no", "true", "false", "on", "off", "y", "n"})
+
+
+def imported_setting(program: str, name: str, value: Word | None) -> bool:
+    """True when `program` takes the environment variable `name` (set to `value`; None when
+    not known) as a setting that may change what it runs (`PY=/tmp/x make`)."""
+    if program not in ENVIRONMENT_IMPORTERS or name in _IMPORT_HARMLESS or name.startswith("LC_"):
+        return False
+    if value is None or not value.static:
+        return True
+    text = value.text
+    return not (text.isdigit() and text.isascii()) and text.lower() not in _SWITCH_VALUES
+
+
+def exported_names(words: tuple[Word, ...]) -> list[tuple[str, Word | None]]:
+    """The variables a declaration builtin puts in the environment of later commands, with
+    their values (None: the value it had), as `export A=1 B` or `declare -x A=1` does;
+    bash manual, "Bash Builtins"."""
+    texts = [w.text for w in words]
+    if not texts or texts[0] not in ("export", "declare", "typeset"):
+        return []
+    options = [t for t in texts[1:] if len(t) > 1 and t[0] in "-+" and t != "--"]
+    flags = "".join(t for t in options if t[0] == "-")
+    if texts[0] == "export" and any(f in flags for f in "nfp"):
+        return []
+    if texts[0] != "export" and ("x" not in flags or "f" in flags):
+        return []
+    out: list[tuple[str, Word | None]] = []
+    for w in words[1:]:
+        if w.text in options or w.text == "--":
+            continue
+        name, eq, value = w.text.partition("=")
+        name = name.removesuffix("+")
+        if _is_name(name):
+            out.append((name, Word(value, w.static) if eq else None))
+    return out
+
+
+def exports_all(words: tuple[str, ...]) -> bool:
+    """True for `set -a` or `set -o allexport`: every variable set afterwards is exported
+    (bash manual, "The Set Builtin")."""
+    if not words or words[0] != "set":
+        return False
+    i = 1
+    while i < len(words) and words[i] != "--" and words[i][:1] in ("-", "+"):
+        w = words[i]
+        if w in ("-o", "+o"):
+            if w == "-o" and words[i + 1 : i + 2] == ("allexport",):
+                return True
+            i += 2
+            continue
+        if w[0] == "-" and "a" in w[1:]:
+            return True
+        i += 1
+    return False
 
 
 # Builtins that set a variable named by an argument rather than by `NAME=value`:
