@@ -80,26 +80,31 @@ class AwkProgram:
     unknown: bool = False
 
 
-_UNKNOWN = AwkProgram(unknown=True, files=(("write", None),))
-
-
 @functools.lru_cache(maxsize=64)  # the step and the table read the same program
 def read_awk_program(text: str) -> AwkProgram:
     """Read an awk program (see the module docstring) in time linear in its length."""
-    tokens = _tokens(text)
-    if tokens is None:
-        return _UNKNOWN
+    tokens, certain = _tokens(text)
+    files = _files(tokens)
+    if not certain:
+        files.append(("write", None))  # a redirection the reading may have missed
     return AwkProgram(
         runs_code=_runs(tokens),
         network=any(k == _STRING and t.startswith(_NETWORK) for k, t in tokens),
         argv=_changes_argv(tokens),
-        files=tuple(_files(tokens)),
+        files=tuple(files),
+        unknown=not certain,
     )
 
 
-def _tokens(text: str) -> list[tuple[str, str]] | None:
-    """The program's tokens; None when the lexer's reading is not certain."""
+def _tokens(text: str) -> tuple[list[tuple[str, str]], bool]:
+    """The program's tokens, and whether the lexer's reading of them is certain.
+
+    An uncertain spot is read the most literal way (a string or regular expression ends at
+    the line's end, a bracket does not hide a `/`) and the rest is read on, so the work is
+    the same whatever the text.
+    """
     out: list[tuple[str, str]] = []
+    certain = True
     parens: list[bool] = []  # per open `(`: whether it holds an if/while/for condition
     divides = False  # a `/` here divides (an operand just ended)
     n = len(text)
@@ -114,24 +119,17 @@ def _tokens(text: str) -> list[tuple[str, str]] | None:
             if text.startswith("\n", i + 1) or text.startswith("\r\n", i + 1):
                 i += 2 if text[i + 1] == "\n" else 3
                 continue
-            return None
+            certain = False
+            i += 1
+            continue
         if ch == "#":
             end = text.find("\n", i)
             i = n if end < 0 else end
             continue
-        if ch == '"':
-            end = _string_end(text, i + 1)
-            if end < 0:
-                return None
-            out.append((_STRING, text[i + 1 : end]))
-            i = end + 1
-            divides = True
-            continue
-        if ch == "/" and not divides:
-            end = _regex_end(text, i + 1)
-            if end < 0:
-                return None
-            out.append((_REGEX, text[i + 1 : end]))
+        if ch == '"' or (ch == "/" and not divides):
+            end, closed = _string_end(text, i + 1) if ch == '"' else _regex_end(text, i + 1)
+            certain = certain and closed
+            out.append((_STRING if ch == '"' else _REGEX, text[i + 1 : end]))
             i = end + 1
             divides = True
             continue
@@ -161,14 +159,14 @@ def _tokens(text: str) -> list[tuple[str, str]] | None:
             continue
         out.append((_OP, op))
         divides = op in (")", "]", "++", "--")
-    return out
+    return out, certain
 
 
-def _string_end(text: str, i: int) -> int:
-    """Index of the `"` closing a string whose text starts at `i`; -1 if it never closes.
+def _string_end(text: str, i: int) -> tuple[int, bool]:
+    """Where a string whose text starts at `i` ends (its `"`), and whether it is closed.
 
     A backslash escapes the next character (a backslash-newline continues the string); a
-    bare newline ends the program's reading (awk reports an unterminated string).
+    bare newline or the end comes first in an unterminated string (awk refuses it).
     """
     n = len(text)
     while i < n:
@@ -177,39 +175,49 @@ def _string_end(text: str, i: int) -> int:
             i += 2
             continue
         if ch == '"':
-            return i
+            return i, True
         if ch == "\n":
-            return -1
+            return i, False
         i += 1
-    return -1
+    return n, False
 
 
-def _regex_end(text: str, i: int) -> int:
-    """Index of the `/` closing a regular expression from `i`; -1 if unsure or unclosed.
+def _regex_end(text: str, i: int) -> tuple[int, bool]:
+    """Where a regular expression from `i` ends (its `/`), and whether that is certain.
 
     gawk reads a bracket expression whole (`/[/]/` is one regular expression); other awks
-    end it at the first `/`. A bracket holding `/` (or a newline) is not guessed at.
+    end it at the first `/`. A bracket holding `/` (or a newline) is not guessed at: the
+    expression is read to its first `/`, and the reading is uncertain.
     """
     n = len(text)
+    start = i
     while i < n:
         ch = text[i]
         if ch == "\\":
             if text.startswith("\n", i + 1):
-                return -1
+                return i + 1, False
             i += 2
             continue
         if ch == "/":
-            return i
+            return i, True
         if ch == "\n":
-            return -1
+            return i, False
         if ch == "[":
             close = _bracket_end(text, i + 1)
             if close < 0:
-                return -1
+                return _plain_regex_end(text, start), False
             i = close + 1
             continue
         i += 1
-    return -1
+    return n, False
+
+
+def _plain_regex_end(text: str, i: int) -> int:
+    """The first unescaped `/` or newline from `i` (or the end): a reading blind to brackets."""
+    n = len(text)
+    while i < n and text[i] not in "/\n":
+        i += 2 if text[i] == "\\" else 1
+    return min(i, n)
 
 
 def _bracket_end(text: str, i: int) -> int:
@@ -229,24 +237,33 @@ def _bracket_end(text: str, i: int) -> int:
             i += 2
             continue
         if ch == "[" and text[i + 1 : i + 2] in (":", ".", "="):
-            close = text.find(text[i + 1] + "]", i + 2)
-            if close < 0 or "/" in text[i:close] or "\n" in text[i:close]:
-                return -1
-            i = close + 2
+            # `[:alpha:]`, `[.-.]`, `[=a=]`: read to its closing pair, never past a `/`.
+            close = text[i + 1] + "]"
+            i += 2
+            while i < n and not text.startswith(close, i):
+                if text[i] in "/\n":
+                    return -1
+                i += 1
+            i += 2
             continue
         i += 1
     return -1
 
 
 def _runs(tokens: list[tuple[str, str]]) -> bool:
+    n = len(tokens)
     for k, (kind, text) in enumerate(tokens):
-        after = tokens[k + 1] if k + 1 < len(tokens) else ("", "")
+        after = tokens[k + 1] if k + 1 < n else ("", "")
         if kind == _OP and text in ("|", "|&"):
             return True  # awk has no `|` but a pipe to or from a command
         if kind == _OP and text == "@" and after[0] == _NAME:
             return True
-        if kind == _NAME and text.endswith("system") and after == (_OP, "("):
-            return True
+        if kind == _NAME and text.endswith("system"):
+            j = k + 1
+            while j < n and tokens[j] == (_OP, "\n"):
+                j += 1  # newlines before the `(` too, in case an awk reads past them
+            if j < n and tokens[j] == (_OP, "("):
+                return True
     return False
 
 
