@@ -69,12 +69,6 @@ def _sed(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 
 
-def _awk_runs(program: str) -> bool:
-    """True when an awk program may run a shell command or is not understood."""
-    read = read_awk_program(program)
-    return read.runs_code or read.unknown
-
-
 def _awk(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
     """`awk 'BEGIN { system("rm -rf ~") }'`: a program that runs commands is inline code.
 
