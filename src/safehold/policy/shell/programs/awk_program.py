@@ -127,7 +127,7 @@ def _tokens(text: str) -> tuple[list[tuple[str, str]], bool]:
             i = n if end < 0 else end
             continue
         if ch == '"' or (ch == "/" and not divides):
-            end, closed = _string_end(text, i + 1) if ch == '"' else _regex_end(text, i + 1)
+            end, closed = _literal_end(text, i + 1, ch)
             certain = certain and closed
             out.append((_STRING if ch == '"' else _REGEX, text[i + 1 : end]))
             i = end + 1
@@ -162,51 +162,35 @@ def _tokens(text: str) -> tuple[list[tuple[str, str]], bool]:
     return out, certain
 
 
-def _string_end(text: str, i: int) -> tuple[int, bool]:
-    """Where a string whose text starts at `i` ends (its `"`), and whether it is closed.
+def _literal_end(text: str, i: int, close: str) -> tuple[int, bool]:
+    """Where a string (`close` is `"`) or a regular expression (`/`) from `i` ends, and
+    whether it is closed for certain.
 
-    A backslash escapes the next character (a backslash-newline continues the string); a
-    bare newline or the end comes first in an unterminated string (awk refuses it).
-    """
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == '"':
-            return i, True
-        if ch == "\n":
-            return i, False
-        i += 1
-    return n, False
-
-
-def _regex_end(text: str, i: int) -> tuple[int, bool]:
-    """Where a regular expression from `i` ends (its `/`), and whether that is certain.
-
-    gawk reads a bracket expression whole (`/[/]/` is one regular expression); other awks
-    end it at the first `/`. A bracket holding `/` (or a newline) is not guessed at: the
-    expression is read to its first `/`, and the reading is uncertain.
+    A backslash escapes the next character; a backslash-newline continues a string (in a
+    regular expression gawk refuses it). A bare newline or the end comes first in an
+    unterminated literal. gawk reads a bracket expression whole (`/[/]/` is one regular
+    expression); other awks end it at the first `/`: a bracket holding `/` (or a newline)
+    is not guessed at, the expression is read to its first `/`, and the reading is
+    uncertain.
     """
     n = len(text)
     start = i
     while i < n:
         ch = text[i]
         if ch == "\\":
-            if text.startswith("\n", i + 1):
+            if close == "/" and text.startswith("\n", i + 1):
                 return i + 1, False
             i += 2
             continue
-        if ch == "/":
+        if ch == close:
             return i, True
         if ch == "\n":
             return i, False
-        if ch == "[":
-            close = _bracket_end(text, i + 1)
-            if close < 0:
+        if ch == "[" and close == "/":
+            end = _bracket_end(text, i + 1)
+            if end < 0:
                 return _plain_regex_end(text, start), False
-            i = close + 1
+            i = end + 1
             continue
         i += 1
     return n, False
