@@ -29,7 +29,7 @@ from safehold.policy.shell.analysis import (
     MAX_INPUT_LENGTH,
     _analyze_safely,
 )
-from safehold.policy.shell.programs.awk_sed import _awk_runs
+from safehold.policy.shell.programs.awk_program import read_awk_program
 from safehold.policy.shell.programs.environment import secret_expansions
 from safehold.policy.shell.programs.sed_script import read_sed_script
 from safehold.policy.shell.sandboxed import code_paths, code_strings
@@ -44,7 +44,7 @@ UNITS = [
 ]  # fmt: skip
 SCANNERS: dict[str, Callable[[str], Any]] = {
     "sed": read_sed_script,
-    "awk": _awk_runs,
+    "awk": read_awk_program,
     "brace": _brace_expands,
     "code_paths": code_paths,
     "code_strings": code_strings,

@@ -1772,12 +1772,25 @@ def _check_code(
     ]
     for code in (*analysis.code, *scripts):
         for word in code_paths(code):
+            if word in _STANDARD_STREAMS:
+                continue  # the command's own standard streams: no other file's data
             for spelling in _spellings(word, dirs):
                 for reason in policy.check_denied(spelling):
                     if reason.code == "path-denied":
                         message = f"code given to the command names a denied path: {reason.message}"
                         found.add(found.deny, Reason(reason.code, reason.rule, message))
+                    elif reason.code == "path-magic-alias":
+                        # `/proc/self/environ`, `/dev/fd/9`: asked, as in an argument.
+                        message = f"code given to the command names {reason.message}"
+                        found.add(found.ask, Reason(reason.code, reason.rule, message))
         _check_code_commands(code, rules, found)
+
+
+# Spellings of a process's standard streams (symbolic links into `/proc/self/fd`): code
+# that names them reads or writes only what the command is given or prints.
+_STANDARD_STREAMS = frozenset(
+    {"/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/fd/0", "/dev/fd/1", "/dev/fd/2"}
+)
 
 
 # Bounds on the command lines read out of code: enough for a script's `system("…")`
@@ -1880,8 +1893,10 @@ def _check_roles(
                     if unconfined and not (globs and _workspace_glob(use.word, dirs, policy)):
                         _add(found, _computed(program, use))
                 elif use.option == "script":
-                    # A file named inside a script (`sed 'r F'`) is no word of its own.
+                    # A file named inside a script (`sed 'r F'`, awk `getline < F`) is no
+                    # word of its own: judged as an argument the program reads is.
                     _check_argument(use.word.text, dirs, policy, found)
+                    _check_outside_read(use.word.text, dirs, policy, config, found)
             else:
                 for finding in judge_use(use, program, cmd.stdin_fed, config):
                     _add(found, finding)

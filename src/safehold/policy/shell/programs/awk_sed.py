@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from safehold.policy.shell.programs.awk_program import read_awk_program
 from safehold.policy.shell.programs.sed_script import read_sed_script
-from safehold.policy.shell.programs.step import Step, StepFn, opaque
-from safehold.policy.shell.programs.table import Opt, Program, Role
+from safehold.policy.shell.programs.shells import stdin_program
+from safehold.policy.shell.programs.step import Reasons, Step, StepFn, opaque
+from safehold.policy.shell.programs.table import Opt, Program, Role, RoleUse, read_roles
 from safehold.policy.shell.programs.vocab import flags
 from safehold.policy.shell.words import Word
 
@@ -26,47 +28,29 @@ def _sed_runs(script: str) -> bool:
     return read.runs_code or read.unknown
 
 
+# `-f -` (and `/dev/stdin`) reads the script from standard input: GNU sed `compile_file`,
+# gawk manual "Options" (`-f -`). A pipe into it runs whatever comes down the pipe.
+_STDIN_FILES = frozenset({"-", "/dev/stdin"})
+_SCRIPT_FILE_OPTIONS = frozenset({"-f", "--file", "-E", "--exec"})
+
+
+def _from_stdin(uses: tuple[RoleUse, ...]) -> bool:
+    return any(
+        u.option in _SCRIPT_FILE_OPTIONS and u.word.static and u.word.text in _STDIN_FILES
+        for u in uses
+    )
+
+
 def _sed(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
-    """`sed '1e rm -rf ~'`, `sed 's/.*/id/e'`: a script that runs commands is inline code."""
-    scripts: list[Word] = []
-    from_file = False
-    i = 1
-    while i < len(words):
-        t = words[i].text
-        if t in ("-e", "--expression") and i + 1 < len(words):
-            scripts.append(words[i + 1])
-            i += 2
-        elif t.startswith("--expression="):
-            scripts.append(Word(t.partition("=")[2], words[i].static))
-            i += 1
-        elif t in ("-f", "--file") or t.startswith("--file="):
-            from_file = True
-            i += 1 if "=" in t else 2
-        elif t in ("-l", "--line-length"):
-            i += 2
-        elif t == "--":
-            i += 1
-            break
-        elif t.startswith("-") and t != "-" and not t.startswith("--"):
-            i += 1
-            for k, letter in enumerate(t[1:], start=2):
-                if letter == "i":
-                    break  # the rest is the backup suffix: `-i.bak`
-                if letter in "efl":
-                    # A cluster ending in an option with a value: `-ne SCRIPT`, `-ne1d`.
-                    value = words[i] if k == len(t) and i < len(words) else Word(t[k:], True)
-                    i += 1 if k == len(t) else 0
-                    if letter == "e":
-                        scripts.append(value)
-                    from_file = from_file or letter == "f"
-                    break
-        elif t.startswith("-") and t != "-":
-            i += 1
-        else:
-            break
-    if not scripts and not from_file and i < len(words):
-        scripts.append(words[i])
-    for script in scripts:
+    """`sed '1e rm -rf ~'`, `sed 's/.*/id/e'`: a script that runs commands is inline code.
+
+    The words are read with the table (`SED_ROLES`), as GNU getopt_long reads them: unique
+    prefixes (`--expr=S`), clusters (`-ne S`), options after operands (`sed F -e S`).
+    """
+    reading = read_roles(SED_ROLES, words)
+    if _from_stdin(reading.uses):
+        return stdin_program(name, stdin_fed)
+    for script in reading.scripts:
         text = script.text
         if not script.static:
             return _computed(name)
@@ -83,103 +67,46 @@ def _sed(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
 
 
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
-_AWK_BLANKS = " \t\n\r\f\v"
-_AWK_STATEMENT_ENDS = ";{}\n"
-
-
-def _awk_runs(program: str) -> bool:
-    """True when an awk program may run a shell command, read in one linear pass.
-
-    Flags `system(`, `|&` (a coprocess), `| getline`, a `|` after `print`/`printf` in
-    the same statement (`print | "sh"`), and an `@` before a name: gawk's indirect call
-    (`f = "sys" "tem"; @f("id")` calls any function, built-ins included), `@load` (native
-    code) and `@include` (another program; `"inplace"` turns the operands into in-place
-    edits). Wherever they appear, strings included: a false alarm asks, a miss would run
-    code.
-    """
-    n = len(program)
-    printing = False  # a `print`/`printf` word earlier in the current statement
-    i = 0
-    while i < n:
-        ch = program[i]
-        if ch in _AWK_STATEMENT_ENDS:
-            printing = False
-        elif ch == "@" and i + 1 < n and (program[i + 1].isalnum() or program[i + 1] == "_"):
-            return True
-        elif ch == "|":
-            j = i + 1
-            while j < n and program[j] in _AWK_BLANKS:
-                j += 1
-            if printing or program.startswith(("&", "getline"), j):
-                return True
-        elif ch.isalnum() or ch == "_":
-            start = i
-            while i < n and (program[i].isalnum() or program[i] == "_"):
-                i += 1
-            word = program[start:i]
-            printing = printing or word in ("print", "printf")
-            j = i
-            while j < n and program[j] in _AWK_BLANKS:
-                j += 1
-            if word.endswith("system") and program.startswith("(", j):
-                return True
-            continue
-        i += 1
-    return False
-
-
-# Options whose value is the next word (gawk 5 `--help`; `-E FILE` is the program file).
-_AWK_ARG_OPTIONS = frozenset(
-    {"-F", "-v", "-f", "--field-separator", "--assign", "--file", "-i", "--include", "-l",
-     "--load"}
-)  # fmt: skip
 
 
 def _awk(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
-    """`awk 'BEGIN { system("rm -rf ~") }'`: a program that runs commands is inline code."""
-    programs: list[Word] = []
-    from_file = False
-    i = 1
-    while i < len(words):
-        t = words[i].text
-        if t in ("-e", "--source") and i + 1 < len(words):
-            programs.append(words[i + 1])  # gawk's program text given as an option
-            i += 2
-        elif t.startswith("--source="):
-            programs.append(Word(t[len("--source=") :], words[i].static))
-            i += 1
-        elif (
-            t in ("-f", "--file", "-E", "--exec")
-            or t.startswith(("--file=", "--exec="))
-            or (t.startswith(("-f", "-E")) and len(t) > 2)
-        ):
-            from_file = True  # the program is a file, like a script
-            i += 1 if "=" in t or (len(t) > 2 and not t.startswith("--")) else 2
-        elif t == "--":
-            i += 1
-            break
-        elif t in _AWK_ARG_OPTIONS:
-            i += 2
-        elif t.startswith("-") and t != "-":
-            i += 1
-        else:
-            break
-    if not programs and not from_file and i < len(words):
-        programs.append(words[i])
-    for program in programs:
+    """`awk 'BEGIN { system("rm -rf ~") }'`: a program that runs commands is inline code.
+
+    The words are read with the table (`AWK_ROLES`), as gawk's getopt_long reads them.
+    """
+    reading = read_roles(AWK_ROLES, words)
+    if _from_stdin(reading.uses):
+        return stdin_program(name, stdin_fed)
+    reasons: Reasons = ()
+    code: tuple[str, ...] = ()
+    for program in reading.scripts:
         if not program.static:
             return _computed(name)
-        if _awk_runs(program.text):
-            return Step(
-                opaque=opaque(
-                    "inline-code",
-                    f"{name} program",
-                    f"the `{name}` program runs shell commands (`system`, pipes), which are "
-                    "not analysed",
-                ),
-                code=(program.text,),
+        read = read_awk_program(program.text)
+        if read.runs_code or read.unknown:
+            reasons += opaque(
+                "inline-code",
+                f"{name} program",
+                f"the `{name}` program runs shell commands (`system`, pipes), which are not "
+                "analysed",
             )
-    return None
+        if read.network:
+            reasons += opaque(
+                "inline-code",
+                f"{name} /inet",
+                f"the `{name}` program opens a network connection (gawk's `/inet` special "
+                "files), which is not analysed",
+            )
+        if read.argv:
+            reasons += opaque(
+                "not-understood",
+                f"{name} ARGV",
+                f"the `{name}` program changes `ARGV` or `ARGC`, so the files it reads are "
+                "chosen at run time",
+            )
+        if reasons and not code:
+            code = (program.text,)
+    return Step(opaque=reasons, code=code) if reasons else None
 
 
 STEPS: dict[str, StepFn] = {**dict.fromkeys(_AWKS, _awk), "sed": _sed, "gsed": _sed}
@@ -197,64 +124,10 @@ def sed_files(script: str) -> list[tuple[Role, str | None]]:
     return out
 
 
-_AWK_STOP = frozenset(";{}\n|")
-
-
-def _quoted_after(program: str, i: int, marks: str) -> tuple[int, str | None, bool]:
-    """Scan from `i` to the first of `marks` in the statement, then read a quoted name.
-
-    Returns where the scan stopped, the name (None when it is not a string literal), and
-    whether a mark was found (a mark with no literal after it names a computed file).
-    """
-    n = len(program)
-    while i < n and program[i] not in marks:
-        if program[i] in _AWK_STOP:
-            return i, None, False
-        i += 1
-    if i >= n:
-        return i, None, False
-    mark = program[i]
-    i += 1
-    if mark == ">" and i < n and program[i] == ">":
-        i += 1
-    while i < n and program[i] in " \t":
-        i += 1
-    if i >= n or program[i] != '"':
-        return i, None, True
-    end = program.find('"', i + 1)
-    if end < 0:
-        return i, None, True
-    # `"dir/" name`: a literal followed by more of the expression is computed too.
-    j = end + 1
-    while j < n and program[j] in " \t":
-        j += 1
-    if j < n and program[j] not in _AWK_STOP and program[j] not in ")}":
-        return j, None, True
-    return end + 1, program[i + 1 : end], True
-
-
-_AWK_OPENS: tuple[tuple[str, str, Role], ...] = (("print", ">", "write"), ("getline", "<", "read"))
-
-
 def awk_files(program: str) -> list[tuple[Role, str | None]]:
-    """Files an awk program writes (`print > "f"`) or reads (`getline < "f"`).
-
-    A file named by an expression (`print > ENVIRON["HOME"] "/.bashrc"`) is None: a path
-    computed at run time. One forward scan per `print`/`getline`, resuming where the last
-    one stopped, so the work is linear in the program's length (no regular expression on
-    untrusted text).
-    """
-    out: list[tuple[Role, str | None]] = []
-    for word, marks, role in _AWK_OPENS:
-        start = program.find(word)
-        while start >= 0:
-            stop, name, marked = _quoted_after(program, start + len(word), marks)
-            if name is None and marked:
-                out.append((role, None))
-            elif name is not None and name not in ("/dev/stdout", "/dev/stderr", "-"):
-                out.append((role, name))
-            start = program.find(word, max(stop, start + len(word)))
-    return out
+    """Files an awk program writes (`print > "f"`) or reads (`getline < "f"`); a file named
+    by an expression (`print > ENVIRON["HOME"] "/.bashrc"`) is None: computed at run time."""
+    return list(read_awk_program(program).files)
 
 
 # `-i[SUFFIX]`: the suffix, if any, is glued on (`-i.bak`); a separate word is the script.
@@ -280,6 +153,8 @@ _INCLUDE = Opt(takes=True, role="read", mode="inplace")
 AWK_ROLES = Program(
     options={
         "-f": Opt(takes=True, role="read"), "--file": Opt(takes=True, role="read"),
+        # gawk 5 `--help`: `-E file`, `--exec=file`: the program file (the last option).
+        "-E": Opt(takes=True, role="read"), "--exec": Opt(takes=True, role="read"),
         "-e": _SCRIPT, "--source": _SCRIPT, "-v": _V, "--assign": _V, "-F": _V,
         "--field-separator": _V,
         # gawk 5 manual, "Options": `-i FILE` loads an awk library; the library `inplace`
@@ -291,7 +166,7 @@ AWK_ROLES = Program(
     },
     operands="read",
     skip=1,
-    unskip=frozenset({"-f", "--file", "-e", "--source"}),
+    unskip=frozenset({"-f", "--file", "-e", "--source", "-E", "--exec"}),
     modes={"inplace": Program(operands="write", skip=1)},
     script_files=awk_files,
 )  # fmt: skip

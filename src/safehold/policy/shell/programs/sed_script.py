@@ -156,8 +156,11 @@ def read_sed_script(text: str) -> SedScript:
             runs = runs or cmd == "e"
             continue
         if cmd in _LABEL or cmd in (":", "v"):
+            # `read_label` ends the label and nothing more: the next command may follow
+            # at once, after a blank, `}` or `#` too (`:a e id` runs `id`).
             _label(r)
-        elif cmd in _NUMBER_ARG:
+            continue
+        if cmd in _NUMBER_ARG:
             r.skip(_BLANKS)
             r.digits()
         elif cmd in ("s", "y"):
@@ -231,15 +234,22 @@ def _text(r: _Reader) -> str:
     return r.text[start : r.i]
 
 
+# GNU sed 4.9 `read_label` (compile.c), for `:`, `b`, `t`, `T` and `v`: blanks before the
+# label are skipped; the label ends at a blank, a newline, `;`, `}` or `#` (left unread).
+_LABEL_ENDS = _BLANKS + "\n;}#"
+
+
 def _label(r: _Reader) -> None:
-    # GNU sed ends a label at a newline or a semicolon.
-    while r.i < r.n and r.peek() not in ("\n", ";"):
+    r.skip(_BLANKS)
+    while r.i < r.n and r.peek() not in _LABEL_ENDS:
         r.take()
 
 
 def _s_flags(r: _Reader, writes: list[str]) -> str:
+    """The flags after `s///`; GNU `mark_subst_opts` skips blanks before each one."""
     flags = []
     while True:
+        r.skip(_BLANKS)
         ch = r.peek()
         if ch in _S_FLAGS and ch:
             flags.append(r.take())

@@ -320,6 +320,9 @@ class Reading:
     unknown: tuple[str, ...] = ()
     # The `HostAsk` of each (sub)command the words reach (`docker exec`), outermost first.
     asks: tuple[HostAsk, ...] = ()
+    # The words that are the program's script (`sed -e S`, `awk PROGRAM`): an `Opt.script`
+    # value, or the first operand of a table with `skip` when no option gave the script.
+    scripts: tuple[Word, ...] = ()
 
 
 def roles_of(program: Program, words: tuple[Word, ...]) -> tuple[list[RoleUse], set[str]]:
@@ -358,8 +361,9 @@ each written name is a computed path (unconfined: asked)."""
 def read_roles(program: Program, words: tuple[Word, ...]) -> Reading:
     """`words` (argv, program first) read with `program`'s table: see `Reading`."""
     asks: list[HostAsk] = []
-    uses, modes, unknown = _read(program, words, asks)
-    return Reading(tuple(uses), frozenset(modes), tuple(unknown), tuple(asks))
+    scripts: list[Word] = []
+    uses, modes, unknown = _read(program, words, asks, scripts)
+    return Reading(tuple(uses), frozenset(modes), tuple(unknown), tuple(asks), tuple(scripts))
 
 
 def _old_style(program: Program, words: tuple[Word, ...]) -> tuple[Word, ...]:
@@ -377,7 +381,10 @@ def _old_style(program: Program, words: tuple[Word, ...]) -> tuple[Word, ...]:
 
 
 def _read(
-    program: Program, words: tuple[Word, ...], asks: list[HostAsk] | None = None
+    program: Program,
+    words: tuple[Word, ...],
+    asks: list[HostAsk] | None = None,
+    script_words: list[Word] | None = None,
 ) -> tuple[list[RoleUse], set[str], list[str]]:
     if asks is not None and program.host_ask is not None:
         asks.append(program.host_ask)
@@ -482,7 +489,9 @@ def _read(
     if operands and spec.subcommands and operands[0].static:
         sub = spec.subcommands.get(operands[0].text)
         if sub is not None:
-            inner, inner_modes, inner_unknown = _read(sub, words[first_operand_at:], asks)
+            inner, inner_modes, inner_unknown = _read(
+                sub, words[first_operand_at:], asks, script_words
+            )
             # The words after the subcommand are its own: only the options before it are
             # the program's to resolve (`git -C d log --oneline`).
             return uses + inner, modes | inner_modes, unknown[:unknown_at_operand] + inner_unknown
@@ -509,6 +518,8 @@ def _read(
     skip = 0 if unskipped else spec.skip
     if skip and operands:
         scripts.append(operands[0])
+    if script_words is not None and program.script_files is not None:
+        script_words.extend(scripts)
     if program.script_files is not None:
         for script in scripts:
             if script.static:
