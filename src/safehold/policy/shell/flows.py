@@ -35,6 +35,7 @@ name that is a directory is covered by both readings, `L` and `L/<target's name>
 from __future__ import annotations
 
 import posixpath
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -437,16 +438,16 @@ def _written(
     home: str,
 ) -> list[_Written]:
     out: list[_Written] = []
-    foreign = _foreign_steps(analysis.commands)
-    # A redirection names its writer by program: foreign when a step of that name is. A
-    # compound's (`{ curl URL; } > f`) is foreign when any step of the line is.
+    foreign, streams = _foreign_steps(analysis.commands)
+    # A redirection names its writer by program: foreign when a step of that name is. One
+    # with no writer (a compound's) is foreign when a download or decoder is in the line.
     foreign_names = {c.program for c in analysis.commands if id(c) in foreign}
     for r in analysis.redirects:
         if r.access != "write" or r.literal:
             continue
         spots = [resolve_dir(d, base, home) for d in r.dirs]
         writer = r.writer or "a redirection"
-        alien = r.writer in foreign_names or (not r.writer and bool(foreign))
+        alien = r.writer in foreign_names or (not r.writer and streams)
         out += [
             _Written(p, writer, file=True, foreign=alien) for p in _absolute(r.target, spots, home)
         ]
@@ -466,19 +467,22 @@ def _written(
     return out
 
 
-def _foreign_steps(commands: Sequence[SimpleCommand]) -> set[int]:
+def _foreign_steps(commands: Sequence[SimpleCommand]) -> tuple[set[int], bool]:
     """The `id`s of the steps whose output is content from outside the line and the
     workspace: a fetcher, cloner or decoder (`_FOREIGN_WRITERS`), a `printf`/`echo` whose
     text is hidden or holds a command line that asks (`_hidden_text`), and every later stage
-    of a pipe that a downloader, decoder or such `printf` feeds (`_FOREIGN_STREAMS`)."""
+    of a pipe that a downloader, decoder or such `printf` feeds (`_FOREIGN_STREAMS`); and
+    whether the line has such a feeder at all."""
     out: set[int] = set()
     feeds: list[tuple[int, int]] = []
+    streams = False
     for cmd in commands:
         own = cmd.program in _FOREIGN_WRITERS
         if cmd.program in _ECHOES and _hidden_text(cmd):
-            own = True
+            own = streams = True
             feeds += cmd.pipes
         elif cmd.program in _FOREIGN_STREAMS:
+            streams = True
             feeds += cmd.pipes
         if own:
             out.add(id(cmd))
@@ -488,10 +492,12 @@ def _foreign_steps(commands: Sequence[SimpleCommand]) -> set[int]:
             for c in commands
             if any(p == fp and s > fs for p, s in c.pipes for fp, fs in feeds)
         }
-    return out
+    return out, streams
 
 
 _ECHOES = frozenset({"printf", "echo"})
+# Splits a word's text into the names it may run: one character class, linear.
+_NAME_BREAKS = re.compile(r"[^A-Za-z0-9_.+-]+")
 # Escapes printf(1) and `echo -e` turn into characters the command does not show: octal,
 # hexadecimal and Unicode (coreutils printf(1), bash(1) "echo"): `\x73` is `s`.
 _HIDING_ESCAPES = frozenset("01234567xuU")
@@ -509,7 +515,7 @@ def _hidden_text(cmd: SimpleCommand) -> bool:
     texts: list[str] = []
     for k, word in enumerate(words):
         text = word.text
-        if not word.static and ("$(" in text or "`" in text or "<(" in text):
+        if not word.static and _substitutes_foreign(text):
             return True
         if any(text[j + 1 : j + 2] in _HIDING_ESCAPES for j in _backslashes(text)):
             return True
@@ -517,6 +523,14 @@ def _hidden_text(cmd: SimpleCommand) -> bool:
             return True
         texts.append(text)
     return _text_runs(" ".join(texts))
+
+
+def _substitutes_foreign(text: str) -> bool:
+    """A computed word whose text runs a downloader or decoder (`"$(curl -s URL)"`): its
+    output is the word's. `"$(git rev-parse HEAD)"` is the workspace's own."""
+    if "$(" not in text and "`" not in text and "<(" not in text:
+        return False
+    return any(name in _FOREIGN_STREAMS for name in _NAME_BREAKS.split(text))
 
 
 def _backslashes(text: str) -> list[int]:

@@ -307,15 +307,14 @@ SCRIPT_FILE_OPTIONS: Mapping[str, Mapping[str, str]] = {
 
 # Files an interpreter's script may load besides itself, found below where it runs or next
 # to it: `require('./util')` and `node_modules/` (Node.js "Modules: CommonJS", `.js`,
-# `.json`, `.node` and the ESM `.mjs`/`.cjs`), `require_relative` (Ruby), `use`/`require`
-# (perlfunc "require": `.pm`, `.pl`), PHP's `include`, Lua's `require` (`.lua`, `.so`),
-# Python's imports (`.py`, extension modules, `.pth`). A shell sources any name (`. lib`):
+# `.node` and the ESM `.mjs`/`.cjs`; a `.json` is data), `require_relative` (Ruby), `use`/`require`
+# (perlfunc "require": `.pm`, `.pl`), PHP's `include`, Lua's `require` (`.lua`, `.so`).
+# Python's imports are `flows._imports_from`'s. A shell sources any name (`. lib`):
 # every file without a suffix, and `.sh`/`.bash`.
 SCRIPT_SUFFIXES: dict[str, tuple[str, ...]] = {
-    "node": (".js", ".mjs", ".cjs", ".json", ".node", ".ts", ".mts", ".cts"),
-    "deno": (".js", ".mjs", ".ts", ".mts", ".jsx", ".tsx", ".json"),
-    "bun": (".js", ".mjs", ".cjs", ".ts", ".mts", ".jsx", ".tsx", ".json"),
-    "python": (".py", ".pyc", ".pyw", ".so", ".pth"),
+    "node": (".js", ".mjs", ".cjs", ".node", ".ts", ".mts", ".cts"),
+    "deno": (".js", ".mjs", ".ts", ".mts", ".jsx", ".tsx"),
+    "bun": (".js", ".mjs", ".cjs", ".ts", ".mts", ".jsx", ".tsx"),
     "ruby": (".rb", ".so"),
     "perl": (".pl", ".pm", ".so"),
     "php": (".php", ".inc", ".phtml"),
