@@ -115,14 +115,16 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
     if written:
         pairs = 0
         for cmd, dirs, uses in placed:
+            ran = False
             for spelled, full in _runs(cmd, dirs, uses, home):
                 pairs += len(written)
                 hit = _first(written, pairs, _overwrites, full)
                 if hit is not None:
+                    ran = True
                     _add(asks, _runs_written(cmd.program, spelled, hit.writer))
             # What a step itself writes (`python -m django makemigrations`, `pytest
             # --junitxml=r.xml`) is its own doing, not code another step left for it.
-            for folder, fits in _runs_from(cmd, dirs, home):
+            for folder, fits in [] if ran else _runs_from(cmd, dirs, home):
                 pairs += len(written)
                 hit = _first(written, pairs, fits, folder, by=id(cmd))
                 if hit is not None:
@@ -507,8 +509,8 @@ MAX_TEXT_COMMANDS = 32
 
 def _hidden_text(cmd: SimpleCommand) -> bool:
     """`printf`/`echo` text that is not what the command shows, or holds a command line that
-    asks: a hiding escape (`\x69mport os`), a command's output (`$(…)`), a printf format
-    that assembles its arguments (`%s`), or a line the analysis would ask for run outright
+    asks: a hiding escape (`\x69mport os`), a downloader's output (`$(curl …)`), a printf
+    format that picks characters (`%c`, `%.2s`), or a line the analysis would ask for run outright
     (`curl URL | sh`: `hazards`). A runner that finds that text runs it, so it counts like
     a download (`printf 'all:\n\tcurl URL | sh' > Makefile && make`)."""
     words = cmd.words[1:]
@@ -519,10 +521,11 @@ def _hidden_text(cmd: SimpleCommand) -> bool:
             return True
         if any(text[j + 1 : j + 2] in _HIDING_ESCAPES for j in _backslashes(text)):
             return True
-        if cmd.program == "printf" and k == 0 and len(words) > 1 and _assembles(text):
+        if cmd.program == "printf" and k == 0 and len(words) > 1 and _picks(text):
             return True
         texts.append(text)
-    return _text_runs(" ".join(texts))
+    # A format's `%s` puts its arguments side by side: read them spaced and joined.
+    return _text_runs(" ".join(texts)) or _text_runs("".join(texts[1:]))
 
 
 def _substitutes_foreign(text: str) -> bool:
@@ -543,12 +546,18 @@ def _backslashes(text: str) -> list[int]:
     return out
 
 
-def _assembles(fmt: str) -> bool:
-    """A printf format with a conversion (`%s`, `%b`; not `%%`): it builds its text from the
-    arguments, so no one word shows it."""
+# Conversions that print their argument whole (`%b` also expands its escapes, which the
+# arguments are scanned for), and `%%`; any other (`%c`, `%.2s`, `%5s`, `%x`) picks or
+# changes characters (coreutils printf(1)).
+_WHOLE_CONVERSIONS = frozenset("sbdi%")
+
+
+def _picks(fmt: str) -> bool:
+    """A printf format that picks or changes its arguments' characters (`%c`, `%.2s`): the
+    text it prints is in no word."""
     j = fmt.find("%")
     while j >= 0:
-        if fmt[j + 1 : j + 2] != "%":
+        if fmt[j + 1 : j + 2] not in _WHOLE_CONVERSIONS:
             return True
         j = fmt.find("%", j + 2)
     return False
