@@ -439,8 +439,63 @@ def _written(
     base: str,
     home: str,
 ) -> list[_Written]:
-    out: list[_Written] = []
+    """Every write of the line, each marked foreign or not. A step that reads a foreign file
+    writes foreign content too (`curl -o /tmp/c URL; cp /tmp/c conftest.py`), up to
+    `MAX_TAINT_ROUNDS` copies deep; past the pairs bound every step counts as foreign."""
     foreign, streams = _foreign_steps(analysis.commands)
+    out = _writes(analysis, placed, base, home, foreign, streams)
+    for _ in range(MAX_TAINT_ROUNDS):
+        sources = [w.path for w in out if w.foreign]
+        if not sources:
+            break
+        readers = _readers(placed, sources, home, foreign)
+        if not readers:
+            break
+        foreign |= readers
+        out = _writes(analysis, placed, base, home, foreign, streams)
+    return out
+
+
+MAX_TAINT_ROUNDS = 3
+"""Copies of a foreign file followed (`cp a b; cp b c`): the line's steps are this deep."""
+
+
+def _readers(
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]],
+    sources: Sequence[str | None],
+    home: str,
+    foreign: set[int],
+) -> set[int]:
+    """The steps not yet foreign that read a file in `sources` (None: a computed path), or
+    move it (`mv`'s sources are its deletes)."""
+    out: set[int] = set()
+    pairs = 0
+    for cmd, dirs, uses in placed:
+        if id(cmd) in foreign:
+            continue
+        for use in uses:
+            if use.role not in ("read", "delete") or not (use.word.static or use.word.home):
+                continue
+            pairs += len(sources)
+            if pairs > MAX_FLOW_PAIRS:
+                out.add(id(cmd))  # past the bound: taken as foreign (the work stays bounded)
+                break
+            full = _absolute(use.word.text, dirs, home)
+            if any(_under(f, s) for f in full for s in sources):
+                out.add(id(cmd))
+                break
+    return out
+
+
+def _writes(
+    analysis: ShellAnalysis,
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]],
+    base: str,
+    home: str,
+    foreign: set[int],
+    streams: bool,
+) -> list[_Written]:
+    out: list[_Written] = []
     # A redirection names its writer by program: foreign when a step of that name is. One
     # with no writer (a compound's) is foreign when a download or decoder is in the line.
     foreign_names = {c.program for c in analysis.commands if id(c) in foreign}
