@@ -442,7 +442,12 @@ def _written(
     """Every write of the line, each marked foreign or not. A step that reads a foreign file
     writes foreign content too (`curl -o /tmp/c URL; cp /tmp/c conftest.py`), up to
     `MAX_TAINT_ROUNDS` copies deep; past the pairs bound every step counts as foreign."""
-    foreign, streams = _foreign_steps(analysis.commands)
+    # Only the folders a runner or an interpreter runs from ask about foreign content: with
+    # neither in the line, no text is read for it.
+    if any(_finds_code(cmd) for cmd in analysis.commands):
+        foreign, streams = _foreign_steps(analysis.commands)
+    else:
+        foreign, streams = set(), False
     out = _writes(analysis, placed, base, home, foreign, streams)
     for _ in range(MAX_TAINT_ROUNDS):
         sources = [w.path for w in out if w.foreign]
@@ -454,6 +459,12 @@ def _written(
         foreign |= readers
         out = _writes(analysis, placed, base, home, foreign, streams)
     return out
+
+
+def _finds_code(cmd: SimpleCommand) -> bool:
+    """`cmd` may run code it finds rather than names (`_runs_from` may give folders)."""
+    family = program_family(cmd.program)
+    return cmd.program in PROJECT_RUNNERS or family == "python" or family in SCRIPT_SUFFIXES
 
 
 MAX_TAINT_ROUNDS = 3
