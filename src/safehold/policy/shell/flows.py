@@ -19,14 +19,14 @@
   also judged where the link points (`Through`).
 
 A step "runs" a file when the file is its program (`./x`, `d/install.sh`), the script
-operand of an interpreter or shell (`python3 -u x.py`, `sh x.sh`), `source`/`.`'s
-operand, or a program file given to an option (`awk -f x.awk`, `sed -f x.sed`, `make -f
-x.mk`: `SCRIPT_FILE_OPTIONS`). A project runner, or an interpreter running a script, also
-runs code it finds where it runs, next to its script and in the folders above
-(`_runs_from`): a foreign file there counts (fetched, decoded, piped from a download,
-or text holding a command line that asks: `_foreign_steps`). A `chmod +x` in between changes nothing: the file still runs. The order of the
-steps is not relied on (a loop runs its body again), so a file written anywhere in the line
-and run anywhere in it counts.
+operand of an interpreter or shell (`python3 -u x.py`, `sh x.sh`), `source`/`.`'s operand,
+or a program file given to an option (`awk -f x.awk`, `sed -f x.sed`, `make -f x.mk`:
+`SCRIPT_FILE_OPTIONS`). A project runner, or an interpreter running a script, also runs code
+it finds where it runs, next to its script and in the folders above (`_runs_from`): a
+foreign file there counts (fetched, decoded, piped from a download, or text holding a
+command line that asks: `_foreign_steps`). A `chmod +x` in between changes nothing: the file
+still runs. The order of the steps is not relied on (a loop runs its body again), so a file
+written anywhere in the line and run anywhere in it counts.
 
 Pure: a function of the analysis and where each command runs; no file is looked at (a link
 name that is a directory is covered by both readings, `L` and `L/<target's name>`).
@@ -206,7 +206,7 @@ _PYTHON_RUNNERS = frozenset(
 )
 
 
-Fits = Callable[[str, "_Written"], bool]
+Fits = Callable[[str, _Written], bool]
 
 
 def _runs_from(cmd: SimpleCommand, dirs: Sequence[str | None], home: str) -> list[tuple[str, Fits]]:
@@ -219,7 +219,7 @@ def _runs_from(cmd: SimpleCommand, dirs: Sequence[str | None], home: str) -> lis
     root): a file directly in one of them counts (`_beside`). An interpreter running a
     script (`node src/app.js`, `bash src/run.sh`) loads modules from where it runs and from
     the script's folder, and walks up from there (`node_modules/`): a code file below them
-    counts (`_feeds_script`), and one directly in a folder above the script's.
+    counts (`_code_below`), and one directly in a folder above the script's (`_code_beside`).
     """
     here = [d for d in dirs if d is not None]
     runner = cmd.program in PROJECT_RUNNERS
