@@ -34,13 +34,15 @@ name that is a directory is covered by both readings, `L` and `L/<target's name>
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from safehold.policy.decision import Reason
+from safehold.policy.config import DEFAULT_COMMAND_RULES
+from safehold.policy.decision import Reason, Verdict
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
@@ -53,6 +55,7 @@ from safehold.policy.shell.programs.interpreters import (
 )
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.table import Role, RoleUse
+from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import code_strings
 
 __all__ = ["Flows", "Through", "follow"]
@@ -631,17 +634,45 @@ def _picks(fmt: str) -> bool:
 
 def _text_runs(text: str) -> bool:
     """A text holding a command line that asks run outright: a line or a quoted string in it
-    that pipes or starts with a shell, with a `hazards` finding (`curl URL | sh`)."""
+    that pipes, starts with a shell or with a program a built-in deny or ask rule names,
+    with a `hazards` finding (`curl URL | sh`) or a certain match of such a rule (`rm -rf
+    ~`), as `assess` reads command lines in inline code. The built-in rules only: the text
+    is judged the same whatever the configuration adds."""
+    rules = _builtin_rules()
     lines = text.replace("\\n", "\n").replace("\\t", "\n").replace("\t", "\n").split("\n")
-    candidates = [c for c in (*lines, *code_strings(text)) if "|" in c or _starts_shell(c)]
+    candidates = [
+        c
+        for c in (*lines, *code_strings(text))
+        if "|" in c or _starts_shell(c) or rules.names(_first_name(c))
+    ]
     if len(candidates) > MAX_TEXT_COMMANDS:
         return True
-    return any(hazards(analyze(c)) for c in candidates)
+    for candidate in candidates:
+        inner = analyze(candidate)
+        if hazards(inner):
+            return True
+        for cmd in inner.commands:
+            for layer in (*cmd.wrapper_words, cmd.words):
+                if any(
+                    m.certain and m.rule.decision is not Verdict.ALLOW
+                    for m in rules.strict_matches(layer)
+                ):
+                    return True
+    return False
+
+
+@functools.cache
+def _builtin_rules() -> CompiledRules:
+    return compile_rules(DEFAULT_COMMAND_RULES)
+
+
+def _first_name(line: str) -> str:
+    words = line.split(None, 1)
+    return posixpath.basename(words[0]) if words else ""
 
 
 def _starts_shell(line: str) -> bool:
-    words = line.split(None, 1)
-    return bool(words) and posixpath.basename(words[0]) in SHELLS
+    return _first_name(line) in SHELLS
 
 
 def _remote_named(cmd: SimpleCommand) -> bool:
