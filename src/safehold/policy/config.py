@@ -170,6 +170,18 @@ DEFAULT_PROTECTED_PATHS: Final[tuple[str, ...]] = (
     ".yarnrc.yml",
     ".pnpmfile.cjs",
     ".mise.toml",
+    # Settings that make the next run of a tool run a program the file names: yarn 1's
+    # `yarn-path` (any `yarn` runs that file), bun's `preload` scripts, a Rust toolchain's
+    # `path` and cargo's `runner`/`rustc-wrapper`/aliases, pylint's `init-hook` (editors
+    # run pylint in the background, on open).
+    ".yarnrc",
+    "bunfig.toml",
+    "rust-toolchain",
+    "rust-toolchain.toml",
+    ".cargo/config",
+    ".cargo/config.toml",
+    ".pylintrc",
+    "pylintrc",
     ".bash_aliases",
     ".config/git/",
     ".config/systemd/",

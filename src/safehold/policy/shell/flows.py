@@ -19,10 +19,14 @@
   also judged where the link points (`Through`).
 
 A step "runs" a file when the file is its program (`./x`, `d/install.sh`), the script
-operand of an interpreter or shell (`python3 -u x.py`, `sh x.sh`), or `source`/`.`'s
-operand. A `chmod +x` in between changes nothing: the file still runs. The order of the
-steps is not relied on (a loop runs its body again), so a file written anywhere in the line
-and run anywhere in it counts.
+operand of an interpreter or shell (`python3 -u x.py`, `sh x.sh`), `source`/`.`'s operand,
+or a program file given to an option (`awk -f x.awk`, `sed -f x.sed`, `make -f x.mk`:
+`SCRIPT_FILE_OPTIONS`). A project runner, or an interpreter running a script, also runs code
+it finds where it runs, next to its script and in the folders above (`_runs_from`): a
+foreign file there counts (fetched, decoded, piped from a download, or text holding a
+command line that asks: `_foreign_steps`). A `chmod +x` in between changes nothing: the file
+still runs. The order of the steps is not relied on (a loop runs its body again), so a file
+written anywhere in the line and run anywhere in it counts.
 
 Pure: a function of the analysis and where each command runs; no file is looked at (a link
 name that is a directory is covered by both readings, `L` and `L/<target's name>`).
@@ -30,26 +34,36 @@ name that is a directory is covered by both readings, `L` and `L/<target's name>
 
 from __future__ import annotations
 
+import functools
 import posixpath
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from safehold.policy.decision import Reason
-from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
+from safehold.policy.config import DEFAULT_COMMAND_RULES
+from safehold.policy.decision import Reason, Verdict
+from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
+from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.programs.interpreters import (
+    SCRIPT_FILE_OPTIONS,
+    SCRIPT_SUFFIXES,
     program_family,
     python_module,
     script_operand,
 )
+from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.table import Role, RoleUse
+from safehold.policy.shell.rules import CompiledRules, compile_rules
+from safehold.policy.shell.sandboxed import code_strings
 
 __all__ = ["Flows", "Through", "follow"]
 
 # Writers whose output holds no content of its own (an empty file or directory), or only
 # text the command spells out: sed's in-place edit applies its visible script to the file.
-_NO_CONTENT = frozenset({"mkdir", "touch", "mktemp", "install", "sed", "gsed"})
+# A file their script names (sed's `w FILE`: the lines of its input) does hold content.
+_NO_CONTENT = frozenset({"mkdir", "touch", "mktemp", "sed", "gsed"})
 # Link makers: their written operand is a link to their read operand.
 _LINKERS = frozenset({"ln", "link"})
 # Options that make a program save into its current directory under a name the server or
@@ -89,6 +103,9 @@ class _Written:
     writer: str
     file: bool = False  # a redirection's target: a file, never a folder
     by: int = 0  # `id` of the command that writes it (0: a redirection)
+    # The content comes from outside the line and the workspace (fetched, cloned, decoded,
+    # piped from a download), or is text holding a command line that asks (`_text_runs`).
+    foreign: bool = False
 
 
 def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows:
@@ -100,19 +117,22 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
     asks: list[Reason] = []
     if written:
         pairs = 0
-        for cmd, dirs, _uses in placed:
-            for spelled, full in _runs(cmd, dirs, home):
+        for cmd, dirs, uses in placed:
+            ran = False
+            for spelled, full in _runs(cmd, dirs, uses, home):
                 pairs += len(written)
                 hit = _first(written, pairs, _overwrites, full)
                 if hit is not None:
+                    ran = True
                     _add(asks, _runs_written(cmd.program, spelled, hit.writer))
             # What a step itself writes (`python -m django makemigrations`, `pytest
             # --junitxml=r.xml`) is its own doing, not code another step left for it.
-            for folder in _runs_from(cmd, dirs):
+            for folder, fits in [] if ran else _runs_from(cmd, dirs, home):
                 pairs += len(written)
-                hit = _first(written, pairs, _feeds_runner, folder, by=id(cmd))
+                hit = _first(written, pairs, fits, folder, by=id(cmd))
                 if hit is not None:
                     _add(asks, _runs_from_written(cmd.program, folder, hit))
+                    break  # one reason per step: the folders overlap
             for folder in _imports_from(cmd, dirs, home):
                 pairs += len(written)
                 hit = _first(written, pairs, _shadows, folder, by=id(cmd))
@@ -169,26 +189,81 @@ def _runs_written(program: str, spelled: str, writer: str) -> Reason:
 # package.json scripts, conftest.py and the tests, build.rs, a Gradle or Maven build, a
 # Rakefile, tox.ini and noxfile.py (each program's manual: make(1) "-f", npm-run-script(1),
 # pytest "conftest.py", Cargo "Build Scripts"). `make -C DIR` runs in DIR (`dirs`).
+# pylint runs the `init-hook` Python code and loads the `load-plugins` modules of the first
+# `pylintrc`, `.pylintrc`, `pyproject.toml`, `setup.cfg` or `tox.ini` it finds (pylint docs,
+# "Command-line arguments and configuration files"); sqlfluff loads the templater and its
+# Python macros (`library_path`) that `.sqlfluff`, `setup.cfg`, `tox.ini` or
+# `pyproject.toml` name, in the folder it runs in and those above (sqlfluff docs,
+# "Configuration": "Nesting", "Library Templating").
 PROJECT_RUNNERS = frozenset(
     {
         "make", "gmake", "cmake", "ninja", "meson", "scons", "npm", "yarn", "pnpm", "bun",
         "deno", "pytest", "py.test", "tox", "nox", "cargo", "go", "gradle", "gradlew", "mvn",
         "mvnw", "ant", "sbt", "rake", "bundle", "just", "task", "invoke", "poetry", "uv",
         "hatch", "pdm", "rye", "jest", "vitest", "mocha", "phpunit", "composer", "mix",
-        "dotnet", "swift", "stack", "cabal",
+        "dotnet", "swift", "stack", "cabal", "pylint", "sqlfluff",
     }
 )  # fmt: skip
-_PYTHON_RUNNERS = frozenset({"pytest", "unittest", "tox", "nox", "build", "pip"})
+_PYTHON_RUNNERS = frozenset(
+    {"pytest", "unittest", "tox", "nox", "build", "pip", "pylint", "sqlfluff"}
+)
 
 
-def _runs_from(cmd: SimpleCommand, dirs: Sequence[str | None]) -> list[str]:
-    """The folders whose code `cmd` runs without naming a file: where a project runner
-    runs (`make`, `npm test`, `pytest`, `python -m pytest`)."""
+Fits = Callable[[str, _Written], bool]
+
+
+def _runs_from(cmd: SimpleCommand, dirs: Sequence[str | None], home: str) -> list[tuple[str, Fits]]:
+    """The folders whose code `cmd` runs without naming a file, each with the test of a
+    write that can change that code.
+
+    A project runner (`make`, `npm test`, `pytest`, `python -m pytest`) runs the code below
+    where it runs (`_feeds_runner`), and looks for its configuration in the folders above
+    (`npm` finds `package.json`, pytest its rootdir's `conftest.py`, each folder up to the
+    root): a file directly in one of them counts (`_beside`). An interpreter running a
+    script (`node src/app.js`, `bash src/run.sh`) loads modules from where it runs and from
+    the script's folder, and walks up from there (`node_modules/`): a code file below them
+    counts (`_code_below`), and one directly in a folder above the script's (`_code_beside`).
+    """
+    here = [d for d in dirs if d is not None]
     runner = cmd.program in PROJECT_RUNNERS
     if not runner and program_family(cmd.program) == "python":
         found = python_module(cmd.words)
         runner = found is not None and found[1].split(".", 1)[0] in _PYTHON_RUNNERS
-    return [d for d in dirs if d is not None] if runner else []
+    out: list[tuple[str, Fits]] = []
+    if runner:
+        out += [(d, _feeds_runner) for d in here]
+        out += [(up, _beside) for d in here for up in _above(d)]
+    suffixes = SCRIPT_SUFFIXES.get(program_family(cmd.program))
+    if suffixes is not None:
+        script = _script_dirs(cmd, dirs, home)
+        fits = _code_below(suffixes)
+        out += [(d, fits) for d in (*here, *script)]
+        out += [(up, _code_beside(suffixes)) for d in script for up in _above(d)]
+    return out
+
+
+def _script_dirs(cmd: SimpleCommand, dirs: Sequence[str | None], home: str) -> list[str]:
+    """The folder of the script an interpreter runs (`node src/app.js`: `src`)."""
+    at = script_operand(cmd.program, cmd.words)
+    if at is None or at >= len(cmd.words):
+        return []
+    word = cmd.words[at]
+    if not (word.static or word.home):
+        return []
+    return [posixpath.dirname(full) for full in _absolute(word.text, dirs, home)]
+
+
+MAX_ABOVE = 64
+"""Folders above one folder that are looked at (a path deeper than this is cut there)."""
+
+
+def _above(folder: str) -> list[str]:
+    """The folders above `folder`, nearest first, up to the root."""
+    out: list[str] = []
+    while folder not in ("/", "") and len(out) < MAX_ABOVE:
+        folder = posixpath.dirname(folder)
+        out.append(folder)
+    return out
 
 
 # Writers whose content comes from outside the command line and the workspace: fetched,
@@ -203,15 +278,69 @@ _FOREIGN_WRITERS = frozenset(
         "podman", "kubectl", "pip", "pip3", "npm", "npx", "pnpm", "yarn",
     }
 )  # fmt: skip
+# Programs whose standard output is such content: downloaders, decoders and decompressors.
+# What a later stage of their pipe writes holds it (`curl URL | tee conftest.py`, `curl URL
+# | sed -n 'w Makefile'`); `git log | tee log.txt` is the workspace's own history.
+_FOREIGN_STREAMS = frozenset(
+    {
+        "curl", "wget", "aria2c", "http", "https", "lwp-request", "fetch", "gh", "ssh", "nc",
+        "ncat", "socat", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg",
+        "gunzip", "zcat", "bzcat", "bunzip2", "xzcat", "unxz", "zstd", "zstdcat", "unzip",
+        "tar", "bsdtar", "7z", "7za",
+    }
+)  # fmt: skip
 
 
 def _feeds_runner(folder: str, written: _Written) -> bool:
     """A write that may change the code a project runner in `folder` runs: one that makes
     or fills `folder` or a folder above it (`git clone URL d && cd d`, `tar x` into `.`), a
-    computed path, or a foreign writer's file below it."""
+    computed path, or a foreign file below it."""
     if _under(folder, written.path):
         return True
-    return written.writer in _FOREIGN_WRITERS and _under(written.path or "", folder)
+    return written.foreign and _under(written.path or "", folder)
+
+
+def _beside(folder: str, written: _Written) -> bool:
+    """A write that may change a configuration file a runner looks for in `folder`, a folder
+    above where it runs: one that makes or fills `folder`, or a foreign file directly in it
+    (`curl -o package.json URL && cd src && npm test`)."""
+    if _under(folder, written.path):
+        return True
+    return written.foreign and posixpath.dirname(written.path or "") == folder
+
+
+def _code_below(suffixes: tuple[str, ...]) -> Fits:
+    """A write that may change a module an interpreter loads from below `folder`: as
+    `_feeds_runner`, for a foreign file that may be code (`_is_code`)."""
+
+    def fits(folder: str, written: _Written) -> bool:
+        if _under(folder, written.path):
+            return True
+        path = written.path or ""
+        return written.foreign and _under(path, folder) and _is_code(path, suffixes)
+
+    return fits
+
+
+def _code_beside(suffixes: tuple[str, ...]) -> Fits:
+    """As `_beside`, for a foreign file that may be code (`node_modules/` above a script)."""
+
+    def fits(folder: str, written: _Written) -> bool:
+        if _under(folder, written.path):
+            return True
+        path = written.path or ""
+        inside = posixpath.dirname(path) == folder or _under(path, folder + "/node_modules")
+        return written.foreign and inside and _is_code(path, suffixes)
+
+    return fits
+
+
+def _is_code(path: str, suffixes: tuple[str, ...]) -> bool:
+    """`path` may be code an interpreter loads: a name with one of its suffixes, or a name
+    with no suffix (a folder: a clone, an extraction, a package; or a shell's library)."""
+    name = posixpath.basename(path)
+    dot = name.rfind(".", 1)
+    return dot < 0 or name[dot:] in suffixes
 
 
 def _runs_from_written(program: str, folder: str, written: _Written) -> Reason:
@@ -219,7 +348,8 @@ def _runs_from_written(program: str, folder: str, written: _Written) -> Reason:
     return Reason(
         "runs-written-file",
         f"{program} {folder[-40:]}",
-        f"`{program}` runs code it finds in `{folder}` (a Makefile, scripts, tests), and "
+        f"`{program}` runs code it finds in `{folder}` (a Makefile, scripts, tests, "
+        f"modules, settings), and "
         f"`{written.writer}` writes {name} there in the same command: code computed at run "
         "time (downloaded, decoded or copied) that nobody has read",
     )
@@ -312,28 +442,237 @@ def _written(
     base: str,
     home: str,
 ) -> list[_Written]:
+    """Every write of the line, each marked foreign or not. A step that reads a foreign file
+    writes foreign content too (`curl -o /tmp/c URL; cp /tmp/c conftest.py`), up to
+    `MAX_TAINT_ROUNDS` copies deep; past the pairs bound every step counts as foreign."""
+    # Only the folders a runner or an interpreter runs from ask about foreign content: with
+    # neither in the line, no text is read for it.
+    if any(_finds_code(cmd) for cmd in analysis.commands):
+        foreign, streams = _foreign_steps(analysis.commands)
+    else:
+        foreign, streams = set(), False
+    out = _writes(analysis, placed, base, home, foreign, streams)
+    for _ in range(MAX_TAINT_ROUNDS):
+        sources = [w.path for w in out if w.foreign]
+        if not sources:
+            break
+        readers = _readers(placed, sources, home, foreign)
+        if not readers:
+            break
+        foreign |= readers
+        out = _writes(analysis, placed, base, home, foreign, streams)
+    return out
+
+
+def _finds_code(cmd: SimpleCommand) -> bool:
+    """`cmd` may run code it finds rather than names (`_runs_from` may give folders)."""
+    family = program_family(cmd.program)
+    return cmd.program in PROJECT_RUNNERS or family == "python" or family in SCRIPT_SUFFIXES
+
+
+MAX_TAINT_ROUNDS = 3
+"""Copies of a foreign file followed (`cp a b; cp b c`): the line's steps are this deep."""
+
+
+def _readers(
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]],
+    sources: Sequence[str | None],
+    home: str,
+    foreign: set[int],
+) -> set[int]:
+    """The steps not yet foreign that read a file in `sources` (None: a computed path), or
+    move it (`mv`'s sources are its deletes)."""
+    out: set[int] = set()
+    pairs = 0
+    for cmd, dirs, uses in placed:
+        if id(cmd) in foreign:
+            continue
+        for use in uses:
+            if use.role not in ("read", "delete") or not (use.word.static or use.word.home):
+                continue
+            pairs += len(sources)
+            if pairs > MAX_FLOW_PAIRS:
+                out.add(id(cmd))  # past the bound: taken as foreign (the work stays bounded)
+                break
+            full = _absolute(use.word.text, dirs, home)
+            if any(_under(f, s) for f in full for s in sources):
+                out.add(id(cmd))
+                break
+    return out
+
+
+def _writes(
+    analysis: ShellAnalysis,
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]],
+    base: str,
+    home: str,
+    foreign: set[int],
+    streams: bool,
+) -> list[_Written]:
     out: list[_Written] = []
+    # A redirection names its writer by program: foreign when a step of that name is. One
+    # with no writer (a compound's) is foreign when a download or decoder is in the line.
+    foreign_names = {c.program for c in analysis.commands if id(c) in foreign}
     for r in analysis.redirects:
         if r.access != "write" or r.literal:
             continue
         spots = [resolve_dir(d, base, home) for d in r.dirs]
         writer = r.writer or "a redirection"
-        out += [_Written(p, writer, file=True) for p in _absolute(r.target, spots, home)]
+        alien = r.writer in foreign_names or (not r.writer and streams)
+        out += [
+            _Written(p, writer, file=True, foreign=alien) for p in _absolute(r.target, spots, home)
+        ]
     for cmd, dirs, uses in placed:
         program = cmd.program
-        if program in _NO_CONTENT:
-            continue
+        alien = id(cmd) in foreign
         for use in uses:
-            if use.role != "write":
+            if use.role != "write" or (program in _NO_CONTENT and use.option != "script"):
                 continue
             if not (use.word.static or use.word.home):
-                out.append(_Written(None, program, by=id(cmd)))
+                out.append(_Written(None, program, by=id(cmd), foreign=alien))
             else:
                 full = _absolute(use.word.text, dirs, home)
-                out += [_Written(p, program, by=id(cmd)) for p in full]
+                out += [_Written(p, program, by=id(cmd), foreign=alien) for p in full]
         if _remote_named(cmd):
-            out += [_Written(d, program, by=id(cmd)) for d in dirs if d is not None]
+            out += [_Written(d, program, by=id(cmd), foreign=True) for d in dirs if d is not None]
     return out
+
+
+def _foreign_steps(commands: Sequence[SimpleCommand]) -> tuple[set[int], bool]:
+    """The `id`s of the steps whose output is content from outside the line and the
+    workspace: a fetcher, cloner or decoder (`_FOREIGN_WRITERS`), a `printf`/`echo` whose
+    text is hidden or holds a command line that asks (`_hidden_text`), and every later stage
+    of a pipe that a downloader, decoder or such `printf` feeds (`_FOREIGN_STREAMS`); and
+    whether the line has such a feeder at all."""
+    out: set[int] = set()
+    feeds: list[tuple[int, int]] = []
+    streams = False
+    for cmd in commands:
+        own = cmd.program in _FOREIGN_WRITERS
+        if cmd.program in _ECHOES and _hidden_text(cmd):
+            own = streams = True
+            feeds += cmd.pipes
+        elif cmd.program in _FOREIGN_STREAMS:
+            streams = True
+            feeds += cmd.pipes
+        if own:
+            out.add(id(cmd))
+    if feeds:
+        out |= {
+            id(c)
+            for c in commands
+            if any(p == fp and s > fs for p, s in c.pipes for fp, fs in feeds)
+        }
+    return out, streams
+
+
+_ECHOES = frozenset({"printf", "echo"})
+# Splits a word's text into the names it may run: one character class, linear.
+_NAME_BREAKS = re.compile(r"[^A-Za-z0-9_.+-]+")
+# Escapes printf(1) and `echo -e` turn into characters the command does not show: octal,
+# hexadecimal and Unicode (coreutils printf(1), bash(1) "echo"): `\x73` is `s`.
+_HIDING_ESCAPES = frozenset("01234567xuU")
+MAX_TEXT_COMMANDS = 32
+"""Command lines read out of one `printf`/`echo` text; past it the text counts as hidden."""
+
+
+def _hidden_text(cmd: SimpleCommand) -> bool:
+    """`printf`/`echo` text that is not what the command shows, or holds a command line that
+    asks: a hiding escape (`\x69mport os`), a downloader's output (`$(curl …)`), a printf
+    format that picks characters (`%c`, `%.2s`), or a line the analysis would ask for run outright
+    (`curl URL | sh`: `hazards`). A runner that finds that text runs it, so it counts like
+    a download (`printf 'all:\n\tcurl URL | sh' > Makefile && make`)."""
+    words = cmd.words[1:]
+    texts: list[str] = []
+    for k, word in enumerate(words):
+        text = word.text
+        if not word.static and _substitutes_foreign(text):
+            return True
+        if any(text[j + 1 : j + 2] in _HIDING_ESCAPES for j in _backslashes(text)):
+            return True
+        if cmd.program == "printf" and k == 0 and len(words) > 1 and _picks(text):
+            return True
+        texts.append(text)
+    # A format's `%s` puts its arguments side by side: read them spaced and joined.
+    return _text_runs(" ".join(texts)) or _text_runs("".join(texts[1:]))
+
+
+def _substitutes_foreign(text: str) -> bool:
+    """A computed word whose text runs a downloader or decoder (`"$(curl -s URL)"`): its
+    output is the word's. `"$(git rev-parse HEAD)"` is the workspace's own."""
+    if "$(" not in text and "`" not in text and "<(" not in text:
+        return False
+    return any(name in _FOREIGN_STREAMS for name in _NAME_BREAKS.split(text))
+
+
+def _backslashes(text: str) -> list[int]:
+    """Where `text` has a backslash that starts an escape (`\\` is one backslash)."""
+    out: list[int] = []
+    j = text.find("\\")
+    while j >= 0:
+        out.append(j)
+        j = text.find("\\", j + 2)
+    return out
+
+
+# Conversions that print their argument whole (`%b` also expands its escapes, which the
+# arguments are scanned for), and `%%`; any other (`%c`, `%.2s`, `%5s`, `%x`) picks or
+# changes characters (coreutils printf(1)).
+_WHOLE_CONVERSIONS = frozenset("sbdi%")
+
+
+def _picks(fmt: str) -> bool:
+    """A printf format that picks or changes its arguments' characters (`%c`, `%.2s`): the
+    text it prints is in no word."""
+    j = fmt.find("%")
+    while j >= 0:
+        if fmt[j + 1 : j + 2] not in _WHOLE_CONVERSIONS:
+            return True
+        j = fmt.find("%", j + 2)
+    return False
+
+
+def _text_runs(text: str) -> bool:
+    """A text holding a command line that asks run outright: a line or a quoted string in it
+    that pipes, starts with a shell or with a program a built-in deny or ask rule names,
+    with a `hazards` finding (`curl URL | sh`) or a certain match of such a rule (`rm -rf
+    ~`), as `assess` reads command lines in inline code. The built-in rules only: the text
+    is judged the same whatever the configuration adds."""
+    rules = _builtin_rules()
+    lines = text.replace("\\n", "\n").replace("\\t", "\n").replace("\t", "\n").split("\n")
+    candidates = [
+        c
+        for c in (*lines, *code_strings(text))
+        if "|" in c or _starts_shell(c) or rules.names(_first_name(c))
+    ]
+    if len(candidates) > MAX_TEXT_COMMANDS:
+        return True
+    for candidate in candidates:
+        inner = analyze(candidate)
+        if hazards(inner):
+            return True
+        for cmd in inner.commands:
+            for layer in (*cmd.wrapper_words, cmd.words):
+                if any(
+                    m.certain and m.rule.decision is not Verdict.ALLOW
+                    for m in rules.strict_matches(layer)
+                ):
+                    return True
+    return False
+
+
+@functools.cache
+def _builtin_rules() -> CompiledRules:
+    return compile_rules(DEFAULT_COMMAND_RULES)
+
+
+def _first_name(line: str) -> str:
+    words = line.split(None, 1)
+    return posixpath.basename(words[0]) if words else ""
+
+
+def _starts_shell(line: str) -> bool:
+    return _first_name(line) in SHELLS
 
 
 def _remote_named(cmd: SimpleCommand) -> bool:
@@ -352,11 +691,23 @@ def _remote_named(cmd: SimpleCommand) -> bool:
     )
 
 
-def _runs(cmd: SimpleCommand, dirs: Sequence[str | None], home: str) -> list[tuple[str, str]]:
-    """The local files `cmd` runs as code: (as spelled, absolute)."""
+def _runs(
+    cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], home: str
+) -> list[tuple[str, str]]:
+    """The local files `cmd` runs as code: (as spelled, absolute). Its program, a script
+    operand, `source`'s operand, and a program file given to an option
+    (`SCRIPT_FILE_OPTIONS`: `awk -f F`, `sed --file=F`, `make -f F`, read by the table)."""
     words = cmd.words
     if not words:
         return []
+    out: list[tuple[str, str]] = []
+    options = SCRIPT_FILE_OPTIONS.get(cmd.program, {})
+    for use in uses:
+        suffix = options.get(use.option) if use.role == "read" else None
+        if suffix is None or not (use.word.static or use.word.home) or not use.word.text:
+            continue
+        spellings = [use.word.text] + ([use.word.text + suffix] if suffix else [])
+        out += [(t, full) for t in spellings for full in _absolute(t, dirs, home)]
     at: int | None = None
     if words[0].static and "/" in words[0].text:
         at = 0
@@ -365,9 +716,9 @@ def _runs(cmd: SimpleCommand, dirs: Sequence[str | None], home: str) -> list[tup
     else:
         at = script_operand(cmd.program, words)
     if at is None or at >= len(words) or not (words[at].static or words[at].home):
-        return []
+        return out
     text = words[at].text
-    return [(text, full) for full in _absolute(text, dirs, home)] if text else []
+    return out + ([(text, full) for full in _absolute(text, dirs, home)] if text else [])
 
 
 def _through(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 
 from safehold.policy.shell.programs.js_runtimes import BUN, DENO
 from safehold.policy.shell.programs.shells import SHELL_ARG_OPTS, SHELLS, stdin_program
@@ -15,6 +16,8 @@ __all__ = [
     "OPTION_TABLES",
     "PROGRAMS",
     "PYTHON",
+    "SCRIPT_FILE_OPTIONS",
+    "SCRIPT_SUFFIXES",
     "SETUP_FETCHES",
     "SETUP_PUBLISHES",
     "STEPS",
@@ -284,3 +287,37 @@ def python_module(words: tuple[Word, ...]) -> tuple[int, str] | None:
                 break
         i += 1
     return None
+
+
+# Options whose value is a file the program reads as its own program, by the option name its
+# table resolves the word to (prefixes and glued values: `awk -fx.awk`, `gawk --fil=x.awk`,
+# `sed -nfx.sed`), with the suffix the program also tries: gawk's `-i NAME` loads NAME or
+# NAME.awk (gawk manual, "Options" and "AWKPATH"). A downloaded program file runs as much
+# as a script operand does: gawk's `system()`, sed's `e` command, a Makefile's recipes.
+# gawk 5 manual, "Options"; GNU sed 4.9 `--help` (`-f script-file`); GNU Make 4.3 make(1)
+# (`-f FILE`, `--file=FILE`, `--makefile=FILE` read FILE as a makefile).
+_AWK_FILES: Mapping[str, str] = {"-f": "", "--file": "", "-i": ".awk", "--include": ".awk"}
+_SED_FILES: Mapping[str, str] = {"-f": "", "--file": ""}
+_MAKE_FILES: Mapping[str, str] = {"-f": "", "--file": "", "--makefile": ""}
+SCRIPT_FILE_OPTIONS: Mapping[str, Mapping[str, str]] = {
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _AWK_FILES),
+    **dict.fromkeys(("sed", "gsed"), _SED_FILES),
+    **dict.fromkeys(("make", "gmake"), _MAKE_FILES),
+}
+
+# Files an interpreter's script may load besides itself, found below where it runs or next
+# to it: `require('./util')` and `node_modules/` (Node.js "Modules: CommonJS", `.js`,
+# `.node` and the ESM `.mjs`/`.cjs`; a `.json` is data), `require_relative` (Ruby), `use`/`require`
+# (perlfunc "require": `.pm`, `.pl`), PHP's `include`, Lua's `require` (`.lua`, `.so`).
+# Python's imports are `flows._imports_from`'s. A shell sources any name (`. lib`):
+# every file without a suffix, and `.sh`/`.bash`.
+SCRIPT_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "node": (".js", ".mjs", ".cjs", ".node", ".ts", ".mts", ".cts"),
+    "deno": (".js", ".mjs", ".ts", ".mts", ".jsx", ".tsx"),
+    "bun": (".js", ".mjs", ".cjs", ".ts", ".mts", ".jsx", ".tsx"),
+    "ruby": (".rb", ".so"),
+    "perl": (".pl", ".pm", ".so"),
+    "php": (".php", ".inc", ".phtml"),
+    "lua": (".lua", ".so"),
+    **dict.fromkeys(SHELLS, (".sh", ".bash", "")),
+}
