@@ -11,7 +11,8 @@ given none. To teach it a program, add a line here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from safehold.policy.shell.programs import PROGRAMS
@@ -30,6 +31,11 @@ class TreeWalk:
     # Options, and letters of a short option cluster, that make it walk (`-r`, `-rn`).
     options: frozenset[str] = frozenset()
     letters: str = ""
+    # Options whose value says whether it walks, and the value that makes it walk: read
+    # with the program's table (`grep -d recurse`, `-drecurse`, `--dir=recurse`). The
+    # value may be abbreviated (gnulib argmatch takes a unique prefix: `grep -d rec`); a
+    # computed value may be that one.
+    walk_values: Mapping[str, str] = field(default_factory=dict)
     # Options and letters that make it follow symbolic links met inside the tree.
     follow_options: frozenset[str] = frozenset()
     follow_letters: str = ""
@@ -60,8 +66,11 @@ def _f(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
+# GNU grep 3.8 (`grep --help`): `-r`, `-R`, and `-d ACTION`/`--directories=ACTION` with
+# ACTION `recurse` (checked: `grep -d rec` recurses, `-d r` is ambiguous).
 _GREP = TreeWalk(
-    options=_f("--recursive", "--dereference-recursive", "--directories=recurse"),
+    options=_f("--recursive", "--dereference-recursive"),
+    walk_values={"-d": "recurse", "--directories": "recurse"},
     letters="rR",
     follow_options=_f("--dereference-recursive"),
     follow_letters="R",
@@ -183,6 +192,24 @@ def _table(name: str) -> Program | None:
     return table
 
 
+def _walks_by_value(table: Program, walk: TreeWalk, words: tuple[Word, ...], k: int) -> bool:
+    """Whether the option word `words[k]` gives a `walk_values` option the value (glued,
+    or the next word) that makes the program walk, or a computed one."""
+    resolved = resolve_option(table, words[k].text)
+    if not resolved.flags:
+        return False
+    action = walk.walk_values.get(resolved.flags[-1][0])
+    if action is None:
+        return False
+    if resolved.value is not None:
+        value = Word(resolved.value, words[k].static)
+    elif resolved.takes and k + 1 < len(words):
+        value = words[k + 1]
+    else:
+        return False
+    return not value.static or (bool(value.text) and action.startswith(value.text))
+
+
 def walking(words: tuple[Word, ...]) -> Walking | None:
     """How the command walks directory trees, or None when it reads no tree."""
     if not words or not words[0].static:
@@ -207,6 +234,8 @@ def walking(words: tuple[Word, ...]) -> Walking | None:
             resolved = resolve_option(table, text)
             names.update(flag for flag, _ in resolved.flags)
         recursive = recursive or bool(names & walk.options) or text in walk.options
+        if table is not None and walk.walk_values and text.startswith("-"):
+            recursive = recursive or _walks_by_value(table, walk, words, k)
         follows = follows or bool(names & walk.follow_options)
         hidden = hidden or bool(names & walk.hidden_options)
         whole = whole or bool(names & walk.tree_options)
