@@ -119,6 +119,7 @@ _NET = Opt(takes=True, role="network")
 # FILE` (the URLs to fetch).
 _OPTIONS_FILE = Opt(takes=True, role="read", mode=OPTIONS_FILE)
 _WGETRC_COMMAND = Opt(takes=True, role="network", mode=OPTIONS_FILE)
+_NETRC = Opt(implies=(("read", "~/.netrc"),))
 
 # curl 7.88.1 `curl --help all`, every option. Its parser (tool_getparam.c) takes any
 # unique prefix of a long option (`curl --upload-f F`, checked: `curl --vers` prints the
@@ -183,7 +184,10 @@ _CURL = Program(
         **flags("-i", "--include", "-k", "--insecure", "-4", "--ipv4", "-6", "--ipv6", "-j"),
         **flags("--junk-session-cookies", "-l", "--list-only", "-L", "--location"),
         **flags("--location-trusted", "--mail-rcpt-allowfails", "-M", "--manual", "--metalink"),
-        **flags("--negotiate", "-n", "--netrc", "--netrc-optional", "-:", "--next", "--no-alpn"),
+        # `-n`, `--netrc`, `--netrc-optional`: the user's `~/.netrc` is read and its
+        # login sent to the host (curl(1)), as `--netrc-file ~/.netrc` names it.
+        **dict.fromkeys(("-n", "--netrc", "--netrc-optional"), _NETRC),
+        **flags("--negotiate", "-:", "--next", "--no-alpn"),
         **flags("-N", "--no-buffer", "--no-clobber", "--no-keepalive", "--no-npn"),
         **flags("--no-progress-meter", "--no-sessionid", "--ntlm", "--ntlm-wb", "-Z"),
         **flags("--parallel", "--parallel-immediate", "--path-as-is", "--post301", "--post302"),

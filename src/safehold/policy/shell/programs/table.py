@@ -102,6 +102,9 @@ class Opt:
     # next option word (or `@`) are its items too, not operands (`zip -x PAT PAT -r A`).
     # A computed word ends the list: it may expand to an option.
     items: bool = False
+    # Files the option makes the program use though no word names them, each in a role:
+    # `curl -n` reads `~/.netrc` (and sends the credentials it finds there).
+    implies: tuple[tuple[Role, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,6 +439,7 @@ def _read(
                 modes.add(opt.mode)
             if flag in program.unskip:
                 unskipped = True
+            uses.extend(RoleUse(role, Word(path, True), flag) for role, path in opt.implies)
         name, opt = resolved.flags[-1]
         if resolved.value is not None:
             holder: Word | None = Word(resolved.value, w.static, w.splits, w.home)
