@@ -32,6 +32,7 @@ __all__ = [
     "Resolved",
     "Role",
     "RoleUse",
+    "Setting",
     "is_remote",
     "read_roles",
     "resolve_option",
@@ -70,6 +71,17 @@ PARSERS: tuple[Parser, ...] = ("getopt_long", "getopt", "git", "argparse", "pfla
 
 
 @dataclass(frozen=True, slots=True)
+class Setting:
+    """What one setting given as an option's value does (`ssh -o IdentityFile=F`, `cargo
+    --config K=V`): the files or hosts it names, each in a role, and a mode it switches on
+    (`ssh -o ForwardAgent=yes`: `forward`). A reader returns None for a setting it does not
+    understand (an unknown key, a key that loads code): the command is not understood."""
+
+    uses: tuple[tuple[Role, str], ...] = ()
+    mode: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Opt:
     """One option: whether it takes a value, the value's role, and a mode it switches on.
 
@@ -105,6 +117,9 @@ class Opt:
     # Files the option makes the program use though no word names them, each in a role:
     # `curl -n` reads `~/.netrc` (and sends the credentials it finds there).
     implies: tuple[tuple[Role, str], ...] = ()
+    # The value is a setting read by this function (see `Setting`); a computed value, or
+    # one it returns None for, is not understood.
+    setting: Callable[[str], Setting | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,6 +493,14 @@ def _read(
                 )
             elif opt.role is not None:
                 uses.append(RoleUse(opt.role, holder, opt.long or name))
+            if opt.setting is not None:
+                setting = opt.setting(holder.text) if holder.static else None
+                if setting is None:
+                    unknown.append(f"{name} {holder.text}")
+                else:
+                    uses.extend(RoleUse(r, Word(x, True), opt.long or name) for r, x in setting.uses)
+                    if setting.mode:
+                        modes.add(setting.mode)
             if opt.script:
                 scripts.append(holder)
             if opt.ends:
