@@ -79,6 +79,9 @@ class Setting:
 
     uses: tuple[tuple[Role, str], ...] = ()
     mode: str | None = None
+    # False: the uses are judged, and the command is not understood all the same
+    # (`cargo --config FILE`: FILE is read, and the settings in it are unseen).
+    understood: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -495,9 +498,9 @@ def _read(
                 uses.append(RoleUse(opt.role, holder, opt.long or name))
             if opt.setting is not None:
                 setting = opt.setting(holder.text) if holder.static else None
-                if setting is None:
+                if setting is None or not setting.understood:
                     unknown.append(f"{name} {holder.text}")
-                else:
+                if setting is not None:
                     uses.extend(RoleUse(r, Word(x, True), opt.long or name) for r, x in setting.uses)
                     if setting.mode:
                         modes.add(setting.mode)
