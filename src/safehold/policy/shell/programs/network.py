@@ -19,6 +19,7 @@ from safehold.policy.shell.programs.table import (
     Program,
     RoleUse,
     Setting,
+    resolve_option,
 )
 from safehold.policy.shell.programs.vocab import NAMES, flags, valued, values
 from safehold.policy.shell.words import Word
@@ -122,6 +123,7 @@ __all__ = [
     "SSH_FORWARD_KEYS",
     "URL_VARIABLES",
     "destinations",
+    "ssh_option_values",
     "ssh_setting_key",
 ]
 
@@ -414,6 +416,28 @@ def _ssh_setting(text: str) -> Setting | None:
         return Setting(uses=tuple(("read" if kind == "read" else "write", f) for f in files))
     hosts = ssh_jumps(value) if kind == "jump" else [value]
     return Setting(uses=tuple(("network", h) for h in hosts))
+
+
+def ssh_option_values(name: str, words: tuple[Word, ...], option: str) -> list[Word]:
+    """The values `option` has in an ssh, scp or sftp command, read with its table: `-o V`,
+    `-oV`, and the end of a cluster (`-voKey=V`, `-vF FILE`)."""
+    table = PROGRAMS.get(name)
+    out: list[Word] = []
+    if table is None:
+        return out
+    for i, w in enumerate(words[1:], 1):
+        if not (w.static and w.text.startswith("-")) or w.text == "--":
+            if w.text == "--":
+                break
+            continue
+        resolved = resolve_option(table, w.text)
+        if not resolved.flags or resolved.flags[-1][0] != option:
+            continue
+        if resolved.value is not None:
+            out.append(Word(resolved.value, True))
+        elif i + 1 < len(words):
+            out.append(words[i + 1])
+    return out
 
 
 _SSH_O = Opt(takes=True, setting=_ssh_setting)
