@@ -6,7 +6,14 @@ import posixpath
 from typing import Any
 
 from safehold.policy.shell.programs import git_options as go
-from safehold.policy.shell.programs.step import Reasons, Step, StepFn, opaque, unknown_option
+from safehold.policy.shell.programs.step import (
+    Reasons,
+    Step,
+    StepFn,
+    Unwrapped,
+    opaque,
+    unknown_option,
+)
 from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.programs.vocab import flags, no_operand
 from safehold.policy.shell.words import Word
@@ -143,6 +150,7 @@ def git_key_is_plain(key: str) -> bool:
 
 def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
     i = 1
+    problems: Reasons = ()
     while i < len(words):
         w = words[i]
         t = w.text
@@ -154,9 +162,7 @@ def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
             glued = t not in GIT_ARG_OPTS
             name = t.split("=", 1)[0] if glued else t
             value = Word(t.split("=", 1)[1], True) if glued else _at(words, i + 1)
-            problem = _other_repository(name, value)
-            if problem is not None:
-                return Step(opaque=problem)
+            problems += _other_repository(name, value)
             i += 1 if glued else 2
         elif t == "-c" or t.startswith("-c"):
             setting = t[2:] if len(t) > 2 else (words[i + 1].text if i + 1 < len(words) else "")
@@ -184,7 +190,9 @@ def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
     problem = _git_runs_code(words[i:])
     if problem is not None:
         return Step(opaque=problem)
-    return Step(keep_self=True, self_words=(words[0], *words[i:]))
+    # Another repository's git (`git -C DIR`): the subcommand is still judged, in DIR.
+    extra = (Unwrapped((), (), (), None, problems),) if problems else ()
+    return Step(keep_self=True, self_words=(words[0], *words[i:]), extra=extra)
 
 
 def _at(words: tuple[Word, ...], i: int) -> Word:
@@ -200,13 +208,13 @@ def _at(words: tuple[Word, ...], i: int) -> Word:
 _SAME_REPOSITORY = {"-C": ("", "."), "--git-dir": (".git",)}
 
 
-def _other_repository(option: str, value: Word) -> Reasons | None:
+def _other_repository(option: str, value: Word) -> Reasons:
     """Why `git OPTION VALUE` may use another repository's configuration, or None."""
     allowed = _SAME_REPOSITORY.get(option)
     if allowed is None:
-        return None
+        return ()
     if value.static and (value.text in allowed or posixpath.normpath(value.text) in allowed):
-        return None
+        return ()
     return opaque(
         "not-understood",
         f"git {option}",
