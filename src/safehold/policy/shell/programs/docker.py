@@ -31,7 +31,6 @@ helpers, `docker-credential-NAME` programs it runs). Plugins (`compose`, `buildx
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Mapping
 
 from safehold.policy.shell.programs.table import HostAsk, Opt, Program, Role

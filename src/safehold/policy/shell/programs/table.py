@@ -501,7 +501,9 @@ def _read(
                 if setting is None or not setting.understood:
                     unknown.append(f"{name} {holder.text}")
                 if setting is not None:
-                    uses.extend(RoleUse(r, Word(x, True), opt.long or name) for r, x in setting.uses)
+                    uses.extend(
+                        RoleUse(r, Word(x, True), opt.long or name) for r, x in setting.uses
+                    )
                     if setting.mode:
                         modes.add(setting.mode)
             if opt.script:
