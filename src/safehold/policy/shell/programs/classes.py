@@ -27,7 +27,7 @@ from safehold.policy.config import CommandRule
 from safehold.policy.decision import Reason, Verdict
 from safehold.policy.shell.programs import PROGRAMS
 from safehold.policy.shell.programs.network import NC_NAMES
-from safehold.policy.shell.programs.table import resolve_option
+from safehold.policy.shell.programs.table import option_values
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.words import Word
 
@@ -575,19 +575,7 @@ def _mode_words(words: tuple[Word, ...]) -> list[str]:
     table = PROGRAMS.get(name)
     if options is None or table is None:
         return []
-    out: list[str] = []
-    for i, w in enumerate(words[1:], 1):
-        if w.text == "--":
-            break
-        if not (w.static and w.text.startswith("-")):
-            continue
-        resolved = resolve_option(table, w.text)
-        if resolved.flags and resolved.flags[-1][0] in options:
-            if resolved.value is not None:
-                out.append(resolved.value)
-            elif resolved.takes and i + 1 < len(words):
-                out.append(words[i + 1].text)
-    return out
+    return [w.text for _, w in option_values(table, words, options)]
 
 
 def _setid_mode(words: tuple[Word, ...]) -> bool:

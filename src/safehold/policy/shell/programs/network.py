@@ -19,7 +19,7 @@ from safehold.policy.shell.programs.table import (
     Program,
     RoleUse,
     Setting,
-    resolve_option,
+    option_values,
 )
 from safehold.policy.shell.programs.vocab import NAMES, flags, valued, values
 from safehold.policy.shell.words import Word
@@ -422,22 +422,7 @@ def ssh_option_values(name: str, words: tuple[Word, ...], option: str) -> list[W
     """The values `option` has in an ssh, scp or sftp command, read with its table: `-o V`,
     `-oV`, and the end of a cluster (`-voKey=V`, `-vF FILE`)."""
     table = PROGRAMS.get(name)
-    out: list[Word] = []
-    if table is None:
-        return out
-    for i, w in enumerate(words[1:], 1):
-        if not (w.static and w.text.startswith("-")) or w.text == "--":
-            if w.text == "--":
-                break
-            continue
-        resolved = resolve_option(table, w.text)
-        if not resolved.flags or resolved.flags[-1][0] != option:
-            continue
-        if resolved.value is not None:
-            out.append(Word(resolved.value, True))
-        elif i + 1 < len(words):
-            out.append(words[i + 1])
-    return out
+    return [] if table is None else [w for _, w in option_values(table, words, (option,))]
 
 
 _SSH_O = Opt(takes=True, setting=_ssh_setting)

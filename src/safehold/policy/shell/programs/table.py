@@ -10,7 +10,7 @@ Family modules (`files`, `network`, `archives`, `git`, …) hold the tables.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -34,6 +34,7 @@ __all__ = [
     "RoleUse",
     "Setting",
     "is_remote",
+    "option_values",
     "read_roles",
     "resolve_option",
     "roles_of",
@@ -329,6 +330,29 @@ def resolve_option(program: Program, text: str) -> Resolved:
                 return Resolved(tuple(flags), rest, False, missing)
             return Resolved(tuple(flags), None, not short.optional, missing)
     return Resolved(tuple(flags), None, False, missing) if flags else _UNKNOWN
+
+
+def option_values(
+    program: Program, words: tuple[Word, ...], names: Collection[str]
+) -> list[tuple[str, Word]]:
+    """The values the options `names` are given in `words` (argv, program first), each
+    with the option's name, read with `program`'s parser: `-o V`, `-oV`, `--opt=V`, the end
+    of a cluster (`-voKey=V`), a unique prefix (`--mod=4755`). Words after `--` are none."""
+    out: list[tuple[str, Word]] = []
+    for i, w in enumerate(words[1:], 1):
+        if w.static and w.text == "--":
+            break
+        if not (w.static and w.text.startswith("-")):
+            continue
+        resolved = resolve_option(program, w.text)
+        if not resolved.flags or resolved.flags[-1][0] not in names:
+            continue
+        name = resolved.flags[-1][0]
+        if resolved.value is not None:
+            out.append((name, Word(resolved.value, w.static, w.splits, w.home)))
+        elif resolved.takes and i + 1 < len(words):
+            out.append((name, words[i + 1]))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from safehold.policy.shell.programs import PROGRAMS
-from safehold.policy.shell.programs.table import Program, resolve_option
+from safehold.policy.shell.programs.table import Program, option_values, resolve_option
 from safehold.policy.shell.words import Word
 
 __all__ = ["TREE_WALKS", "TreeWalk", "Walking", "walking"]
@@ -192,22 +192,14 @@ def _table(name: str) -> Program | None:
     return table
 
 
-def _walks_by_value(table: Program, walk: TreeWalk, words: tuple[Word, ...], k: int) -> bool:
-    """Whether the option word `words[k]` gives a `walk_values` option the value (glued,
-    or the next word) that makes the program walk, or a computed one."""
-    resolved = resolve_option(table, words[k].text)
-    if not resolved.flags:
-        return False
-    action = walk.walk_values.get(resolved.flags[-1][0])
-    if action is None:
-        return False
-    if resolved.value is not None:
-        value = Word(resolved.value, words[k].static)
-    elif resolved.takes and k + 1 < len(words):
-        value = words[k + 1]
-    else:
-        return False
-    return not value.static or (bool(value.text) and action.startswith(value.text))
+def _walks_by_value(table: Program, walk: TreeWalk, words: tuple[Word, ...]) -> bool:
+    """Whether a `walk_values` option is given the value that makes the program walk (or a
+    prefix of it, or a computed one): `words` from the program (or its subcommand) on."""
+    for option, value in option_values(table, words, walk.walk_values):
+        action = walk.walk_values[option]
+        if not value.static or (value.text and action.startswith(value.text)):
+            return True
+    return False
 
 
 def walking(words: tuple[Word, ...]) -> Walking | None:
@@ -222,6 +214,8 @@ def walking(words: tuple[Word, ...]) -> Walking | None:
         return None
     table = _table(name)
     recursive, follows, hidden = walk.always, walk.follows, not walk.skips_hidden
+    if table is not None and walk.walk_values:
+        recursive = recursive or _walks_by_value(table, walk, words[start - 1 :])
     whole, ignores = walk.cwd_default, walk.gitignore
     for k, word in enumerate(words[start:], start=start):
         text = word.text
@@ -234,8 +228,6 @@ def walking(words: tuple[Word, ...]) -> Walking | None:
             resolved = resolve_option(table, text)
             names.update(flag for flag, _ in resolved.flags)
         recursive = recursive or bool(names & walk.options) or text in walk.options
-        if table is not None and walk.walk_values and text.startswith("-"):
-            recursive = recursive or _walks_by_value(table, walk, words, k)
         follows = follows or bool(names & walk.follow_options)
         hidden = hidden or bool(names & walk.hidden_options)
         whole = whole or bool(names & walk.tree_options)
