@@ -159,8 +159,16 @@ def test_find_with_two_exec_clauses_yields_both() -> None:
 
 
 def test_git_global_options_are_stripped_for_rules() -> None:
-    result = understood("git -C sub --no-pager -c color.ui=false status")
+    result = understood("git -C . --no-pager -c color.ui=false status")
     assert result.commands[0].argv == ("git", "status")
+
+
+def test_git_in_another_directory_is_judged_and_not_understood() -> None:
+    # `git -C DIR` runs with the configuration of the repository found in DIR (a nested or
+    # bare one may set core.fsmonitor): not understood, and `status` is still its command.
+    result = analyze("git -C sub --no-pager status")
+    assert [r.code for r in result.opaque] == ["not-understood"]
+    assert ("git", "status") in [c.argv for c in result.commands]
 
 
 def test_command_v_does_not_run_its_argument() -> None:

@@ -25,7 +25,9 @@ import re
 
 from safehold.policy.config import CommandRule
 from safehold.policy.decision import Reason, Verdict
+from safehold.policy.shell.programs import PROGRAMS
 from safehold.policy.shell.programs.network import NC_NAMES
+from safehold.policy.shell.programs.table import option_values
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.words import Word
 
@@ -280,6 +282,56 @@ CLASSES: tuple[tuple[Verdict, str, str, tuple[str, ...]], ...] = (
         ),
     ),
     (
+        # The registry account's other changes, made with the user's token as `publish` is
+        # (npm-owner(1), npm-access(1), npm-dist-tag(1), npm-deprecate(1),
+        # npm-unpublish(1), npm-token(1), npm-team(1), npm-org(1), npm-hook(1) of npm 10;
+        # pnpm hands these commands to npm; cargo-owner(1), cargo-yank(1)): who owns or
+        # may publish a package, which version installs by default, tokens.
+        Verdict.ASK,
+        "registry-change",
+        "changes a package registry's owners, access, tags, versions or tokens with the "
+        "user's credentials",
+        (
+            *(
+                f"{tool} {verb}"
+                for tool in ("npm", "pnpm")
+                for verb in (
+                    "owner add",
+                    "owner rm",
+                    "author add",
+                    "author rm",
+                    "access grant",
+                    "access revoke",
+                    "access set",
+                    "dist-tag add",
+                    "dist-tag rm",
+                    "dist-tags add",
+                    "dist-tags rm",
+                    "deprecate",
+                    "unpublish",
+                    "token create",
+                    "token revoke",
+                    "team create",
+                    "team destroy",
+                    "team add",
+                    "team rm",
+                    "org set",
+                    "org rm",
+                    "hook add",
+                    "hook update",
+                    "hook rm",
+                )
+            ),
+            *(f"yarn {verb}" for verb in ("owner add", "owner remove", "tag add", "tag remove")),
+            *(f"yarn npm tag {verb}" for verb in ("add", "remove")),
+            "cargo owner --add",
+            "cargo owner -a",
+            "cargo owner --remove",
+            "cargo owner -r",
+            "cargo yank",
+        ),
+    ),
+    (
         # `gh api` with a method or fields (which make it a POST) acts with the user's
         # token: add an SSH or deploy key, delete a repository, change its visibility.
         Verdict.ASK,
@@ -505,15 +557,38 @@ def _kills_everything(words: tuple[Word, ...]) -> bool:
     return False
 
 
+# Options whose value is a file mode, as chmod's first operand is: coreutils install(1)
+# `-m MODE`/`--mode=MODE`, rsync(1) `--chmod=CHMOD` (clauses, each may start with `D` or `F`
+# for directories or files only). Read with the program's table (`-Dm4755`, `--mod=…`).
+_MODE_OPTIONS: dict[str, frozenset[str]] = {
+    "install": frozenset({"-m", "--mode"}),
+    "rsync": frozenset({"--chmod"}),
+}
+
+
+def _mode_words(words: tuple[Word, ...]) -> list[str]:
+    """The words that are file modes: every word of chmod, the `_MODE_OPTIONS` values."""
+    name = words[0].text.rsplit("/", 1)[-1]
+    if name == "chmod":
+        return [w.text for w in words[1:]]
+    options = _MODE_OPTIONS.get(name)
+    table = PROGRAMS.get(name)
+    if options is None or table is None:
+        return []
+    return [w.text for _, w in option_values(table, words, options)]
+
+
 def _setid_mode(words: tuple[Word, ...]) -> bool:
-    """`chmod u+s`, `chmod g=rxs`, `chmod 4755`: a set-user/group-id bit."""
-    if words[0].text.rsplit("/", 1)[-1] != "chmod":
-        return False
-    for w in words[1:]:
-        t = w.text
+    """`chmod u+s`, `chmod g=rxs`, `chmod 4755`, `install -m 4755`, `rsync --chmod=Fu+s`: a
+    set-user/group-id bit."""
+    for t in _mode_words(words):
         if _SETID_NUMERIC.fullmatch(t) and int(t, 8) & 0o6000:
             return True
         for clause in t.split(","):
+            if words[0].text.rsplit("/", 1)[-1] == "rsync":
+                clause = clause.removeprefix("D").removeprefix("F")
+                if _SETID_NUMERIC.fullmatch(clause) and int(clause, 8) & 0o6000:
+                    return True
             op = next((c for c in clause if c in "+="), "")
             if op and "s" in clause.partition(op)[2]:
                 return True
@@ -576,7 +651,9 @@ def _class_reasons(words: tuple[Word, ...], *, stdin_fed: bool) -> list[tuple[Ve
             (
                 Verdict.ASK,
                 Reason(
-                    "privilege-escalation", "chmod +s", "sets a set-user-id or set-group-id bit"
+                    "privilege-escalation",
+                    f"{words[0].text.rsplit('/', 1)[-1]} +s",
+                    "sets a set-user-id or set-group-id bit",
                 ),
             )
         )

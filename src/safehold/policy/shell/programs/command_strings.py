@@ -8,6 +8,12 @@ opaque constructs inside it count (`ssh host 'rm -rf ~'`, `tar -I 'sh -c x' -cf 
 from __future__ import annotations
 
 from safehold.policy.shell.programs.archives import LOCAL_ARCHIVE, TAR
+from safehold.policy.shell.programs.network import (
+    SSH_COMMAND_KEYS,
+    SSH_FORWARD_KEYS,
+    ssh_option_values,
+    ssh_setting_key,
+)
 from safehold.policy.shell.programs.step import Step, StepFn, Unwrapped, opaque
 from safehold.policy.shell.programs.table import read_roles
 from safehold.policy.shell.words import Word
@@ -38,8 +44,6 @@ _COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
 }
 # ssh options that take a value; any other option is a flag.
 _SSH_WITH_ARG = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
-# `ssh -o Key=VALUE` keys whose value ssh runs as a local command.
-_SSH_COMMAND_KEYS = ("proxycommand", "localcommand", "knownhostscommand", "remotecommand")
 _SSH_LIKE = frozenset({"ssh", "scp", "sftp", "rsync"})
 
 Found = tuple[list[Word], str | None]
@@ -60,12 +64,15 @@ def command_strings(name: str, words: tuple[Word, ...]) -> Found:
             return out, f"tar -f {archive}"
         out.extend(_checkpoint_commands(words))
     if name in _SSH_LIKE:
-        for opt in ("-o",):
-            for value in _values(words, opt):
-                key, _, rest = value.text.replace("=", " ", 1).partition(" ")
-                if key.lower() in _SSH_COMMAND_KEYS or not value.static:
-                    out.append(Word(rest.strip(), value.static))
-        if any(w.text == "-F" or (w.text.startswith("-F") and name != "rsync") for w in words):
+        for value in _ssh_values(name, words, "-o"):
+            # `-o Key=VALUE` keys whose value ssh runs as a local command
+            # (`network._SSH_KEYS`, read as ssh reads them).
+            key, rest = ssh_setting_key(value.text)
+            if key in SSH_COMMAND_KEYS or not value.static:
+                out.append(Word(rest, value.static))
+        if any(w.text == "-F" or (w.text.startswith("-F") and name != "rsync") for w in words) or (
+            name != "rsync" and _ssh_values(name, words, "-F")
+        ):
             return out, f"{name} -F"  # a config file may set ProxyCommand
     if name == "ssh":
         remote = _ssh_remote_command(words)
@@ -77,6 +84,14 @@ def command_strings(name: str, words: tuple[Word, ...]) -> Found:
 # `--checkpoint-` and longer prefixes name `--checkpoint-action` (argp takes unique prefixes;
 # `--checkpoint` itself is another option).
 _CHECKPOINT_ACTION = "--checkpoint-action"
+
+
+def _ssh_values(name: str, words: tuple[Word, ...], option: str) -> list[Word]:
+    """`option`'s values: read with the ssh, scp or sftp table (`-voKey=V`, `-vF FILE`);
+    rsync's `-o` (`--owner`) is no ssh option, its words are taken as they were."""
+    if name == "rsync":
+        return _values(words, option)
+    return ssh_option_values(name, words, option)
 
 
 def _checkpoint_commands(words: tuple[Word, ...]) -> list[Word]:
@@ -152,20 +167,15 @@ def _ssh_remote_command(words: tuple[Word, ...]) -> tuple[Word, ...]:
     return words[i + 1 :]
 
 
-# `ssh -o Key=VALUE` keys that forward ports or devices (ssh_config(5)), as `-L`, `-R`,
-# `-D` and `-w` do (`network.PORT_FORWARD`).
-_SSH_FORWARD_KEYS = frozenset(
-    {"localforward", "remoteforward", "dynamicforward", "tunnel", "tunneldevice", "gatewayports"}
-)
-
-
 def _ssh_forward(name: str, words: tuple[Word, ...]) -> str | None:
     """The `-o` key by which an ssh-like command forwards ports, if any."""
     if name not in _SSH_LIKE:
         return None
-    for value in _values(words, "-o"):
-        key = value.text.replace("=", " ", 1).partition(" ")[0]
-        if key.lower() in _SSH_FORWARD_KEYS:
+    for value in _ssh_values(name, words, "-o"):
+        # Keys that forward ports or devices (ssh_config(5)), as `-L`, `-R`, `-D` and `-w`
+        # do (`network.PORT_FORWARD`).
+        key = ssh_setting_key(value.text)[0]
+        if key in SSH_FORWARD_KEYS:
             return key
     return None
 

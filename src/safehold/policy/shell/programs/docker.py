@@ -30,6 +30,7 @@ helpers, `docker-credential-NAME` programs it runs). Plugins (`compose`, `buildx
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from safehold.policy.shell.programs.table import HostAsk, Opt, Program, Role
@@ -230,8 +231,15 @@ _IMAGE_INSPECT_P = _docker({**_FORMAT, **values("--platform")})
 _SAVE_P = _docker({**values("--platform"), **valued("write", "-o", "--output")})
 _EXPORT_P = _docker(valued("write", "-o", "--output"))
 # `docker cp SRC DST`: one side is `CONTAINER:PATH`; the host side is read or written.
-_CP_P = _docker(
-    flags("-a", "--archive", "-L", "--follow-link", "-q", "--quiet"), operands="read", last="write"
+# `docker cp CONTAINER:SRC DEST` writes the container's tree at DEST, names chosen by the
+# container (`.git/hooks/…` under `DEST=.`): written as an archive's members are (`unpacks`).
+_CP_P = dataclasses.replace(
+    _docker(
+        flags("-a", "--archive", "-L", "--follow-link", "-q", "--quiet"),
+        operands="read",
+        last="write",
+    ),
+    unpacks=True,
 )
 _LOGIN_P = _docker(
     {**flags("--password-stdin"), **values("-p", "--password", "-u", "--username")},

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import posixpath
 from typing import Any
 
 from safehold.policy.shell.programs import git_options as go
-from safehold.policy.shell.programs.step import Reasons, Step, StepFn, opaque, unknown_option
+from safehold.policy.shell.programs.step import (
+    Reasons,
+    Step,
+    StepFn,
+    Unwrapped,
+    opaque,
+    unknown_option,
+)
 from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.programs.vocab import flags, no_operand
 from safehold.policy.shell.words import Word
@@ -142,6 +150,7 @@ def git_key_is_plain(key: str) -> bool:
 
 def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
     i = 1
+    problems: Reasons = ()
     while i < len(words):
         w = words[i]
         t = w.text
@@ -149,10 +158,12 @@ def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
             return unknown_option("git", t)
         if t in GIT_FLAGS:
             i += 1
-        elif t in GIT_ARG_OPTS:
-            i += 2
-        elif t.split("=", 1)[0] in GIT_ARG_OPTS and "=" in t:
-            i += 1
+        elif t in GIT_ARG_OPTS or (t.split("=", 1)[0] in GIT_ARG_OPTS and "=" in t):
+            glued = t not in GIT_ARG_OPTS
+            name = t.split("=", 1)[0] if glued else t
+            value = Word(t.split("=", 1)[1], True) if glued else _at(words, i + 1)
+            problems += _other_repository(name, value)
+            i += 1 if glued else 2
         elif t == "-c" or t.startswith("-c"):
             setting = t[2:] if len(t) > 2 else (words[i + 1].text if i + 1 < len(words) else "")
             static = w.static if len(t) > 2 else (i + 1 < len(words) and words[i + 1].static)
@@ -179,7 +190,38 @@ def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
     problem = _git_runs_code(words[i:])
     if problem is not None:
         return Step(opaque=problem)
-    return Step(keep_self=True, self_words=(words[0], *words[i:]))
+    # Another repository's git (`git -C DIR`): the subcommand is still judged, in DIR.
+    extra = (Unwrapped((), (), (), None, problems),) if problems else ()
+    return Step(keep_self=True, self_words=(words[0], *words[i:]), extra=extra)
+
+
+def _at(words: tuple[Word, ...], i: int) -> Word:
+    return words[i] if i < len(words) else Word("", False)
+
+
+# `git -C DIR` and `git --git-dir=DIR` (git(1)): git then reads the configuration and hooks
+# of the repository it finds in DIR, or of DIR itself. A repository there other than the
+# workspace's own (a nested clone's, a bare repository inside a checkout, one made in the
+# same line: git's `safe.bareRepository` attack) may set `core.fsmonitor`, hooks or
+# `diff.external`, which git runs. Which repository DIR holds is not told by the words:
+# only `-C .` and `--git-dir=.git` are understood; others are not (asked unconfined).
+_SAME_REPOSITORY = {"-C": ("", "."), "--git-dir": (".git",)}
+
+
+def _other_repository(option: str, value: Word) -> Reasons:
+    """Why `git OPTION VALUE` may use another repository's configuration, or None."""
+    allowed = _SAME_REPOSITORY.get(option)
+    if allowed is None:
+        return ()
+    if value.static and (value.text in allowed or posixpath.normpath(value.text) in allowed):
+        return ()
+    return opaque(
+        "not-understood",
+        f"git {option}",
+        f"`git {option} {value.text[:60]}` uses the repository found there, which may not be "
+        "the workspace's: its configuration and hooks (core.fsmonitor, diff.external) run "
+        "programs",
+    )
 
 
 # Options of git subcommands whose value git runs as a shell command (or a program).

@@ -12,7 +12,15 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 
-from safehold.policy.shell.programs.table import OPTIONS_FILE, HostAsk, Opt, Program, RoleUse
+from safehold.policy.shell.programs.table import (
+    OPTIONS_FILE,
+    HostAsk,
+    Opt,
+    Program,
+    RoleUse,
+    Setting,
+    option_values,
+)
 from safehold.policy.shell.programs.vocab import NAMES, flags, valued, values
 from safehold.policy.shell.words import Word
 
@@ -107,7 +115,17 @@ def _wget_names(uses: Sequence[RoleUse], modes: frozenset[str]) -> list[Word]:
     return out
 
 
-__all__ = ["MAX_GLOB_URLS", "NC_NAMES", "PROGRAMS", "URL_VARIABLES", "destinations"]
+__all__ = [
+    "MAX_GLOB_URLS",
+    "NC_NAMES",
+    "PROGRAMS",
+    "SSH_COMMAND_KEYS",
+    "SSH_FORWARD_KEYS",
+    "URL_VARIABLES",
+    "destinations",
+    "ssh_option_values",
+    "ssh_setting_key",
+]
 
 _V = Opt(takes=True)
 _READ = Opt(takes=True, role="read")
@@ -119,6 +137,7 @@ _NET = Opt(takes=True, role="network")
 # FILE` (the URLs to fetch).
 _OPTIONS_FILE = Opt(takes=True, role="read", mode=OPTIONS_FILE)
 _WGETRC_COMMAND = Opt(takes=True, role="network", mode=OPTIONS_FILE)
+_NETRC = Opt(implies=(("read", "~/.netrc"),))
 
 # curl 7.88.1 `curl --help all`, every option. Its parser (tool_getparam.c) takes any
 # unique prefix of a long option (`curl --upload-f F`, checked: `curl --vers` prints the
@@ -183,7 +202,10 @@ _CURL = Program(
         **flags("-i", "--include", "-k", "--insecure", "-4", "--ipv4", "-6", "--ipv6", "-j"),
         **flags("--junk-session-cookies", "-l", "--list-only", "-L", "--location"),
         **flags("--location-trusted", "--mail-rcpt-allowfails", "-M", "--manual", "--metalink"),
-        **flags("--negotiate", "-n", "--netrc", "--netrc-optional", "-:", "--next", "--no-alpn"),
+        # `-n`, `--netrc`, `--netrc-optional`: the user's `~/.netrc` is read and its
+        # login sent to the host (curl(1)), as `--netrc-file ~/.netrc` names it.
+        **dict.fromkeys(("-n", "--netrc", "--netrc-optional"), _NETRC),
+        **flags("--negotiate", "-:", "--next", "--no-alpn"),
         **flags("-N", "--no-buffer", "--no-clobber", "--no-keepalive", "--no-npn"),
         **flags("--no-progress-meter", "--no-sessionid", "--ntlm", "--ntlm-wb", "-Z"),
         **flags("--parallel", "--parallel-immediate", "--path-as-is", "--post301", "--post302"),
@@ -293,14 +315,129 @@ _FORWARD = Opt(takes=True, mode="forward")
 _FORWARDS = Opt(mode="forward")
 _SSH_FLAGS = ("-4", "-6", "-a", "-C", "-f", "-G", "-k", "-M", "-N", "-n", "-q", "-s", "-T", "-t",
               "-V", "-v", "-x", "-y")  # fmt: skip
+
+# ssh_config(5) of OpenSSH 9.2p1: every keyword `-o` takes (ssh(1), scp(1), sftp(1)), by
+# what its value is. `plain`: no file, host or program; `read`/`write`: files (several,
+# blank-separated; `none` names none); `host`: where ssh connects instead of the
+# destination; `jump`: hosts it connects through (`[user@]host[:port]`, comma-separated);
+# `forward`: hands the other machine this one's agent, display, credentials or
+# environment (`-A`, `-X`), unless the value is `no`; `ports`: forwards ports or a tun
+# device (as `-L`, `-R`, `-D`, `-w`; `command_strings` also makes these opaque);
+# `command`: a shell command (analysed by `command_strings`). Left out, so that they are
+# not understood: `PKCS11Provider`, `SecurityKeyProvider` (load a shared library),
+# `XAuthLocation` (a program to run), `EnableSSHKeysign` (runs the setuid ssh-keysign),
+# `Include` (more settings, unseen), `IdentityAgent` (another agent's socket),
+# `CanonicalDomains`, `CanonicalizePermittedCNAMEs` (change the host connected to), and
+# `Host`/`Match` (refused on the command line).
+_SSH_KEYS: dict[str, str] = {
+    **dict.fromkeys(
+        ("addkeystoagent", "addressfamily", "batchmode", "bindaddress", "bindinterface",
+         "canonicalizefallbacklocal", "canonicalizehostname", "canonicalizemaxdots",
+         "casignaturealgorithms", "checkhostip", "ciphers", "clearallforwardings",
+         "compression", "connectionattempts", "connecttimeout", "controlmaster",
+         "controlpersist", "enableescapecommandline", "escapechar", "exitonforwardfailure",
+         "fingerprinthash", "forkafterauthentication", "forwardx11timeout",
+         "gssapiauthentication", "hashknownhosts", "hostbasedacceptedalgorithms",
+         "hostbasedauthentication", "hostkeyalgorithms", "hostkeyalias", "identitiesonly",
+         "ignoreunknown", "ipqos", "kbdinteractiveauthentication", "kbdinteractivedevices",
+         "kexalgorithms", "loglevel", "logverbose", "macs", "nohostauthenticationforlocalhost",
+         "numberofpasswordprompts", "passwordauthentication", "permitlocalcommand",
+         "permitremoteopen", "port", "preferredauthentications", "proxyusefdpass",
+         "pubkeyacceptedalgorithms", "pubkeyauthentication", "rekeylimit", "requesttty",
+         "requiredrsasize", "serveralivecountmax", "serveraliveinterval", "sessiontype",
+         "stdinnull", "streamlocalbindmask", "streamlocalbindunlink", "stricthostkeychecking",
+         "syslogfacility", "tcpkeepalive", "updatehostkeys", "user", "verifyhostkeydns",
+         "visualhostkey",
+         # Old names ssh still reads (readconf.c): `KbdInteractiveAuthentication`,
+         # `PubkeyAcceptedAlgorithms`, `HostbasedAcceptedAlgorithms`.
+         "challengeresponseauthentication", "pubkeyacceptedkeytypes", "hostbasedkeytypes"),
+        "plain",
+    ),
+    **dict.fromkeys(
+        ("identityfile", "certificatefile", "globalknownhostsfile", "revokedhostkeys"), "read"
+    ),
+    # The control socket is made at ControlPath; UserKnownHostsFile is appended to.
+    **dict.fromkeys(("userknownhostsfile", "controlpath"), "write"),
+    "hostname": "host",
+    "proxyjump": "jump",
+    **dict.fromkeys(
+        ("forwardagent", "forwardx11", "forwardx11trusted", "gssapidelegatecredentials",
+         "sendenv", "setenv"),
+        "forward",
+    ),
+    **dict.fromkeys(
+        ("localforward", "remoteforward", "dynamicforward", "tunnel", "tunneldevice",
+         "gatewayports"),
+        "ports",
+    ),
+    **dict.fromkeys(
+        ("proxycommand", "localcommand", "knownhostscommand", "remotecommand"), "command"
+    ),
+}  # fmt: skip
+SSH_COMMAND_KEYS = frozenset(k for k, kind in _SSH_KEYS.items() if kind == "command")
+SSH_FORWARD_KEYS = frozenset(k for k, kind in _SSH_KEYS.items() if kind == "ports")
+
+
+def ssh_setting_key(text: str) -> tuple[str, str]:
+    """`Key=Value`, `Key Value` or `Key = Value` as ssh reads a `-o` line (readconf.c): the
+    key in lower case (keywords are case-insensitive) and the value."""
+    text = text.strip()
+    end = 0
+    while end < len(text) and text[end] not in " \t=":
+        end += 1
+    rest = text[end:].lstrip(" \t")
+    if rest.startswith("="):
+        rest = rest[1:].lstrip(" \t")
+    return text[:end].lower(), rest
+
+
+def ssh_jumps(text: str) -> list[str]:
+    """The hosts of a ProxyJump list (`-J`): `[user@]host[:port]` or `ssh://…`, by commas."""
+    return [] if text.lower() == "none" else [hop for hop in text.split(",") if hop]
+
+
+def _ssh_setting(text: str) -> Setting | None:
+    """What `ssh -o TEXT` does (see `_SSH_KEYS`), or None: not understood. A `%` token or a
+    `$` variable in a file or host is expanded by ssh: not understood either."""
+    key, value = ssh_setting_key(text)
+    kind = _SSH_KEYS.get(key)
+    if kind is None or not value:
+        return None
+    if kind in ("plain", "command", "ports"):
+        return Setting(mode="forward" if kind == "ports" else None)
+    if kind == "forward":
+        return Setting() if value.lower() == "no" else Setting(mode="forward")
+    if any(c in value for c in "%$\"'"):
+        return None
+    if kind in ("read", "write"):
+        files = value.split()
+        if files == ["none"]:
+            return Setting()
+        return Setting(uses=tuple(("read" if kind == "read" else "write", f) for f in files))
+    hosts = ssh_jumps(value) if kind == "jump" else [value]
+    return Setting(uses=tuple(("network", h) for h in hosts))
+
+
+def ssh_option_values(name: str, words: tuple[Word, ...], option: str) -> list[Word]:
+    """The values `option` has in an ssh, scp or sftp command, read with its table: `-o V`,
+    `-oV`, and the end of a cluster (`-voKey=V`, `-vF FILE`)."""
+    table = PROGRAMS.get(name)
+    return [] if table is None else [w for _, w in option_values(table, words, (option,))]
+
+
+_SSH_O = Opt(takes=True, setting=_ssh_setting)
+# `-I LIB`: a PKCS#11 library ssh loads (native code): not understood.
+_NOT_UNDERSTOOD = Opt(takes=True, setting=lambda _: None)
 _SSH_OPTIONS = {
-    "-i": _READ, "-F": _READ, "-E": _WRITE, "-S": _V, "-o": _V, "-p": _V, "-P": _V,
-    "-l": _V, "-L": _FORWARD, "-R": _FORWARD, "-D": _FORWARD, "-W": _V, "-w": _FORWARD,
-    "-J": _V, "-b": _V, "-B": _V, "-c": _V, "-m": _V, "-O": _V, "-Q": _V, "-e": _V, "-I": _V,
+    "-i": _READ, "-F": _READ, "-E": _WRITE, "-S": _V, "-o": _SSH_O, "-p": _V, "-P": _V,
+    "-l": _V, "-L": _FORWARD, "-R": _FORWARD, "-D": _FORWARD, "-W": _NET, "-w": _FORWARD,
+    "-J": _NET, "-b": _V, "-B": _V, "-c": _V, "-m": _V, "-O": _V, "-Q": _V, "-e": _V,
+    "-I": _NOT_UNDERSTOOD,
     "-A": _FORWARDS, "-g": _FORWARDS, "-K": _FORWARDS, "-X": _FORWARDS, "-Y": _FORWARDS,
 }  # fmt: skip
-# ssh(1) of OpenSSH 9.2p1: every option of its usage line.
-_SSH_ONLY = {**_SSH_OPTIONS, **flags(*_SSH_FLAGS)}
+# ssh(1) of OpenSSH 9.2p1: every option of its usage line. `-S PATH`: ssh's control socket,
+# made there with `-M` (scp's `-S` is a program: `command_strings`).
+_SSH_ONLY = {**_SSH_OPTIONS, "-S": _WRITE, **flags(*_SSH_FLAGS)}
 PORT_FORWARD = HostAsk(
     "port-forward",
     "forwards network ports, agent keys, credentials or the display between this machine "
@@ -314,12 +451,16 @@ _SSH = Program(
     modes={
         "forward": Program(
             options=_SSH_ONLY, first="network", options_first=True, stop_at=1,
-            host_ask=PORT_FORWARD,
+            host_ask=PORT_FORWARD, parser="getopt",
         ),
     },
+    # OpenSSH reads its options with getopt(3): no long options (`-oKey=V` is `-o Key=V`).
+    parser="getopt",
     source="OpenSSH_9.2p1 ssh usage",
 )  # fmt: skip
-_SCP = Program(options=_SSH_OPTIONS, operands="read", last="write", remote_copy=True)
+_SCP = Program(
+    options=_SSH_OPTIONS, operands="read", last="write", remote_copy=True, parser="getopt"
+)
 _RSYNC = Program(
     options={
         "-e": Opt(takes=True, role="exec"), "--rsh": Opt(takes=True, role="exec"),
@@ -373,6 +514,7 @@ PROGRAMS: dict[str, Program] = {
     "sftp": Program(
         options={**_SSH_OPTIONS, "-b": Opt(takes=True, role="read", mode=OPTIONS_FILE)},
         first="network",
+        parser="getopt",
     ),
     "rsync": _RSYNC,
     **dict.fromkeys(NC_NAMES, _NC),
@@ -400,6 +542,7 @@ MAX_GLOB_URLS = 64
 # pip's `--find-links` takes a URL or a local directory (pip(1)).
 _PATH_OR_URL = frozenset({"-f", "--find-links"})
 _WGET_URL_SETTINGS = ("http_proxy", "https_proxy", "ftp_proxy", "base")
+_SSH_NAMES = frozenset({"ssh", "scp", "sftp"})
 
 
 def destinations(program: str, option: str, text: str, globbing: bool) -> list[str] | None:
@@ -415,6 +558,8 @@ def destinations(program: str, option: str, text: str, globbing: bool) -> list[s
     """
     if option in _PATH_OR_URL and "://" not in text:
         return []  # a local directory of packages: checked as a path
+    if program in _SSH_NAMES and option == "-J":
+        return ssh_jumps(text)  # `-J a,b`: each hop (`-o ProxyJump=`: one use per hop)
     if option in ("--resolve", "--connect-to"):
         return _address_list(text.lstrip("+-"))
     if program == "wget" and option in ("-e", "--execute"):

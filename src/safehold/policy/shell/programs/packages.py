@@ -6,7 +6,7 @@ where project-level installs read requirement files and write their targets.
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.table import Opt, Program, Setting
 from safehold.policy.shell.programs.vocab import flags, valued, values
 
 __all__ = ["PROGRAMS"]
@@ -163,8 +163,50 @@ _NPM = Program(
     options=_NPM_OPTIONS,
     subcommands=_subcommands(_NPM_OPTIONS, _NPM_RUNS, _NPM_OTHERS),
 )
+# `cargo --config KEY=VALUE` (cargo(1), "Configuration"; the keys: The Cargo Book, "Cargo
+# Configuration", cargo 1.95): the closed world of keys that name no program, file, host
+# or source. Any other key (`build.rustc`, `build.rustc-wrapper`, `target.<t>.runner`,
+# `target.<t>.linker`, `registry.global-credential-providers`, `alias.*`, `env.*`,
+# `source.*`, `patch.*`, `http.proxy`, `build.target-dir`, …) is not understood.
+_CARGO_PLAIN_KEYS = frozenset(
+    {
+        "net.offline", "net.retry", "build.jobs", "build.incremental", "term.quiet",
+        "term.verbose", "term.color", "term.hyperlinks", "term.unicode",
+        "term.progress.when", "term.progress.width", "http.timeout", "http.multiplexing",
+        "http.low-speed-limit", "http.check-revoke", "cargo-new.vcs",
+        "future-incompat-report.frequency", "registries.crates-io.protocol",
+        "resolver.incompatible-rust-versions",
+    }
+)  # fmt: skip
+# `profile.<name>.<key>` keys that change only how the code is compiled (The Cargo Book,
+# "Profiles"); not `rustflags` (unstable: any rustc flag, `-C linker=`).
+_CARGO_PROFILE_KEYS = frozenset(
+    {
+        "opt-level", "debug", "split-debuginfo", "strip", "debug-assertions",
+        "overflow-checks", "lto", "panic", "incremental", "codegen-units", "rpath",
+    }
+)  # fmt: skip
+
+
+def _cargo_config(text: str) -> Setting | None:
+    """`cargo --config KEY=VALUE` (a TOML dotted key) or `--config PATH` (a config file,
+    read; its settings unseen: not understood)."""
+    key, eq, _ = text.partition("=")
+    if not eq:
+        return Setting(uses=(("read", text),), understood=False)
+    parts = [part.strip() for part in key.split(".")]
+    if any(c in key for c in "\"'[]{}"):
+        return None
+    if ".".join(parts) in _CARGO_PLAIN_KEYS or (
+        len(parts) == 3 and parts[0] == "profile" and parts[2] in _CARGO_PROFILE_KEYS
+    ):
+        return Setting()
+    return None
+
+
 _CARGO_OPTIONS = {
-    "--root": _WRITE, "--target-dir": _WRITE, "--manifest-path": _READ, "--config": _V,
+    "--root": _WRITE, "--target-dir": _WRITE, "--manifest-path": _READ,
+    "--config": Opt(takes=True, setting=_cargo_config),
     "-Z": _V, "-p": _V, "--package": _V, "--bin": _V, "--features": _V, "-F": _V, "-j": _V,
     "--jobs": _V, "--target": _V,
 }  # fmt: skip

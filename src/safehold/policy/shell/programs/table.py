@@ -10,7 +10,7 @@ Family modules (`files`, `network`, `archives`, `git`, …) hold the tables.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -32,7 +32,9 @@ __all__ = [
     "Resolved",
     "Role",
     "RoleUse",
+    "Setting",
     "is_remote",
+    "option_values",
     "read_roles",
     "resolve_option",
     "roles_of",
@@ -70,6 +72,20 @@ PARSERS: tuple[Parser, ...] = ("getopt_long", "getopt", "git", "argparse", "pfla
 
 
 @dataclass(frozen=True, slots=True)
+class Setting:
+    """What one setting given as an option's value does (`ssh -o IdentityFile=F`, `cargo
+    --config K=V`): the files or hosts it names, each in a role, and a mode it switches on
+    (`ssh -o ForwardAgent=yes`: `forward`). A reader returns None for a setting it does not
+    understand (an unknown key, a key that loads code): the command is not understood."""
+
+    uses: tuple[tuple[Role, str], ...] = ()
+    mode: str | None = None
+    # False: the uses are judged, and the command is not understood all the same
+    # (`cargo --config FILE`: FILE is read, and the settings in it are unseen).
+    understood: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class Opt:
     """One option: whether it takes a value, the value's role, and a mode it switches on.
 
@@ -102,6 +118,12 @@ class Opt:
     # next option word (or `@`) are its items too, not operands (`zip -x PAT PAT -r A`).
     # A computed word ends the list: it may expand to an option.
     items: bool = False
+    # Files the option makes the program use though no word names them, each in a role:
+    # `curl -n` reads `~/.netrc` (and sends the credentials it finds there).
+    implies: tuple[tuple[Role, str], ...] = ()
+    # The value is a setting read by this function (see `Setting`); a computed value, or
+    # one it returns None for, is not understood.
+    setting: Callable[[str], Setting | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +332,29 @@ def resolve_option(program: Program, text: str) -> Resolved:
     return Resolved(tuple(flags), None, False, missing) if flags else _UNKNOWN
 
 
+def option_values(
+    program: Program, words: tuple[Word, ...], names: Collection[str]
+) -> list[tuple[str, Word]]:
+    """The values the options `names` are given in `words` (argv, program first), each
+    with the option's name, read with `program`'s parser: `-o V`, `-oV`, `--opt=V`, the end
+    of a cluster (`-voKey=V`), a unique prefix (`--mod=4755`). Words after `--` are none."""
+    out: list[tuple[str, Word]] = []
+    for i, w in enumerate(words[1:], 1):
+        if w.static and w.text == "--":
+            break
+        if not (w.static and w.text.startswith("-")):
+            continue
+        resolved = resolve_option(program, w.text)
+        if not resolved.flags or resolved.flags[-1][0] not in names:
+            continue
+        name = resolved.flags[-1][0]
+        if resolved.value is not None:
+            out.append((name, Word(resolved.value, w.static, w.splits, w.home)))
+        elif resolved.takes and i + 1 < len(words):
+            out.append((name, words[i + 1]))
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """A command read with its program's table: each word's role, the modes switched on,
@@ -443,6 +488,7 @@ def _read(
                 modes.add(opt.mode)
             if flag in program.unskip:
                 unskipped = True
+            uses.extend(RoleUse(role, Word(path, True), flag) for role, path in opt.implies)
         name, opt = resolved.flags[-1]
         if resolved.value is not None:
             holder: Word | None = Word(resolved.value, w.static, w.splits, w.home)
@@ -481,6 +527,16 @@ def _read(
                 )
             elif opt.role is not None:
                 uses.append(RoleUse(opt.role, holder, opt.long or name))
+            if opt.setting is not None:
+                setting = opt.setting(holder.text) if holder.static else None
+                if setting is None or not setting.understood:
+                    unknown.append(f"{name} {holder.text}")
+                if setting is not None:
+                    uses.extend(
+                        RoleUse(r, Word(x, True), opt.long or name) for r, x in setting.uses
+                    )
+                    if setting.mode:
+                        modes.add(setting.mode)
             if opt.script:
                 scripts.append(holder)
             if opt.ends:

@@ -11,11 +11,12 @@ given none. To teach it a program, add a line here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from safehold.policy.shell.programs import PROGRAMS
-from safehold.policy.shell.programs.table import Program, resolve_option
+from safehold.policy.shell.programs.table import Program, option_values, resolve_option
 from safehold.policy.shell.words import Word
 
 __all__ = ["TREE_WALKS", "TreeWalk", "Walking", "walking"]
@@ -30,6 +31,11 @@ class TreeWalk:
     # Options, and letters of a short option cluster, that make it walk (`-r`, `-rn`).
     options: frozenset[str] = frozenset()
     letters: str = ""
+    # Options whose value says whether it walks, and the value that makes it walk: read
+    # with the program's table (`grep -d recurse`, `-drecurse`, `--dir=recurse`). The
+    # value may be abbreviated (gnulib argmatch takes a unique prefix: `grep -d rec`); a
+    # computed value may be that one.
+    walk_values: Mapping[str, str] = field(default_factory=dict)
     # Options and letters that make it follow symbolic links met inside the tree.
     follow_options: frozenset[str] = frozenset()
     follow_letters: str = ""
@@ -60,8 +66,11 @@ def _f(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
+# GNU grep 3.8 (`grep --help`): `-r`, `-R`, and `-d ACTION`/`--directories=ACTION` with
+# ACTION `recurse` (checked: `grep -d rec` recurses, `-d r` is ambiguous).
 _GREP = TreeWalk(
-    options=_f("--recursive", "--dereference-recursive", "--directories=recurse"),
+    options=_f("--recursive", "--dereference-recursive"),
+    walk_values={"-d": "recurse", "--directories": "recurse"},
     letters="rR",
     follow_options=_f("--dereference-recursive"),
     follow_letters="R",
@@ -183,6 +192,16 @@ def _table(name: str) -> Program | None:
     return table
 
 
+def _walks_by_value(table: Program, walk: TreeWalk, words: tuple[Word, ...]) -> bool:
+    """Whether a `walk_values` option is given the value that makes the program walk (or a
+    prefix of it, or a computed one): `words` from the program (or its subcommand) on."""
+    for option, value in option_values(table, words, walk.walk_values):
+        action = walk.walk_values[option]
+        if not value.static or (value.text and action.startswith(value.text)):
+            return True
+    return False
+
+
 def walking(words: tuple[Word, ...]) -> Walking | None:
     """How the command walks directory trees, or None when it reads no tree."""
     if not words or not words[0].static:
@@ -195,6 +214,8 @@ def walking(words: tuple[Word, ...]) -> Walking | None:
         return None
     table = _table(name)
     recursive, follows, hidden = walk.always, walk.follows, not walk.skips_hidden
+    if table is not None and walk.walk_values:
+        recursive = recursive or _walks_by_value(table, walk, words[start - 1 :])
     whole, ignores = walk.cwd_default, walk.gitignore
     for k, word in enumerate(words[start:], start=start):
         text = word.text
