@@ -979,7 +979,11 @@ class _Reader:
             return
         if isinstance(node, ast.Name):
             bound = self.values.get(node.id)
-            if self.stores.get(node.id, 0) == 0 or node.id in self.functions:
+            if (
+                self.stores.get(node.id, 0) == 0
+                or node.id in self.functions
+                or node.id in self.names
+            ):
                 return  # a builtin, an imported name or the code's own function
             if self.stores.get(node.id) == 1 and bound is not None:
                 self._check_function_names(bound, method, depth + 1)
