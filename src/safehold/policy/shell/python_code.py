@@ -22,7 +22,12 @@ Anything else is not understood, with the first reason found: `exec`/`eval`/`com
 `__import__`, dunder attributes that reach code or the class tree, `getattr` with a computed
 name, an attribute named like an unlisted module (`shlex.os`), frame attributes, a module
 import outside the list, a relative import, a computed path, a change to a module's
-attributes, code over `MAX_CODE_LENGTH` characters or nested deeper than `MAX_DEPTH`.
+attributes, code over `MAX_CODE_LENGTH` characters or nested deeper than `MAX_DEPTH`. A
+library's values are kept at arm's length: their private attributes, their classes
+(`type(x)`, `x.__class__`, `mro`) and their `__init__` only on what the code or the
+workspace owns (`_trusted`), or printed and compared; the result of a call is not called;
+`**` keywords, dunder keywords, hook methods outside `DUNDER_METHODS` and method names
+given to pandas as text outside `NAMED_FUNCTIONS` are not understood.
 
 Pure: no file system, no imports of the code's modules; remembered per code text.
 """
