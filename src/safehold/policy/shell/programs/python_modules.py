@@ -650,11 +650,12 @@ PATH_METHODS = MappingProxyType(
 )  # fmt: skip
 
 # `pathlib.PurePath` methods and properties: text operations on the path that touch no file
-# (https://docs.python.org/3/library/pathlib.html#methods-and-properties). Any other method
-# called on a literal `Path` (`resolve`, `group`, `absolute`, a method of a later Python) is
+# (https://docs.python.org/3/library/pathlib.html#methods-and-properties; `absolute` only
+# prefixes the working directory). Any other method called on a literal `Path` (`resolve`,
+# `group`, a method of a later Python) is
 # judged as a read of that path: `side` is never "nothing" for a known path.
 PURE_PATH_METHODS = frozenset(
-    {"as_posix", "as_uri", "is_absolute", "is_relative_to", "is_reserved", "joinpath",
+    {"absolute", "as_posix", "as_uri", "is_absolute", "is_relative_to", "is_reserved", "joinpath",
      "match", "full_match", "relative_to", "with_name", "with_stem", "with_suffix",
      "with_segments", "parts", "drive", "root", "anchor", "parents", "parent", "name",
      "suffix", "suffixes", "stem"}
