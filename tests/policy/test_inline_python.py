@@ -251,6 +251,15 @@ def test_code_that_uses_only_listed_parts_is_understood(
         "M = type('M', (), dict(a=1))",
         "import unittest\nclass L(unittest.TestLoader):\n    def f(self):\n"
         "        return self._get_module_from_name('os')",
+        # A method of the code's own class handed another object as its `self`.
+        "import unittest\nclass A:\n    def f(self):\n        return self._get_module_from_name('os')\n"
+        "A.f(unittest.defaultTestLoader)",
+        "import unittest\nclass A:\n    def f(self):\n        return self._get_module_from_name('os')\n"
+        "g = getattr(A, 'f')\ng(unittest.defaultTestLoader)",
+        "import unittest\ndef d(f):\n    f(unittest.defaultTestLoader)\n    return f\nclass A:\n"
+        "    @d\n    def f(self):\n        return self._get_module_from_name('os')",
+        "import sys\nclass A:\n    def f(self):\n        t = type(self)\n        return t('/x', 'a')\n"
+        "A.f(sys.stdout.buffer.raw)",
         "import shlex\nshlex.shlex('a').sourcehook('/etc/hostname')",
         "import pandas as pd\npd.DataFrame().apply('to_csv', args=('x',))",
         "import pandas as pd\nf = 'to_pickle'\npd.DataFrame().agg(f, 'x')",

@@ -320,6 +320,7 @@ class _Reader:
         self.functions: set[str] = set()
         self.own_classes: dict[str, bool] = {}
         self.own_params: frozenset[str] | None = None
+        self.checked: list[ast.AST] = []  # the nodes pass 2 checks
 
     def read(self) -> PythonReading:
         check_name, check_attribute, check_call = (
@@ -327,7 +328,8 @@ class _Reader:
             self._check_attribute,
             self._check_call,
         )
-        for node in self._collect():
+        self.checked = self._collect()
+        for node in self.checked:
             cls = type(node)  # `_check`, dispatched here: it runs for every name and call
             if cls is ast.Name:
                 check_name(node)  # type: ignore[arg-type]
@@ -761,20 +763,62 @@ class _Reader:
         return self._qualified(func) in _SOURCE_READERS
 
     def _own_params(self) -> frozenset[str]:
-        """Names bound only as the first parameter of methods of the code's own classes."""
+        """Names bound only as the `self` of methods of the code's own classes, when no
+        method can be handed another object: methods without decorators (or `property`),
+        each reached only through an instance (`self.m`, `A().m`, `a.m` of `a = A()`,
+        `super().m`). `A.m(stream)` or `type(a).m(stream)` would make `stream` the `self`."""
         if self.own_params is None:
             counts: dict[str, int] = {}
+            methods: set[str] = set()
             for name, definition in self.classes.items():
                 if self.stores.get(name) != 1 or not self._own_class(definition, 0):
                     continue
                 for stmt in definition.body:
-                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and all(
+                        isinstance(d, ast.Name) and d.id == "property" for d in stmt.decorator_list
+                    ):
                         params = stmt.args.posonlyargs or stmt.args.args
                         if params:
                             first = params[0].arg
                             counts[first] = counts.get(first, 0) + 1
-            self.own_params = frozenset(n for n, c in counts.items() if self.stores.get(n, 0) == c)
+                            methods.add(stmt.name)
+            own = frozenset(n for n, c in counts.items() if self.stores.get(n, 0) == c)
+            self.own_params = own
+            for node in self.checked:
+                if isinstance(node, ast.Attribute) and node.attr in methods:
+                    receiver: ast.expr | None = node.value
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id in ("getattr", "hasattr")
+                    and len(node.args) > 1
+                    and isinstance(node.args[1], ast.Constant)
+                    and node.args[1].value in methods
+                ):
+                    receiver = node.args[0]
+                else:
+                    continue
+                if not self._instance(receiver, own):
+                    self.own_params = frozenset()
+                    break
         return self.own_params
+
+    def _instance(self, node: ast.expr | None, own: frozenset[str]) -> bool:
+        """True when `node` is certainly an instance of one of the code's own classes, or
+        `super()`: its methods are bound to it."""
+        if isinstance(node, ast.Name):
+            if node.id in own:
+                return True
+            value = self.values.get(node.id)
+            if self.stores.get(node.id) != 1 or value is None:
+                return False
+            node = value
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            return False
+        func = node.func.id
+        if func == "super":
+            return "super" not in self.stores
+        return func in self.classes and self.stores.get(func) == 1
 
     def _check_class_of(self, node: ast.expr, value: ast.expr) -> None:
         """`type(x)` and `x.__class__`: the class of a library's value may be called
