@@ -232,6 +232,7 @@ def test_code_that_uses_only_listed_parts_is_understood(
         "import unittest\nunittest.defaultTestLoader._get_module_from_name('os')",
         "import unittest\nld = unittest.TestLoader()\nld._top_level_dir",
         "import argparse\nf = argparse.HelpFormatter._fill_text",
+        "import unittest\nprint(type(unittest.defaultTestLoader._top_level_dir).__name__)",
         "import sys\ntype(sys.stdout)(None)",
         "import sys\nc = type(sys.stdout)",
         "import sys\nc = sys.stdout.__class__",

@@ -759,7 +759,8 @@ class _Reader:
             return False
         func = up.func
         if isinstance(func, ast.Name):
-            return func.id in _DESCRIBERS and func.id not in self.stores
+            # Not `type`: the class of a library's internal value is no text.
+            return func.id in _DESCRIBERS and func.id != "type" and func.id not in self.stores
         return self._qualified(func) in _SOURCE_READERS
 
     def _own_params(self) -> frozenset[str]:
