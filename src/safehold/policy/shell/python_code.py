@@ -1040,7 +1040,11 @@ class _Reader:
                 return
         elif isinstance(node, ast.Attribute) and (
             self._module_of(node.value) is not None
-            or (isinstance(node.value, ast.Name) and node.value.id in ALLOWED_BUILTINS)
+            or (
+                isinstance(node.value, ast.Name)
+                and node.value.id in ALLOWED_BUILTINS
+                and node.value.id not in self.stores
+            )
         ):
             return  # `np.sum`, `str.upper`
         elif isinstance(node, ast.Call) and self._qualified(node.func) == "functools.partial":
