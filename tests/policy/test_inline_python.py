@@ -137,6 +137,27 @@ def test_each_listed_module_says_why_and_hands_out_nothing_dangerous(name: str) 
         ("import os\nos.environ['DJANGO_SETTINGS_MODULE'] = 'tests.settings'", ()),
         ("import os\nos.environ.setdefault('DJANGO_SETTINGS_MODULE', 'tests.settings')", ()),
         ("import sys\nsys.path.insert(0, '..')", (("..", "read"),)),
+        # The code's own classes and their private attributes, `super().__init__`, the
+        # class of a value printed or compared, a library's private method's source.
+        ("class A:\n    def __init__(self):\n        self._n = 1\n    def __repr__(self):\n"
+         "        return str(self._n)\nprint(A(), A()._n, type(A()).__name__)", ()),
+        ("class E(Exception):\n    def __init__(self, m):\n        super().__init__(m)\n"
+         "        self._m = m\n    def __len__(self):\n        return len(self._m)", ()),
+        ("x = 1\nprint(type(x), type(x) is int, isinstance(x, type), x.__class__.__name__)", ()),
+        ("import argparse, inspect\nprint(inspect.getsource(argparse.HelpFormatter._fill_text))",
+         ()),
+        ("import unittest\nfor t in unittest.TestSuite():\n    print('a' in t._testMethodName)",
+         ()),
+        ("import mypkg\nprint(mypkg._cache, mypkg.Model._meta.fields)", ()),
+        ("from mypkg import Model\nm = Model.objects.first()\nprint(m._meta.pk)", ()),
+        ("from mypkg import Model\nM = type('M', (Model,), {'__module__': '__main__'})\n"
+         "print(M._meta)", ()),
+        # pandas given functions, or the names of reductions.
+        ("import pandas as pd\nt = pd.DataFrame({'a': [1]})\n"
+         "print(t.agg(['sum', 'mean']), t.groupby('a').agg(n=('a', 'count')), t.apply(len))", ()),
+        # Path methods of a literal path outside the list are reads of it.
+        ("from pathlib import Path\nprint(Path('src').resolve(), Path('/srv').group())",
+         (("src", "read"), ("/srv", "read"))),
     ],
 )  # fmt: skip
 def test_code_that_uses_only_listed_parts_is_understood(
@@ -206,6 +227,51 @@ def test_code_that_uses_only_listed_parts_is_understood(
         "from os import environ",
         "__file__ = '/srv/notes.txt'",
         "class A:\n    __module__ = 'json'",
+        # Private attributes of a library's values; classes of its values called, handed
+        # around or re-initialised; smuggled keywords; hooks; functions named as text.
+        "import unittest\nunittest.defaultTestLoader._get_module_from_name('os')",
+        "import unittest\nld = unittest.TestLoader()\nld._top_level_dir",
+        "import argparse\nf = argparse.HelpFormatter._fill_text",
+        "import unittest\nprint(type(unittest.defaultTestLoader._top_level_dir).__name__)",
+        "import sys\ntype(sys.stdout)(None)",
+        "import sys\nc = type(sys.stdout)",
+        "import sys\nc = sys.stdout.__class__",
+        "import sys\nprint(type(sys.stdout).mro()[0])",
+        "import sys\nc = getattr(sys.stdout, '__class__')",
+        "import sys\nsys.stdout.__init__(None)",
+        "import sys\ninit = sys.stdout.__init__",
+        "import sys\nlist(map(type, [sys.stdout]))",
+        "import functools\nfunctools.update_wrapper",
+        "import functools\nfunctools.wraps",
+        "x = dict(__globals__=1)",
+        "d = {}\ndict(**d)",
+        "class A:\n    def __getattr__(self, n):\n        return n",
+        "class A:\n    def __init_subclass__(cls):\n        pass",
+        "class A:\n    def __reduce__(self):\n        return (print, ())",
+        "M = type('M', (), {'__getattr__': print})",
+        "M = type('M', (), dict(a=1))",
+        "import unittest\nclass L(unittest.TestLoader):\n    def f(self):\n"
+        "        return self._get_module_from_name('os')",
+        # A method of the code's own class handed another object as its `self`.
+        "import unittest\nclass A:\n    def f(self):\n        return self._get_module_from_name('os')\n"
+        "A.f(unittest.defaultTestLoader)",
+        "import unittest\nclass A:\n    def f(self):\n        return self._get_module_from_name('os')\n"
+        "g = getattr(A, 'f')\ng(unittest.defaultTestLoader)",
+        "import unittest\ndef d(f):\n    f(unittest.defaultTestLoader)\n    return f\nclass A:\n"
+        "    @d\n    def f(self):\n        return self._get_module_from_name('os')",
+        "import sys\nclass A:\n    def f(self):\n        t = type(self)\n        return t('/x', 'a')\n"
+        "A.f(sys.stdout.buffer.raw)",
+        "import shlex\nshlex.shlex('a').sourcehook('/etc/hostname')",
+        "import pandas as pd\npd.DataFrame().apply('to_csv', args=('x',))",
+        "import pandas as pd\nf = 'to_pickle'\npd.DataFrame().agg(f, 'x')",
+        "import pandas as pd\npd.DataFrame().agg({'a': ['sum', 'to_pickle']})",
+        "import pandas as pd\npd.pivot_table(pd.DataFrame(), aggfunc='to_csv')",
+        "import pandas as pd\npd.DataFrame().agg(''.join(['to_', 'csv']), 'x')",
+        "from pathlib import Path\nfor p in [Path('a'), Path('/srv')]:\n    print(p.walk())",
+        # A module a workspace module imported is that module, not the workspace's code.
+        "import mypkg\nmypkg.os.system('id')",
+        "from mypkg import os",
+        "from mypkg import *\nos.system('id')",
     ],
 )
 def test_code_outside_the_list_is_not_understood(code: str) -> None:
@@ -278,6 +344,10 @@ BENIGN = [
     "python3 -c \"print('{:>10}|{:.2f}|{name}'.format('a', 1.5, name='x'))\"",
     "python3 -c \"t = '{} of {}'; print(t.format(1, 2), str.format('{:{w}}', 'a', w=5))\"",
     "python3 -c \"import pathlib; pathlib.Path('run.sh').chmod(0o755)\"",
+    # The code's own class with private attributes; a workspace module's private names.
+    "python3 - <<'PY'\nclass Box:\n    def __init__(self):\n        self._items = [1]\n"
+    "    def __len__(self):\n        return len(self._items)\nprint(len(Box()))\nPY",
+    "python3 -c \"import mypkg; print(mypkg._version, type(mypkg.__version__).__name__)\"",
 ]  # fmt: skip
 
 

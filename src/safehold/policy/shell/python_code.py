@@ -22,7 +22,12 @@ Anything else is not understood, with the first reason found: `exec`/`eval`/`com
 `__import__`, dunder attributes that reach code or the class tree, `getattr` with a computed
 name, an attribute named like an unlisted module (`shlex.os`), frame attributes, a module
 import outside the list, a relative import, a computed path, a change to a module's
-attributes, code over `MAX_CODE_LENGTH` characters or nested deeper than `MAX_DEPTH`.
+attributes, code over `MAX_CODE_LENGTH` characters or nested deeper than `MAX_DEPTH`. A
+library's values are kept at arm's length: their private attributes, their classes
+(`type(x)`, `x.__class__`, `mro`) and their `__init__` only on what the code or the
+workspace owns (`_trusted`), or printed and compared; the result of a call is not called;
+`**` keywords, dunder keywords, hook methods outside `DUNDER_METHODS` and method names
+given to pandas as text outside `NAMED_FUNCTIONS` are not understood.
 
 Pure: no file system, no imports of the code's modules; remembered per code text.
 """
@@ -41,13 +46,18 @@ from safehold.policy.shell.programs.python_modules import (
     ALLOWED_BUILTINS,
     ALLOWED_ENV,
     ALLOWED_OPTIONS,
+    DUNDER_METHODS,
     ENV_WRITES,
     FILE_FUNCTIONS,
+    FUNCTION_NAME_KEYWORDS,
+    FUNCTION_NAME_METHODS,
     MODULE_DUNDERS,
     MODULES,
+    NAMED_FUNCTIONS,
     PATH_BUILDERS,
     PATH_KEYWORDS,
     PATH_METHODS,
+    PURE_PATH_METHODS,
     SAFE_DUNDERS,
     VALUE_ATTRIBUTES,
     VALUE_METHODS,
@@ -81,6 +91,16 @@ _PATH_CLASSES = frozenset(b for b in PATH_BUILDERS if b.startswith("pathlib."))
 _DESCRIBERS = frozenset({"dir", "print", "repr", "str", "type", "id", "callable", "isinstance"})
 # Names read only in the shapes `_check_sys_path` and `_check_environ` know.
 _SHAPED = frozenset({"sys.path", "os.environ"})
+# Dunders a literal `getattr` may name: descriptive strings, not the class or `__init__`
+# (checked where they are read, `_check_class_of` and `_check_init`).
+_GETATTR_DUNDERS = SAFE_DUNDERS - {"__class__", "__init__"}
+# `inspect` functions that return text about an object (its source, its documentation).
+_SOURCE_READERS = frozenset(
+    {"inspect.getsource", "inspect.getsourcelines", "inspect.getdoc", "inspect.getcomments",
+     "inspect.getsourcefile", "inspect.getfile"}
+)  # fmt: skip
+# Keys of the namespace of `type(name, bases, namespace)` besides `DUNDER_METHODS`.
+_CLASS_KEYS = frozenset({"__module__", "__qualname__", "__doc__"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,6 +313,14 @@ class _Reader:
         self.packages: set[str] = set()
         self.used: set[str] = set()  # names read somewhere in the code
         self.calls: set[int] = set()  # ids of the expressions called (`f` of `f(x)`)
+        # Names bound by `from <workspace module> import x`: the workspace's own code.
+        self.foreign: set[str] = set()
+        # Classes and functions the code defines, by name (`_trusted`).
+        self.classes: dict[str, ast.ClassDef] = {}
+        self.functions: set[str] = set()
+        self.own_classes: dict[str, bool] = {}
+        self.own_params: frozenset[str] | None = None
+        self.checked: list[ast.AST] = []  # the nodes pass 2 checks
 
     def read(self) -> PythonReading:
         check_name, check_attribute, check_call = (
@@ -300,7 +328,8 @@ class _Reader:
             self._check_attribute,
             self._check_call,
         )
-        for node in self._collect():
+        self.checked = self._collect()
+        for node in self.checked:
             cls = type(node)  # `_check`, dispatched here: it runs for every name and call
             if cls is ast.Name:
                 check_name(node)  # type: ignore[arg-type]
@@ -383,6 +412,10 @@ class _Reader:
                 elif kind == _DEFINITION:
                     keep(node)
                     self._store(node.name)  # type: ignore[attr-defined]
+                    if cls is ast.ClassDef:
+                        self.classes[node.name] = node  # type: ignore[attr-defined,assignment]
+                    else:
+                        self.functions.add(node.name)  # type: ignore[attr-defined]
                 else:
                     self._note(node, cls)
             level = below
@@ -429,6 +462,12 @@ class _Reader:
             listed = MODULES.get(node.module)
             for alias in node.names:
                 if listed is None:
+                    if alias.name in _STDLIB and alias.name not in _WHOLE:
+                        # `from mypkg import os`: the module mypkg imported, not its code.
+                        raise _fail(
+                            f"the code imports the module `{alias.name}` through `{node.module}`"
+                        )
+                    self.foreign.add(alias.asname or alias.name)
                     continue  # a workspace module's names: its own code
                 if alias.name == "*":
                     if listed.names is not None:
@@ -487,6 +526,15 @@ class _Reader:
             self._check_call(node)  # type: ignore[arg-type]
         elif node.name in _BUILTIN_NAMES and node.name not in ALLOWED_BUILTINS:  # type: ignore[attr-defined]
             raise _fail(f"the code redefines the builtin `{node.name}`")  # type: ignore[attr-defined]
+        elif (
+            cls is not ast.ClassDef
+            and node.name.startswith("__")  # type: ignore[attr-defined]
+            and node.name.endswith("__")  # type: ignore[attr-defined]
+            and node.name not in DUNDER_METHODS  # type: ignore[attr-defined]
+        ):
+            # `__getattr__`, `__set_name__`, `__reduce__`, …: called by the interpreter or
+            # a library with values the code never names.
+            raise _fail(f"the code defines the method `{node.name}`")  # type: ignore[attr-defined]
 
     def _check_name(self, node: ast.Name) -> None:
         name = node.id
@@ -499,7 +547,24 @@ class _Reader:
             if load and not self._reached(node):
                 raise _fail(f"the code hands the module `{self.modules[name]}` around")
             return
+        if (
+            "*" in self.foreign
+            and name in _STDLIB
+            and name not in _WHOLE
+            and name not in self.stores
+        ):
+            # `from mypkg import *` may bind `os`: a module, not the workspace's code.
+            raise _fail(f"the code uses `{name}`, which a `*` import may bind to a module")
         if name in ALLOWED_BUILTINS:
+            if (
+                name == "type"
+                and load
+                and id(node) not in self.calls
+                and name not in self.stores
+                and not self._shown(node)
+            ):
+                # `map(type, [stream])` hands out classes `_check_class_of` never sees.
+                raise _fail("the code uses `type` other than by calling it")
             return
         dotted = self.names.get(name)
         if (
@@ -566,6 +631,12 @@ class _Reader:
             raise _fail(f"the code reads the attribute `{attr}`")
         if attr.startswith(_FRAME_PREFIXES):
             raise _fail(f"the code reads the interpreter attribute `{attr}`")
+        if attr == "__class__":
+            self._check_class_of(node, node.value)
+        elif attr == "__init__":
+            self._check_init(node)
+        elif attr == "mro":
+            self._check_mro(node)
         module = self._module_of(node.value)
         if module is not None:
             if type(node.ctx) is not ast.Load:
@@ -575,6 +646,9 @@ class _Reader:
                 raise _fail(f"the code uses `{dotted}`, which is not in the list")
             if module in MODULES:
                 self._allow_attribute(module, attr)
+            elif attr in _STDLIB and attr not in _WHOLE and dotted not in MODULES:
+                # `mypkg.os`: a module the workspace's module imported, not its code.
+                raise _fail(f"the code reaches the module `{attr}` through `{module}`")
             if dotted in MODULES and not self._reached(node):
                 raise _fail(f"the code hands the module `{dotted}` around")
             if dotted == "sys.path":
@@ -586,6 +660,15 @@ class _Reader:
             return
         if attr in _STDLIB and attr not in _WHOLE:
             raise _fail(f"the code reaches the module `{attr}` through an attribute")
+        if (
+            attr[0] == "_"
+            and not attr.startswith("__")
+            and not self._shown(node)
+            and not self._trusted(node.value)
+        ):
+            # A library's internals (`defaultTestLoader._get_module_from_name` imports any
+            # module): only on the code's own classes and the workspace's modules.
+            raise _fail(f"the code uses the private attribute `{attr}`")
         if attr in _FORMAT_METHODS and id(node) not in self.calls:
             raise _fail(f"the code uses `{attr}` other than by calling it")
         if attr in VALUE_ATTRIBUTES:
@@ -596,6 +679,180 @@ class _Reader:
             and (VALUE_METHODS[attr] is not None or not self._described(node))
         ):
             raise _fail(f"the code uses `{attr}` other than by calling it")
+
+    def _trusted(self, node: ast.expr, own: bool = True, depth: int = 0) -> bool:
+        """True when a value certainly comes from the workspace's own modules, or (`own`) is
+        one of the code's own classes or functions, an instance of such a class made
+        here, or the `self`/`cls` of one of its methods. An attribute or item of the
+        code's own objects may hold anything the code put there, so it is not `own`."""
+        if depth > 16:
+            return False
+        if isinstance(node, ast.Name):
+            name = node.id
+            module = self.modules.get(name)
+            if module is not None:
+                return module not in MODULES  # a workspace module
+            count = self.stores.get(name, 0)
+            if name in self.foreign:
+                return count == 0
+            if count == 0 and name not in _BUILTIN_NAMES:
+                return True  # bound nowhere: reading it raises `NameError`
+            if own and count == 1:
+                if name in self.functions:
+                    return True
+                definition = self.classes.get(name)
+                if definition is not None:
+                    return self._own_class(definition, depth)
+            if own and name in self._own_params():
+                return True
+            value = self.values.get(name)
+            return count == 1 and value is not None and self._trusted(value, own, depth + 1)
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            return self._trusted(node.value, False, depth + 1)
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "type" and "type" not in self.stores:
+                if len(node.args) == 1:  # the class of a trusted value
+                    return self._trusted(node.args[0], own, depth + 1)
+                bases = node.args[1] if len(node.args) == 3 else None
+                return (  # a class made here from trusted bases
+                    own and isinstance(bases, ast.Tuple) and self._trusted_bases(bases.elts, depth)
+                )
+            return self._trusted(func, own, depth + 1)
+        return False
+
+    def _own_class(self, node: ast.ClassDef, depth: int) -> bool:
+        """True when a class of the code derives only from builtins (no private or
+        dangerous attributes), its own classes or the workspace's: its instances' private
+        attributes are its own. Remembered per name."""
+        known = self.own_classes.get(node.name)
+        if known is None:
+            self.own_classes[node.name] = False  # a class naming itself among its bases
+            known = not node.keywords and self._trusted_bases(node.bases, depth)
+            self.own_classes[node.name] = known
+        return known
+
+    def _trusted_bases(self, bases: list[ast.expr], depth: int) -> bool:
+        """True when every base class is a builtin but `type`, or trusted (`_trusted`)."""
+        return all(
+            (
+                isinstance(base, ast.Name)
+                and base.id in ALLOWED_BUILTINS
+                and base.id != "type"
+                and base.id not in self.stores
+            )
+            or self._trusted(base, True, depth + 1)
+            for base in bases
+        )
+
+    def _shown(self, node: ast.expr) -> bool:
+        """True when a value only becomes text or a truth value: printed or formatted
+        (`_DESCRIBERS`, an f-string), compared, or handed to an `inspect` function that
+        returns its source or documentation (`_SOURCE_READERS`); either branch of a
+        conditional expression in such a place too."""
+        up = self.parent.get(id(node))
+        while isinstance(up, ast.IfExp) and up.test is not node:
+            node, up = up, self.parent.get(id(up))
+        if isinstance(up, (ast.FormattedValue, ast.Compare)):
+            return True
+        if not isinstance(up, ast.Call) or node not in up.args:
+            return False
+        func = up.func
+        if isinstance(func, ast.Name):
+            # Not `type`: the class of a library's internal value is no text.
+            return func.id in _DESCRIBERS and func.id != "type" and func.id not in self.stores
+        return self._qualified(func) in _SOURCE_READERS
+
+    def _own_params(self) -> frozenset[str]:
+        """Names bound only as the `self` of methods of the code's own classes, when no
+        method can be handed another object: methods without decorators (or `property`),
+        each reached only through an instance (`self.m`, `A().m`, `a.m` of `a = A()`,
+        `super().m`). `A.m(stream)` or `type(a).m(stream)` would make `stream` the `self`."""
+        if self.own_params is None:
+            counts: dict[str, int] = {}
+            methods: set[str] = set()
+            for name, definition in self.classes.items():
+                if self.stores.get(name) != 1 or not self._own_class(definition, 0):
+                    continue
+                for stmt in definition.body:
+                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and all(
+                        isinstance(d, ast.Name) and d.id == "property" for d in stmt.decorator_list
+                    ):
+                        params = stmt.args.posonlyargs or stmt.args.args
+                        if params:
+                            first = params[0].arg
+                            counts[first] = counts.get(first, 0) + 1
+                            methods.add(stmt.name)
+            own = frozenset(n for n, c in counts.items() if self.stores.get(n, 0) == c)
+            self.own_params = own
+            for node in self.checked:
+                if isinstance(node, ast.Attribute) and node.attr in methods:
+                    receiver: ast.expr | None = node.value
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id in ("getattr", "hasattr")
+                    and len(node.args) > 1
+                    and isinstance(node.args[1], ast.Constant)
+                    and node.args[1].value in methods
+                ):
+                    receiver = node.args[0]
+                else:
+                    continue
+                if not self._instance(receiver, own):
+                    self.own_params = frozenset()
+                    break
+        return self.own_params
+
+    def _instance(self, node: ast.expr | None, own: frozenset[str]) -> bool:
+        """True when `node` is certainly an instance of one of the code's own classes, or
+        `super()`: its methods are bound to it."""
+        if isinstance(node, ast.Name):
+            if node.id in own:
+                return True
+            value = self.values.get(node.id)
+            if self.stores.get(node.id) != 1 or value is None:
+                return False
+            node = value
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            return False
+        func = node.func.id
+        if func == "super":
+            return "super" not in self.stores
+        return func in self.classes and self.stores.get(func) == 1
+
+    def _check_class_of(self, node: ast.expr, value: ast.expr) -> None:
+        """`type(x)` and `x.__class__`: the class of a library's value may be called
+        (`type(sys.stdout.buffer.raw)(PATH, 'a')` is `io.FileIO`); only described,
+        compared or looked into, unless the value is the code's or the workspace's."""
+        if self._described(node) or self._shown(node) or self._trusted(value):
+            return
+        raise _fail("the code uses the class of a value it does not define")
+
+    def _check_init(self, node: ast.Attribute) -> None:
+        """`x.__init__(…)` runs a value's initialiser again (a stream's `__init__` opens the
+        file it names): only `super().__init__`, a look at it, or the code's own."""
+        value = node.value
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "super"
+            and "super" not in self.stores
+            and (not value.args or self._trusted(value.args[0]))
+        ):
+            return
+        if (id(node) not in self.calls and self._described(node)) or self._trusted(value):
+            return
+        raise _fail("the code uses `__init__` of a value it does not define")
+
+    def _check_mro(self, node: ast.Attribute) -> None:
+        """`cls.mro()` hands out the class itself and its bases: only printed or the code's
+        own."""
+        call = self.parent.get(id(node))
+        if isinstance(call, ast.Call) and call.func is node and self._described(call):
+            return
+        if not self._trusted(node.value):
+            raise _fail("the code uses `mro` of a class it does not define")
 
     def _check_environ(self, node: ast.Attribute) -> None:
         """`os.environ[K] = 'v'` or `os.environ.setdefault(K, 'v')` for a K in `ENV_WRITES`;
@@ -651,14 +908,31 @@ class _Reader:
     def _check_call(self, node: ast.Call) -> None:
         func = node.func
         for kw in node.keywords:
-            if kw.arg == "eval_str":
+            arg = kw.arg
+            if arg is None:
+                # `**{'eval_str': True}`, `**{'__globals__': g}`: keywords no node shows.
+                if not self._trusted(func):
+                    raise _fail("the code passes `**` keywords to a function it does not define")
+            elif arg == "eval_str":
                 raise _fail("the code asks for string annotations to be evaluated")
+            elif arg.startswith("__"):
+                raise _fail(f"the code passes the keyword `{arg}`")
+            elif arg in FUNCTION_NAME_KEYWORDS:
+                self._check_function_names(kw.value, arg)
         if isinstance(func, ast.Name) and func.id not in self.stores:
             if func.id == "open":
                 self._open(node.args[:1], node.args[1:], node.keywords)
             elif func.id in ("getattr", "hasattr"):
                 self._getattr(node)
+            elif func.id == "type":
+                if len(node.args) == 1:
+                    self._check_class_of(node, node.args[0])
+                else:
+                    self._check_namespace(node)
             return
+        if type(func) is ast.Call and not self._trusted(func):
+            # `type(x)(…)`, `f()(…)`: what the inner call returns is not known.
+            raise _fail("the code calls the result of a call")
         qualified = self._qualified(func)
         if qualified is not None:
             function = FILE_FUNCTIONS.get(qualified)
@@ -670,6 +944,13 @@ class _Reader:
         if func.attr in _FORMAT_METHODS:
             self._check_format(func, node)
             return
+        if func.attr in FUNCTION_NAME_METHODS:
+            for first in node.args[:1]:
+                self._check_function_names(first, func.attr)
+            if func.attr in ("agg", "aggregate"):
+                for kw in node.keywords:  # named aggregation: `x=('column', 'sum')`
+                    if isinstance(kw.value, ast.Tuple) and kw.value.elts:
+                        self._check_function_names(kw.value.elts[-1], func.attr)
         method = VALUE_METHODS.get(func.attr, "")
         if method is None:
             raise _fail(f"the code calls `{func.attr}`, which reaches other code or files")
@@ -683,7 +964,12 @@ class _Reader:
                 raise _fail("the code calls `replace`, which may rename a file")
             return
         if side == "":
-            return
+            if not self.pathlib or func.attr in PURE_PATH_METHODS:
+                return
+            receiver = self._literal(func.value)
+            if receiver is None or not receiver[1]:
+                return
+            side = "read"  # another method of a literal `Path`: `resolve`, `owner`, …
         receiver = self._literal(func.value)
         if side is None or receiver is None:
             raise _fail(f"the code calls `{func.attr}` on a path it computes")
@@ -705,6 +991,65 @@ class _Reader:
             if pattern is None or pattern[0].startswith("/") or ".." in pattern[0]:
                 raise _fail(f"the code calls `{func.attr}` with a pattern it computes")
         self._access(receiver[0], side)
+
+    def _check_namespace(self, node: ast.Call) -> None:
+        """`type(name, bases, namespace)` makes a class: its namespace must be a literal
+        dict whose dunder keys are methods `DUNDER_METHODS` lists (or descriptive), as a
+        class statement's must."""
+        space = node.args[2] if len(node.args) == 3 else None
+        if not isinstance(space, ast.Dict) or node.keywords:
+            raise _fail("the code calls `type` other than to make a class from a dict")
+        for key in space.keys:
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)) or (
+                key.value.startswith("__")
+                and key.value not in DUNDER_METHODS
+                and key.value not in _CLASS_KEYS
+            ):
+                raise _fail("the code makes a class with a computed or hooked namespace")
+
+    def _check_function_names(self, node: ast.expr, method: str, depth: int = 0) -> None:
+        """A function given to `apply`, `agg`, … (`FUNCTION_NAME_METHODS`), or as `aggfunc`:
+        pandas calls the method a string names, so a string must be in `NAMED_FUNCTIONS`;
+        a function is a lambda, a name or a module's attribute, never computed text."""
+        if depth > 8:
+            raise _fail(f"the code gives `{method}` functions nested too deeply")
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and node.value not in NAMED_FUNCTIONS:
+                raise _fail(f"the code gives `{method}` the method name `{node.value}`")
+            return
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            for element in node.elts:
+                self._check_function_names(element, method, depth + 1)
+            return
+        if isinstance(node, ast.Dict):
+            for value in node.values:
+                self._check_function_names(value, method, depth + 1)
+            return
+        if isinstance(node, ast.Lambda):
+            return
+        if isinstance(node, ast.Name):
+            bound = self.values.get(node.id)
+            if (
+                self.stores.get(node.id, 0) == 0
+                or node.id in self.functions
+                or node.id in self.names
+            ):
+                return  # a builtin, an imported name or the code's own function
+            if self.stores.get(node.id) == 1 and bound is not None:
+                self._check_function_names(bound, method, depth + 1)
+                return
+        elif isinstance(node, ast.Attribute) and (
+            self._module_of(node.value) is not None
+            or (
+                isinstance(node.value, ast.Name)
+                and node.value.id in ALLOWED_BUILTINS
+                and node.value.id not in self.stores
+            )
+        ):
+            return  # `np.sum`, `str.upper`
+        elif isinstance(node, ast.Call) and self._qualified(node.func) == "functools.partial":
+            return
+        raise _fail(f"the code gives `{method}` a function it computes")
 
     def _check_format(self, func: ast.Attribute, node: ast.Call) -> None:
         """`"…".format(…)` (or `str.format("…", …)`): the format string must be text the
@@ -729,7 +1074,10 @@ class _Reader:
             node.keywords
             or not isinstance(name, ast.Constant)
             or not isinstance(name.value, str)
-            or (name.value.startswith("_") and name.value not in SAFE_DUNDERS)
+            or (
+                name.value.startswith("_")
+                and name.value not in (_GETATTR_DUNDERS if func.id == "getattr" else SAFE_DUNDERS)
+            )
             or name.value.startswith(_FRAME_PREFIXES)
             or (name.value in _STDLIB and name.value not in _WHOLE)
             or name.value in VALUE_METHODS

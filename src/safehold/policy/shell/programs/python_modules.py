@@ -32,13 +32,18 @@ __all__ = [
     "ALLOWED_BUILTINS",
     "ALLOWED_ENV",
     "ALLOWED_OPTIONS",
+    "DUNDER_METHODS",
     "ENV_WRITES",
     "FILE_FUNCTIONS",
+    "FUNCTION_NAME_KEYWORDS",
+    "FUNCTION_NAME_METHODS",
     "MODULES",
     "MODULE_DUNDERS",
+    "NAMED_FUNCTIONS",
     "PATH_BUILDERS",
     "PATH_KEYWORDS",
     "PATH_METHODS",
+    "PURE_PATH_METHODS",
     "SAFE_DUNDERS",
     "VALUE_ATTRIBUTES",
     "VALUE_METHODS",
@@ -72,10 +77,12 @@ MODULES = MappingProxyType(
         "itertools": Module("iterator building blocks; call only what the code hands them"),
         "functools": Module(
             "wrappers of callables the code already holds; `singledispatch` is left out (its "
-            "`register` evaluates string annotations)",
+            "`register` evaluates string annotations), and so are `update_wrapper` and "
+            "`wraps` (they copy and merge attributes named by strings the code gives, "
+            "`__globals__` among them)",
             frozenset(
-                {"reduce", "partial", "partialmethod", "lru_cache", "cache", "wraps",
-                 "cmp_to_key", "total_ordering", "cached_property", "update_wrapper"}
+                {"reduce", "partial", "partialmethod", "lru_cache", "cache", "cmp_to_key",
+                 "total_ordering", "cached_property"}
             ),
         ),
         "collections": Module("container types (`Counter`, `defaultdict`, `deque`, …)"),
@@ -128,7 +135,13 @@ MODULES = MappingProxyType(
             frozenset({"Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "auto", "unique"}),
         ),
         "keyword": Module("the list of Python keywords"),
-        "shlex": Module("splits and quotes shell words as strings; runs nothing"),
+        "shlex": Module(
+            "splits, joins and quotes shell words as strings; runs nothing. The `shlex` "
+            "class is left out: its `sourcehook` (called for a `source` word once the "
+            "attribute is set, or directly) opens the file a string names "
+            "(https://docs.python.org/3/library/shlex.html#shlex.shlex.sourcehook)",
+            frozenset({"split", "join", "quote"}),
+        ),
         "sys": Module(
             "only reads of the interpreter's arguments, version and standard streams: "
             "`sys.path` may only be extended by a literal directory inside the workspace, "
@@ -630,5 +643,52 @@ PATH_METHODS = MappingProxyType(
         "unlink": "write", "rmdir": "write", "chmod": "write", "lchmod": "write",
         "rename": None, "symlink_to": None, "hardlink_to": None, "link_to": None,
         "expanduser": None, "home": None, "readlink": None, "samefile": None,
+        "walk": "read", "owner": "read", "is_mount": "read", "is_block_device": "read",
+        "is_char_device": "read", "is_fifo": "read", "is_socket": "read",
+        "is_junction": "read",
     }
+)  # fmt: skip
+
+# `pathlib.PurePath` methods and properties: text operations on the path that touch no file
+# (https://docs.python.org/3/library/pathlib.html#methods-and-properties; `absolute` only
+# prefixes the working directory). Any other method called on a literal `Path` (`resolve`,
+# `group`, a method of a later Python) is
+# judged as a read of that path: `side` is never "nothing" for a known path.
+PURE_PATH_METHODS = frozenset(
+    {"absolute", "as_posix", "as_uri", "is_absolute", "is_relative_to", "is_reserved", "joinpath",
+     "match", "full_match", "relative_to", "with_name", "with_stem", "with_suffix",
+     "with_segments", "parts", "drive", "root", "anchor", "parents", "parent", "name",
+     "suffix", "suffixes", "stem"}
+)  # fmt: skip
+
+# Methods of values that take a function *or the name of one*: pandas's `apply`, `agg`,
+# `aggregate`, `transform` (a string calls the method of that name on the table,
+# https://pandas.pydata.org/docs/reference/api/pandas.DataFrame.aggregate.html) and `pipe`,
+# and the `aggfunc` and `func` keywords (`pivot_table`, `crosstab`, `groupby(...).agg`). A
+# name given as text is understood only when it is one of `NAMED_FUNCTIONS`, reductions and
+# transforms that compute on the values (`"to_csv"` would write a file).
+FUNCTION_NAME_METHODS = frozenset({"apply", "agg", "aggregate", "transform", "pipe"})
+FUNCTION_NAME_KEYWORDS = frozenset({"aggfunc", "func"})
+NAMED_FUNCTIONS = frozenset(
+    {"sum", "mean", "median", "min", "max", "count", "std", "var", "sem", "size", "first",
+     "last", "nunique", "prod", "product", "any", "all", "idxmin", "idxmax", "cumsum",
+     "cumprod", "cummax", "cummin", "rank", "pct_change", "diff", "shift", "abs",
+     "unique", "describe", "quantile", "skew", "kurt", "kurtosis", "ohlc", "nth", "head",
+     "tail", "mode", "value_counts", "round", "fillna", "ffill", "bfill", "sqrt", "exp",
+     "log"}
+)  # fmt: skip
+
+# Methods a class the code defines may have under a dunder name: the interpreter calls them
+# with the instance and the operands the code gives (construction, printing, comparison,
+# arithmetic, containers, `with`). Hooks that run when classes are made or attributes
+# looked up, or that hand out how to rebuild a value (`__init_subclass__`, `__set_name__`,
+# `__class_getitem__`, `__getattr__`, `__getattribute__`, `__setattr__`, `__missing__`,
+# `__reduce__`, `__deepcopy__`, `__fspath__`, `__del__`, `__format__`, …) are left out.
+DUNDER_METHODS = frozenset(
+    {"__init__", "__post_init__", "__repr__", "__str__", "__eq__", "__ne__", "__lt__",
+     "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__len__", "__iter__",
+     "__next__", "__contains__", "__getitem__", "__setitem__", "__delitem__", "__call__",
+     "__enter__", "__exit__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
+     "__rmul__", "__truediv__", "__rtruediv__", "__floordiv__", "__mod__", "__neg__",
+     "__pos__", "__abs__", "__int__", "__float__"}
 )  # fmt: skip
