@@ -148,9 +148,18 @@ _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
 #   data files and write caches (`XDG_CONFIG_HOME`, their configuration, is above);
 # - GNU make (GNU make manual, "Variables Used by Implicit Rules"): the programs its
 #   built-in rules run and their flags; make imports every environment variable as a make
-#   variable, so `RM='…' make clean` runs that text.
+#   variable, so `RM='…' make clean` runs that text;
+# - npm (npm docs, "config": `globalconfig` defaults to `$PREFIX/etc/npmrc`, and the
+#   `prefix` config to `$PREFIX`): an npmrc from there sets `script-shell`; pnpm reads
+#   `pnpm_config_*` as npm reads `npm_config_*` (pnpm docs, "Settings (.npmrc)");
+# - coverage.py (coverage docs, "Configuration reference" and "Measuring sub-processes"):
+#   `COVERAGE_RCFILE` the configuration file, which names plugins to import,
+#   `COVERAGE_PROCESS_START` the one every Python process then starts coverage with;
+# - sqlfluff (docs, "Configuration"): `SQLFLUFF_CONFIG`, whose templater imports a library
+#   path.
 _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
     {
+        "PREFIX", "COVERAGE_RCFILE", "COVERAGE_PROCESS_START", "SQLFLUFF_CONFIG",
         "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DEBUG_TEMPROOT", "TAPE", "PYLINTRC",
         "PYLINTHOME", "SYSTEM_WGETRC", "RUSTUP_TOOLCHAIN", "RUSTUP_HOME",
         "RUSTUP_DIST_SERVER", "RUSTUP_UPDATE_ROOT", "RUSTFMT", "RUSTDOC", "RUSTDOCFLAGS",
@@ -180,6 +189,7 @@ _DANGEROUS_ENV_PREFIXES = (
     "PYTHON",
     "BASH_FUNC_",
     "NPM_CONFIG_",
+    "PNPM_CONFIG_",
     "YARN_",
     "PIP_",
     "MALLOC_",

@@ -291,12 +291,20 @@ def python_module(words: tuple[Word, ...]) -> tuple[int, str] | None:
 
 # Options whose value is a file the program reads as its own program, by the option name its
 # table resolves the word to (prefixes and glued values: `awk -fx.awk`, `gawk --fil=x.awk`,
-# `sed -nfx.sed`), with the suffix the program also tries: gawk's `-i NAME` loads NAME or
+# `sed -nfx.sed`; gawk's `-E FILE`/`--exec FILE` is `-f` that ends the options), with the
+# suffix the program also tries: gawk's `-i NAME` loads NAME or
 # NAME.awk (gawk manual, "Options" and "AWKPATH"). A downloaded program file runs as much
 # as a script operand does: gawk's `system()`, sed's `e` command, a Makefile's recipes.
 # gawk 5 manual, "Options"; GNU sed 4.9 `--help` (`-f script-file`); GNU Make 4.3 make(1)
 # (`-f FILE`, `--file=FILE`, `--makefile=FILE` read FILE as a makefile).
-_AWK_FILES: Mapping[str, str] = {"-f": "", "--file": "", "-i": ".awk", "--include": ".awk"}
+_AWK_FILES: Mapping[str, str] = {
+    "-f": "",
+    "--file": "",
+    "-E": "",
+    "--exec": "",
+    "-i": ".awk",
+    "--include": ".awk",
+}
 _SED_FILES: Mapping[str, str] = {"-f": "", "--file": ""}
 _MAKE_FILES: Mapping[str, str] = {"-f": "", "--file": "", "--makefile": ""}
 SCRIPT_FILE_OPTIONS: Mapping[str, Mapping[str, str]] = {

@@ -132,6 +132,18 @@ _READ = Opt(takes=True, role="read")
 _WRITE = Opt(takes=True, role="write")
 _UPLOAD = Opt(takes=True, role="upload")
 _NET = Opt(takes=True, role="network")
+
+
+def _write_out(value: str) -> Setting | None:
+    """curl `-w FORMAT`: `%output{FILE}` and `%output{>>FILE}` (curl 8.3+, curl(1) "-w,
+    --write-out") write the rest of the output to FILE, a file no word names: not
+    understood. `@FILE` reads the format from FILE (the `upload` role judges it)."""
+    return None if "%output{" in value.lower() else Setting()
+
+
+_WRITE_OUT = Opt(takes=True, role="upload", setting=_write_out)
+
+
 # curl's `-K FILE` ("config file"), wget's `--config FILE` (a wgetrc), `-e CMD` (one
 # wgetrc command: `output = ~/.bashrc`, `upload-file = …`, `use_askpass = PROG`) and `-i
 # FILE` (the URLs to fetch).
@@ -165,7 +177,8 @@ _CURL = Program(
         # `@FILE` values: the file's content is sent (or, for `-w`, printed).
         **valued("upload", "-d", "--data", "--data-binary", "--data-ascii", "--data-urlencode"),
         **valued("upload", "--json", "-F", "--form", "-T", "--upload-file", "-H", "--header"),
-        **valued("upload", "--proxy-header", "--url-query", "-w", "--write-out"),
+        **valued("upload", "--proxy-header", "--url-query"),
+        "-w": _WRITE_OUT, "--write-out": _WRITE_OUT,
         **valued("network", "--url", "-x", "--proxy", "--connect-to", "--resolve", "--preproxy"),
         **valued("network", "--socks4", "--socks4a", "--socks5", "--socks5-hostname"),
         **valued("network", "--proxy1.0", "--doh-url"),
