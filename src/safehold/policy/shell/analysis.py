@@ -120,6 +120,8 @@ class Redirect:
     literal: bool = field(default=False, compare=False)
     """The output is text the command spells out: `cat` of a static heredoc body, so a
     script written this way is as visible as a heredoc script (see `flows`)."""
+    body: str = field(default="", compare=False)
+    """That text, when `literal` (`flows` reads the command lines in it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,17 +537,17 @@ def _collect_redirects(walk: Walk, acc: _Acc) -> None:
             acc.redirects[at] = redirect
 
 
-def _literal_output(raw: RawCommand | None, acc: _Acc) -> tuple[str, bool]:
-    """The program a redirection belongs to, and whether its output is spelled out.
+def _literal_output(raw: RawCommand | None, acc: _Acc) -> tuple[str, str | None]:
+    """The program a redirection belongs to, and its output when it is spelled out.
 
     Only `cat` with no operand reading a static heredoc body counts as spelled out: `echo`
     and `printf` may turn escapes into other text (`printf '\x72\x6d'`).
     """
     if raw is None or not raw.words:
-        return "", False
+        return "", None
     name = program_name(raw.words[0])
     literal = name == "cat" and len(raw.words) == 1 and raw.words[0].static
-    return name, literal and _stdin_body(raw, acc) is not None
+    return name, _stdin_body(raw, acc) if literal else None
 
 
 def _redirect(r: RawRedirect, acc: _Acc, owner: RawCommand | None = None) -> Redirect | None:
@@ -578,8 +580,9 @@ def _redirect(r: RawRedirect, acc: _Acc, owner: RawCommand | None = None) -> Red
         return None
     if text in _HARMLESS_TARGETS:
         return None
-    writer, literal = _literal_output(owner, acc) if access == "write" else ("", False)
-    return Redirect(text, access, op, _sorted_dirs(r.dirs), writer, literal)
+    writer, body = _literal_output(owner, acc) if access == "write" else ("", None)
+    literal = body is not None
+    return Redirect(text, access, op, _sorted_dirs(r.dirs), writer, literal, body or "")
 
 
 def _emit(

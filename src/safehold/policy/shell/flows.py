@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from safehold.policy.config import DEFAULT_COMMAND_RULES
 from safehold.policy.decision import Reason, Verdict
-from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
+from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.programs.interpreters import (
@@ -428,7 +428,7 @@ def _may_write(
     """False when nothing in the line can write: no output redirection, no role `write`
     (every link `_links` finds is one), no file the remote side names. Then `_written` and
     `_links` find nothing, so there is no flow (a cheap test, done before them)."""
-    if any(r.access == "write" and not r.literal for r in analysis.redirects):
+    if any(r.access == "write" and not _visible(r) for r in analysis.redirects):
         return True
     for cmd, _dirs, uses in placed:
         if any(u.role == "write" for u in uses) or _remote_named(cmd):
@@ -514,11 +514,12 @@ def _writes(
     # with no writer (a compound's) is foreign when a download or decoder is in the line.
     foreign_names = {c.program for c in analysis.commands if id(c) in foreign}
     for r in analysis.redirects:
-        if r.access != "write" or r.literal:
+        if r.access != "write" or _visible(r):
             continue
         spots = [resolve_dir(d, base, home) for d in r.dirs]
         writer = r.writer or "a redirection"
-        alien = r.writer in foreign_names or (not r.writer and streams)
+        # A spelled-out body here holds a command line that asks (`_visible`): foreign.
+        alien = r.literal or r.writer in foreign_names or (not r.writer and streams)
         out += [
             _Written(p, writer, file=True, foreign=alien) for p in _absolute(r.target, spots, home)
         ]
@@ -630,6 +631,13 @@ def _picks(fmt: str) -> bool:
             return True
         j = fmt.find("%", j + 2)
     return False
+
+
+def _visible(r: Redirect) -> bool:
+    """A redirection whose output is text the command spells out (`cat > f <<'EOF'`), with
+    no command line in it that asks (`_text_runs`): what it writes is as visible as a
+    heredoc script. One whose text pipes a download to a shell is foreign content."""
+    return r.literal and not _text_runs(r.body)
 
 
 def _text_runs(text: str) -> bool:
