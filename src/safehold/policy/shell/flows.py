@@ -106,6 +106,9 @@ class _Written:
     # The content comes from outside the line and the workspace (fetched, cloned, decoded,
     # piped from a download), or is text holding a command line that asks (`_text_runs`).
     foreign: bool = False
+    # `path` is the folder the program saves into under a name the remote side picks
+    # (`curl -O`, `git clone URL` with no directory): what it writes is one level below.
+    remote: bool = False
 
 
 def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows:
@@ -233,6 +236,8 @@ def _runs_from(cmd: SimpleCommand, dirs: Sequence[str | None], home: str) -> lis
     if runner:
         out += [(d, _feeds_runner) for d in here]
         out += [(up, _beside) for d in here for up in _above(d)]
+    if cmd.program in REPOSITORY_FINDERS:
+        out += [(d, _repository_in) for d in here]
     suffixes = SCRIPT_SUFFIXES.get(program_family(cmd.program))
     if suffixes is not None:
         script = _script_dirs(cmd, dirs, home)
@@ -298,6 +303,27 @@ def _feeds_runner(folder: str, written: _Written) -> bool:
     if _under(folder, written.path):
         return True
     return written.foreign and _under(written.path or "", folder)
+
+
+# Programs that run what the repository they find where they run configures: git reads the
+# `config` (core.fsmonitor, core.pager, diff.external, hooks) of the repository it finds
+# in its directory or above, a bare one included (git(1) "GIT_DIR", git-config(1)
+# "safe.bareRepository": `all` by default). A fetched tree can hold one: an archive a
+# `.git/config`, a clone a bare repository in a subfolder (`git clone URL y && cd y/evil
+# && git status`). A clone's own root is not one: git writes its `.git` itself.
+REPOSITORY_FINDERS = frozenset({"git"})
+
+
+def _repository_in(folder: str, written: _Written) -> bool:
+    """A write that may give `folder` a repository git finds: a computed path, or a foreign
+    tree `folder` is in (below a clone's root, or anywhere in an extracted tree)."""
+    if written.path is None:
+        return True
+    if not written.foreign or written.file or not _under(folder, written.path):
+        return False
+    top = written.path.rstrip("/")
+    root = posixpath.dirname(folder) == top if written.remote else folder == top
+    return not (root and written.writer == "git")
 
 
 def _beside(folder: str, written: _Written) -> bool:
@@ -467,7 +493,12 @@ def _written(
 def _finds_code(cmd: SimpleCommand) -> bool:
     """`cmd` may run code it finds rather than names (`_runs_from` may give folders)."""
     family = program_family(cmd.program)
-    return cmd.program in PROJECT_RUNNERS or family == "python" or family in SCRIPT_SUFFIXES
+    return (
+        cmd.program in PROJECT_RUNNERS
+        or cmd.program in REPOSITORY_FINDERS
+        or family == "python"
+        or family in SCRIPT_SUFFIXES
+    )
 
 
 MAX_TAINT_ROUNDS = 3
@@ -535,7 +566,11 @@ def _writes(
                 full = _absolute(use.word.text, dirs, home)
                 out += [_Written(p, program, by=id(cmd), foreign=alien) for p in full]
         if _remote_named(cmd):
-            out += [_Written(d, program, by=id(cmd), foreign=True) for d in dirs if d is not None]
+            out += [
+                _Written(d, program, by=id(cmd), foreign=True, remote=True)
+                for d in dirs
+                if d is not None
+            ]
     return out
 
 
