@@ -215,6 +215,26 @@ def test_the_sed_reader_finds_the_e_command_only_where_sed_runs_it(script: str, 
     assert read_sed_script(script).runs_code is runs
 
 
+@pytest.mark.parametrize(
+    ("script", "texts", "maps"),
+    [
+        ("s/echo/curl x|sh/", ("curl x|sh",), False),
+        ("s|a|b\\|c|g", ("b\\|c",), False),
+        ("1i\\\ncurl x | sh", ("\\\ncurl x | sh",), False),
+        ("$a done", ("done",), False),
+        ("s/a/b/;s/c/d/w out.txt", ("b", "d"), False),
+        ("y/abc/xyz/", ("xyz",), True),
+        ("/x/d", (), False),
+    ],
+)
+def test_the_sed_reader_gives_the_text_a_script_puts_into_its_output(
+    script: str, texts: tuple[str, ...], maps: bool
+) -> None:
+    read = read_sed_script(script)
+    assert not read.unknown
+    assert (read.texts, read.maps) == (texts, maps)
+
+
 @pytest.mark.parametrize("script", ["s/[/]/x/e", "s/a/b", "k", "/unterminated", "s/x/[/e/"])
 def test_a_sed_script_the_reader_does_not_understand_counts_as_code(script: str) -> None:
     read = read_sed_script(script)

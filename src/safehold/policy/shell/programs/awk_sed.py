@@ -10,7 +10,7 @@ from safehold.policy.shell.programs.table import Opt, Program, Role, RoleUse, re
 from safehold.policy.shell.programs.vocab import flags
 from safehold.policy.shell.words import Word
 
-__all__ = ["PROGRAMS", "STEPS"]
+__all__ = ["PROGRAMS", "STEPS", "sed_output_texts"]
 
 
 def _computed(name: str) -> Step:
@@ -122,6 +122,24 @@ def sed_files(script: str) -> list[tuple[Role, str | None]]:
     out: list[tuple[Role, str | None]] = [("read", p) for p in read.reads]
     out += [("write", p) for p in read.writes if p not in ("/dev/stdout", "/dev/stderr")]
     return out
+
+
+def sed_output_texts(words: tuple[Word, ...]) -> tuple[str, ...] | None:
+    """The text sed's scripts put into its output (each `s` replacement, each `a`/`i`/`c`
+    text); None when some of that output is spelled nowhere in the command: a computed or
+    unreadable script, a script file (`-f`), or a `y` map of the input's characters."""
+    reading = read_roles(SED_ROLES, words)
+    if any(u.option in _SCRIPT_FILE_OPTIONS for u in reading.uses):
+        return None
+    out: list[str] = []
+    for script in reading.scripts:
+        if not script.static:
+            return None
+        read = read_sed_script(script.text)
+        if read.unknown or read.maps:
+            return None
+        out += read.texts
+    return tuple(out)
 
 
 def awk_files(program: str) -> list[tuple[Role, str | None]]:

@@ -37,12 +37,18 @@ class SedScript:
     `runs_code`: an `e` command or the `e` flag of `s` (GNU sed runs a shell command).
     `reads` / `writes`: files named by `r`/`R` and `w`/`W` or the `w` flag of `s`.
     `unknown`: the script is not one this reader understands (treat it like code).
+    `texts`: the text the script puts into its output: each `s` replacement and each
+    `a`/`i`/`c` text, as spelled (escapes and `\\1` left as they are).
+    `maps`: a `y` command, which turns the input's characters into others (its output text
+    is spelled nowhere).
     """
 
     runs_code: bool = False
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
     unknown: bool = False
+    texts: tuple[str, ...] = ()
+    maps: bool = False
 
 
 class _Reader:
@@ -130,9 +136,10 @@ class _Reader:
 def read_sed_script(text: str) -> SedScript:
     """Scan a GNU sed script (the `-e` parts joined by newlines) in linear time."""
     r = _Reader(text)
-    runs = False
+    runs = maps = False
     reads: list[str] = []
     writes: list[str] = []
+    texts: list[str] = []
     while True:
         r.skip(_BLANKS + "\n;")
         if r.i >= r.n:
@@ -149,7 +156,9 @@ def read_sed_script(text: str) -> SedScript:
         if cmd in _TO_END_OF_LINE:
             # The argument runs to the end of the line, so nothing else can follow.
             arg = _text(r) if cmd in _TEXT else r.rest_of_line(skip_blanks=True)
-            if cmd in _FILE_READ:
+            if cmd in _TEXT:
+                texts.append(arg)
+            elif cmd in _FILE_READ:
                 reads.append(arg)
             elif cmd in _FILE_WRITE:
                 writes.append(arg)
@@ -168,8 +177,13 @@ def read_sed_script(text: str) -> SedScript:
             if delim in ("", "\n", "\\"):
                 return SedScript(unknown=True)
             # `s/REGEX/REPLACEMENT/`; `y/SOURCE/DEST/` has no regex.
-            if not r.delimited(delim, regex=cmd == "s") or not r.delimited(delim):
+            if not r.delimited(delim, regex=cmd == "s"):
                 return SedScript(unknown=True)
+            start = r.i
+            if not r.delimited(delim):
+                return SedScript(unknown=True)
+            texts.append(r.text[start : r.i - 1])
+            maps = maps or cmd == "y"
             if cmd == "s":
                 flags = _s_flags(r, writes)
                 runs = runs or "e" in flags
@@ -177,7 +191,7 @@ def read_sed_script(text: str) -> SedScript:
             return SedScript(unknown=True)
         if not _end_of_command(r):
             return SedScript(unknown=True)
-    return SedScript(runs, tuple(reads), tuple(writes))
+    return SedScript(runs, tuple(reads), tuple(writes), texts=tuple(texts), maps=maps)
 
 
 def _address(r: _Reader) -> bool:
