@@ -52,6 +52,7 @@ from safehold.policy.shell.parse import Loop, is_plain_text, plain_heredoc_words
 from safehold.policy.shell.programs import module_command, program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
+from safehold.policy.shell.programs.files import copies_as_links
 from safehold.policy.shell.programs.interpreters import program_family, python_module
 from safehold.policy.shell.programs.network import URL_VARIABLES
 from safehold.policy.shell.programs.runners import PROGRAMS as WRAPPER_ROLES
@@ -1577,15 +1578,7 @@ def _makes_links(cmd: SimpleCommand) -> bool:
     """`ln`, `link`, `cp -s/-l` (and their long forms): the command creates a link."""
     if cmd.program in ("ln", "link"):
         return True
-    if cmd.program != "cp":
-        return False
-    for w in cmd.words[1:]:
-        t = w.text
-        if t in ("--symbolic-link", "--link") or (
-            t.startswith("-") and not t.startswith("--") and ("s" in t or "l" in t)
-        ):
-            return True
-    return False
+    return cmd.program == "cp" and copies_as_links(cmd.words)
 
 
 def _redirect_reason(op: str, reason: Reason) -> Reason:

@@ -46,7 +46,9 @@ from safehold.policy.decision import Reason, Verdict
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
+from safehold.policy.shell.programs import PROGRAMS
 from safehold.policy.shell.programs.awk_sed import sed_output_texts
+from safehold.policy.shell.programs.files import copies_as_links
 from safehold.policy.shell.programs.interpreters import (
     SCRIPT_FILE_OPTIONS,
     SCRIPT_SUFFIXES,
@@ -55,7 +57,7 @@ from safehold.policy.shell.programs.interpreters import (
     script_operand,
 )
 from safehold.policy.shell.programs.shells import SHELLS
-from safehold.policy.shell.programs.table import Role, RoleUse
+from safehold.policy.shell.programs.table import Role, RoleUse, read_roles
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import code_strings
 
@@ -744,8 +746,7 @@ def _remote_named(cmd: SimpleCommand) -> bool:
     """`curl -O URL`, `git clone URL`: a file or directory named by the remote side."""
     words = [w.text for w in cmd.words]
     if cmd.program == "git":
-        operands = [t for t in words[1:] if not t.startswith("-")]
-        return operands[:1] == ["clone"] and len(operands) == 2
+        return _clones_unnamed(cmd)
     names = _REMOTE_NAME.get(cmd.program)
     if names is None:
         return False
@@ -754,6 +755,22 @@ def _remote_named(cmd: SimpleCommand) -> bool:
         t in names or (t[:1] == "-" and t[1:2] != "-" and any(c in letters for c in t[1:]))
         for t in words[1:]
     )
+
+
+def _clones_unnamed(cmd: SimpleCommand) -> bool:
+    """`git clone URL` with no directory operand (`--depth 1` and other option values read
+    by git's table): git makes a folder named after the URL. A clone whose options the table
+    does not resolve may be one."""
+    if not any(w.static and w.text == "clone" for w in cmd.words[1:]):
+        return False
+    git = PROGRAMS.get("git")
+    if git is None:
+        return True
+    reading = read_roles(git, cmd.words)
+    if reading.unknown:
+        return True
+    roles = {u.role for u in reading.uses}
+    return "network" in roles and "write" not in roles
 
 
 def _runs(
@@ -845,10 +862,4 @@ def _links(
 
 
 def _copies_as_links(cmd: SimpleCommand) -> bool:
-    if cmd.program != "cp":
-        return False
-    return any(
-        w.text in ("--symbolic-link", "--link")
-        or (w.text[:1] == "-" and w.text[1:2] != "-" and ("s" in w.text or "l" in w.text))
-        for w in cmd.words[1:]
-    )
+    return cmd.program == "cp" and copies_as_links(cmd.words)

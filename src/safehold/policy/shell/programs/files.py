@@ -9,16 +9,20 @@ that errs towards checking a word as a file rather than skipping one.
 from __future__ import annotations
 
 from safehold.policy.shell.programs.find import FIND
-from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.table import Opt, Program, read_roles
 from safehold.policy.shell.programs.vocab import HELP, flags, names_from, optional, valued, values
+from safehold.policy.shell.words import Word
 
-__all__ = ["PROGRAMS"]
+__all__ = ["LINKS", "PROGRAMS", "copies_as_links"]
 
 _V = Opt(takes=True)  # an option with a value that names no file
 _READ = Opt(takes=True, role="read")
 _WRITE = Opt(takes=True, role="write")
 
 _CU = "GNU coreutils 9.1 --help"
+LINKS = "links"
+"""The mode of cp's `-l`/`--link` and `-s`/`--symbolic-link`: it makes links, not copies."""
+_MAKES_LINKS = Opt(mode=LINKS)
 _TO_DIR = Opt(takes=True, role="write", mode="to-dir")
 _COPY_OPTIONS = {
     "-t": _TO_DIR,
@@ -36,9 +40,10 @@ _CP = Program(
         **_COPY_OPTIONS,
         **optional("--preserve", "--reflink"),
         **values("--no-preserve", "--sparse"),
-        **flags("-a", "--archive", "--attributes-only", "--copy-contents", "-d", "-H", "-l"),
-        **flags("--link", "-L", "--dereference", "-P", "--no-dereference", "-p", "--parents"),
-        **flags("-R", "-r", "--recursive", "--remove-destination", "-s", "--symbolic-link"),
+        **flags("-a", "--archive", "--attributes-only", "--copy-contents", "-d", "-H"),
+        **flags("-L", "--dereference", "-P", "--no-dereference", "-p", "--parents"),
+        **flags("-R", "-r", "--recursive", "--remove-destination"),
+        **dict.fromkeys(("-l", "--link", "-s", "--symbolic-link"), _MAKES_LINKS),
         **flags("-x", "--one-file-system"),
     },
     operands="read",
@@ -223,3 +228,11 @@ PROGRAMS: dict[str, Program] = {
         source=f"uniq ({_CU})",
     ),
 }
+
+
+def copies_as_links(words: tuple[Word, ...]) -> bool:
+    """`cp` (argv, program first) makes links instead of copies: `-s`, `-l`, a cluster
+    holding one (`-as`), any unique prefix (`--sym`, `--li`), read with cp's table. An
+    option word the table does not resolve may be one of them too."""
+    reading = read_roles(_CP, words)
+    return LINKS in reading.modes or bool(reading.unknown)

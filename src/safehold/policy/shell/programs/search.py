@@ -7,15 +7,20 @@ globs on names (`-e PAT`, `--include=GLOB`, `find -name GLOB`), which take a fil
 patterns or a script file (`-f FILE`: that one is a path), and whether the first operand
 is the pattern or script (unless `-e`/`-f` gave one).
 
-Only options known to take a value consume one: an unknown option is read as a flag, so a
+A program with a table (`programs.PROGRAMS`: grep, sed, awk, `git grep`) has its option
+words read by that table's parser (`resolve_option`): unique prefixes of long options
+(`grep --regex=. FILE` is `--regexp=.`), clusters, glued values. An option word the table
+does not resolve gives no pattern operand: every operand is then checked as a path, so a
 mistake makes a pattern look like a path (checked, perhaps asked) and never a path look
-like a pattern.
+like a pattern. The other programs (rg's parser takes exact names only, find's tests) read
+their words with the lists below, where only options known to take a value consume one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from safehold.policy.shell.programs.table import Program, resolve_option
 from safehold.policy.shell.words import Word
 
 __all__ = ["SEARCHES", "Search", "pattern_words", "script_words", "search_operands"]
@@ -140,7 +145,69 @@ def _search_words(words: tuple[Word, ...]) -> tuple[frozenset[int], tuple[int, .
     search = SEARCHES.get(name)
     if search is None:
         return frozenset(), ()
+    table = _table(name)
+    if table is not None:
+        return _read_with_table(search, table, words, start)
     return _read(search, words, start)
+
+
+# The table each search program's options are read with, when it has one (`zgrep` passes
+# its options to grep).
+_TABLE_NAMES = {"zgrep": "grep", "git grep": "git grep"}
+
+
+def _table(name: str) -> Program | None:
+    from safehold.policy.shell.programs import PROGRAMS  # the registry imports this module
+
+    if name == "find":
+        return None  # find's tests come after its roots: read with `tests_only` below
+    name = _TABLE_NAMES.get(name, name)
+    if name == "git grep":
+        git = PROGRAMS.get("git")
+        return git.subcommands.get("grep") if git is not None else None
+    return PROGRAMS.get(name)
+
+
+def _read_with_table(
+    search: Search, table: Program, words: tuple[Word, ...], start: int
+) -> tuple[frozenset[int], tuple[int, ...]]:
+    """`_read`, with each option word read by the program's own table (`resolve_option`)."""
+    out: set[int] = set()
+    pattern_given = False
+    operands: list[int] = []
+    i = start
+    options_done = False
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        if not w.static or options_done or not t.startswith("-") or t == "-":
+            operands.append(i)
+            i += 1
+            continue
+        if t == "--":
+            options_done = True
+            i += 1
+            continue
+        resolved = resolve_option(table, t)
+        if resolved.unknown:
+            # The parser's reading is not known: no operand is taken for the pattern.
+            pattern_given = True
+        for flag, _opt in resolved.flags:
+            if flag in search.no_pattern_operand:
+                pattern_given = True
+        last = resolved.flags[-1] if resolved.flags else None
+        glued = resolved.value is not None
+        if last is None or not (glued or resolved.takes):
+            i += 1
+            continue
+        _takes, role = _option(search, last[0])
+        if role in _NOT_PATHS and (glued or i + 1 < len(words)):
+            out.add(i if glued else i + 1)
+        pattern_given = pattern_given or role in _GIVES_PATTERN
+        i += 1 if glued else 2
+    if search.first_operand_is_pattern and not pattern_given and operands:
+        out.add(operands[0])
+    return frozenset(i for i in out if words[i].static), tuple(operands)
 
 
 _SCRIPTED = frozenset({"sed", "gsed", "awk", "gawk", "mawk", "nawk"})
