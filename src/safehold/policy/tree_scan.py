@@ -163,8 +163,8 @@ def link_objection(policy: CompiledPolicy) -> Callable[[os.DirEntry[str]], str |
         except OSError:
             return None
         check = policy.check_path(entry.path, "read")
-        if check.verdict is Verdict.ALLOW:
-            return None
+        if check.verdict is Verdict.ALLOW or any(r.code == "path-denied" for r in check.reasons):
+            return None  # a denied target is reported as denied by the walk itself
         return "; ".join(r.message for r in check.reasons) or "it needs approval"
 
     return flag
