@@ -1413,8 +1413,7 @@ def _followed_out(
             Reason(
                 "path-outside-read",
                 cmd.program,
-                f"`{cmd.program}` follows links under `{operand}`, and `{inside}` leads "
-                f"out: {why}",
+                f"`{cmd.program}` follows links under `{operand}`, and `{inside}` leads out: {why}",
             ),
         )
 
@@ -1424,8 +1423,8 @@ def _find_operands(words: tuple[Word, ...], start: int) -> list[Word]:
     `-O LEVEL`), up to the first word of the expression (`-…`, `(`, `!`)."""
     out: list[Word] = []
     k = start
-    while k < len(words) and words[k].text in ("-H", "-L", "-P", "-D") or (
-        k < len(words) and words[k].text.startswith("-O")
+    while k < len(words) and (
+        words[k].text in ("-H", "-L", "-P", "-D") or words[k].text.startswith("-O")
     ):
         k += 2 if words[k].text == "-D" else 1
     for word in words[k:]:
