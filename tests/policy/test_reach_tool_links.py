@@ -72,6 +72,9 @@ def test_a_filter_that_matches_through_a_link_out_asks(
     [
         ("claude", "Glob", {"pattern": "*.py", "path": "{ws}/src"}),
         ("claude", "Glob", {"pattern": "src/**/*.py"}),
+        # A search tool only lists the last component's matches: a link there is a name.
+        ("claude", "Glob", {"pattern": "*"}),
+        ("claude", "Glob", {"pattern": "lib/*"}),
         ("gemini", "read_many_files", {"paths": ["src/*.py"]}),
         ("gemini", "read_many_files", {"paths": ["src"]}),
         ("gemini", "glob", {"pattern": "*.py", "dir_path": "src"}),

@@ -208,7 +208,7 @@ def _evaluate(
     steps = _Steps()
     steps.hard_ask.extend(args.limits)
     _step1_read_only(config, call, sides, steps)
-    canonicals = _step2_paths(policy, args, side, steps)
+    canonicals = _step2_paths(policy, args, side, steps, call.kind)
     if call.kind is ToolKind.DELETE and canonicals:
         _step2_deleted_trees(policy, canonicals, steps)
     if args.follows and canonicals:
@@ -354,7 +354,11 @@ def _read_only_side(call: ToolCall, side: Side, steps: _Steps) -> None:
 
 
 def _step2_paths(
-    policy: CompiledPolicy, args: Arguments, side: Side, steps: _Steps
+    policy: CompiledPolicy,
+    args: Arguments,
+    side: Side,
+    steps: _Steps,
+    kind: ToolKind = ToolKind.OTHER,
 ) -> list[str] | None:
     """Check every path argument and glob filter; return the canonical paths (None if one has none)."""
     steps.deny.extend(args.invalid)
@@ -385,9 +389,11 @@ def _step2_paths(
     # A filter is matched below the directory the tool searches (Claude Code's Glob
     # `path`, Gemini CLI's `dir_path`), and below the workspace.
     dirs = (*args.bases, *(str(p.raw) for p in args.paths if isinstance(p.raw, str)))
+    listing = kind is ToolKind.SEARCH  # a search tool lists what its filter matches
     for glob in args.globs:
         for text in (str(glob.raw), *_below_bases(glob.raw, dirs)):
-            _collect(policy.check_glob(text), f"argument `{glob.where}`", steps)
+            check = policy.check_glob(text, names=listing)
+            _collect(check, f"argument `{glob.where}`", steps)
     for mention in args.mentions:
         # A path inside free text is not necessarily opened, so only a denied one counts.
         steps.deny.extend(

@@ -438,9 +438,11 @@ class CompiledPolicy:
             return False
         return entry_exists(f"{self.workspace}/{text}")
 
-    def check_glob(self, raw: str) -> PathCheck:
+    def check_glob(self, raw: str, *, names: bool = False) -> PathCheck:
         """Judge a glob/include filter: DENY when it can select a denied file, ASK when its
-        fixed part lies outside the roots (like a read there)."""
+        fixed part lies outside the roots (like a read there), or when what it matches on
+        disk leads there. `names`: the tool lists the matches and opens none (a search
+        tool's glob), so a match is judged only where the tool walks through it."""
         if not isinstance(raw, str) or not raw.strip() or len(raw) > 1024:
             reason = Reason("glob-invalid", "glob", f"glob filter {raw!r} is empty or too long")
             return PathCheck(Verdict.ASK, (reason,), None)
@@ -461,7 +463,7 @@ class CompiledPolicy:
             # What the filter's components before any `**` match on disk, each judged as a
             # read where it resolves: `h*/notes.txt` reaches through a link `homelink`
             # out of the roots, `lib/*/x` through `lib/vendor`.
-            for check in self._glob_reach(alternative):
+            for check in self._glob_reach(alternative, names=names):
                 if check.verdict is Verdict.DENY:
                     reasons.extend(check.reasons)
                 elif check.verdict is Verdict.ASK:
@@ -479,11 +481,13 @@ class CompiledPolicy:
             return PathCheck(Verdict.ASK, _sorted_reasons(outside), None, approvable=True)
         return PathCheck(Verdict.ALLOW, (), None)
 
-    def _glob_reach(self, pattern: str) -> list[PathCheck]:
+    def _glob_reach(self, pattern: str, *, names: bool = False) -> list[PathCheck]:
         """The checks of the entries a filter's components up to its first `**` match (the
         tool's glob library walks through links there); `glob-unchecked` past the bounds."""
         deep = "**" in pattern
         head = pattern.split("**", 1)[0].rpartition("/")[0] if deep else pattern.rstrip("/")
+        if names and not deep:
+            head = head.rpartition("/")[0]  # the last component's matches are only listed
         if not head:
             return []  # `**/x`: a glob library follows no link for a leading `**`
         if head.startswith("~"):
@@ -494,7 +498,7 @@ class CompiledPolicy:
         if matches is None:
             return [_glob_unchecked(pattern)]
         checks = [self.check_path(match, "read") for match in matches]
-        if deep or _GLOB_META.search(pattern) is None:
+        if deep or (_GLOB_META.search(pattern) is None and not names):
             # Below `dir/**` (and a bare directory, which Gemini CLI's `read_many_files`
             # reads as `dir/**`) node-glob follows a link: one leading out is a read there.
             budget = tree_scan.MAX_TREE_ENTRIES
