@@ -123,3 +123,22 @@ def test_a_tools_own_follow_flag_judges_the_links_below(flag: str, ws: Path) -> 
     assert _decide(unfollowed, ws).verdict is Verdict.ALLOW
     inside = ToolCall("list_tree", {"path": str(ws / "src"), flag: True}, ToolKind.SEARCH)
     assert _decide(inside, ws).verdict is Verdict.ALLOW
+
+
+def test_a_search_tool_reads_the_denied_files_below_its_directory(ws: Path) -> None:
+    (ws / "conf").mkdir()
+    (ws / "conf" / "prod.pem").write_text("k")
+    grep = CLAUDE_CODE_TOOLS.to_call("Grep", {"pattern": "KEY", "path": str(ws)})
+    decision = _decide(grep, ws)
+    assert decision.verdict is Verdict.ASK, decision
+    assert "tree-holds-denied" in {r.code for r in decision.reasons}
+    # No path: it searches the workspace.
+    assert _decide(CLAUDE_CODE_TOOLS.to_call("Grep", {"pattern": "KEY"}), ws).verdict is Verdict.ASK
+    # A filter narrows what it reads, and is judged itself; src holds no denied file.
+    narrowed = CLAUDE_CODE_TOOLS.to_call("Grep", {"pattern": "KEY", "glob": "*.py"})
+    assert _decide(narrowed, ws).verdict is Verdict.ALLOW
+    src = CLAUDE_CODE_TOOLS.to_call("Grep", {"pattern": "KEY", "path": str(ws / "src")})
+    assert _decide(src, ws).verdict is Verdict.ALLOW
+    # A reader of a directory reads it whole.
+    many = GEMINI_CLI_TOOLS.to_call("read_many_files", {"paths": ["conf"]})
+    assert _decide(many, ws).verdict is not Verdict.ALLOW

@@ -30,6 +30,7 @@ __all__ = [
     "Arguments",
     "PathArgument",
     "find_path_arguments",
+    "lists_names",
     "read_arguments",
 ]
 
@@ -561,10 +562,16 @@ def _local(value: object) -> bool:
     return False
 
 
+def lists_names(tool: str) -> bool:
+    """Whether a search tool's name says it lists names by a glob (`Glob`, `find_files`)
+    rather than reading the files it searches (`Grep`, `grep_search`)."""
+    return "glob" in _normal(tool) or "find" in _normal(tool)
+
+
 @functools.lru_cache(maxsize=1024)
 def _glob_names(tool: str, declared: tuple[str, ...]) -> frozenset[str]:
     names = frozenset(_normal(k) for k in declared) | _GLOB_NAMES
-    if "glob" in _normal(tool) or "find" in _normal(tool):
+    if lists_names(tool):
         names |= {"pattern", "patterns"}  # a glob tool's `pattern` is a glob
     return names
 

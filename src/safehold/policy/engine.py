@@ -29,11 +29,12 @@ from typing import Final, Literal
 
 from safehold.errors import PolicyError
 from safehold.policy import tree_scan
-from safehold.policy._arguments import Arguments, read_arguments
+from safehold.policy._arguments import Arguments, lists_names, read_arguments
 from safehold.policy._memo import remember
 from safehold.policy.calls import Side, ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
+from safehold.policy.gitignore import ignore_filter
 from safehold.policy.grants import GrantEffect, broaden, path_grant_key, tool_grant_key
 from safehold.policy.modes import Mode
 from safehold.policy.paths import Access, CompiledPolicy, PathCheck, compile_policy, one_look
@@ -213,6 +214,12 @@ def _evaluate(
         _step2_deleted_trees(policy, canonicals, steps)
     if args.follows and canonicals:
         _step2_followed_links(policy, canonicals, steps)
+    # A filter that selects what the search reads (`include: "*.ts"`) is judged itself
+    # (`glob-denied`); without one (or with only exclusions) it reads the whole tree.
+    narrowed = any(not str(g.raw).strip().startswith("!") for g in args.globs)
+    searches = call.kind is ToolKind.SEARCH and not lists_names(call.name)
+    if searches and canonicals is not None and not narrowed:
+        _step2_searched_trees(policy, canonicals or [policy.workspace], steps)
     hosts = _step2_urls(config, args, steps)
     assessment = None
     if Side.EXECUTE in sides and not config.read_only:
@@ -458,6 +465,45 @@ def _step2_deleted_trees(policy: CompiledPolicy, canonicals: list[str], steps: _
             )
         if not scan.complete:
             steps.hard_ask.append(_unchecked_tree(root))
+
+
+def _step2_searched_trees(policy: CompiledPolicy, canonicals: list[str], steps: _Steps) -> None:
+    """A search tool given a directory (or none: the workspace) reads every file below it,
+    as `rg KEY DIR` does: a denied file there that the search does not leave out (hidden,
+    or ignored by `.gitignore`) asks, as for `rg` without the sandbox (the tool runs in the
+    agent's own process, so no sandbox hides it), and so does a tree too large to look
+    through."""
+    budget = tree_scan.MAX_TREE_ENTRIES
+    for root in dict.fromkeys(canonicals):
+        if not os.path.isdir(root) or policy.check_path(root, "read").verdict is not Verdict.ALLOW:
+            continue  # a file, or a place the path check already judged
+        scan = tree_scan.denied_below(
+            policy,
+            root,
+            follow_links=False,
+            skip_hidden=True,
+            skip=ignore_filter(root),
+            limit=max(budget, 0),
+        )
+        budget -= scan.seen
+        for path, rule in scan.denied:
+            steps.hard_ask.append(
+                Reason(
+                    "tree-holds-denied",
+                    rule,
+                    f"the search reads every file below `{root}`, including "
+                    f"`{os.path.relpath(path, root)}` (denied by `{rule}`)",
+                )
+            )
+        if not scan.complete:
+            steps.hard_ask.append(
+                Reason(
+                    "tree-unchecked",
+                    "search",
+                    f"the search reads every file below `{root}`: more entries than the "
+                    f"{tree_scan.MAX_TREE_ENTRIES} one decision may look through",
+                )
+            )
 
 
 def _step2_followed_links(policy: CompiledPolicy, canonicals: list[str], steps: _Steps) -> None:

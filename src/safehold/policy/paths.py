@@ -488,8 +488,9 @@ class CompiledPolicy:
         head = pattern.split("**", 1)[0].rpartition("/")[0] if deep else pattern.rstrip("/")
         if names and not deep:
             head = head.rpartition("/")[0]  # the last component's matches are only listed
-        if not head:
-            return []  # `**/x`: a glob library follows no link for a leading `**`
+        if not head and (names or not deep):
+            return []  # `**/x` lists names; a glob library follows no link for it
+        head = head or "."  # a reader's `**/x` reads the files below the workspace
         if head.startswith("~"):
             head = self.home + head[1:]
         elif not head.startswith("/"):
@@ -502,17 +503,17 @@ class CompiledPolicy:
             # Below `dir/**` (and a bare directory, which Gemini CLI's `read_many_files`
             # reads as `dir/**`) node-glob follows a link: one leading out is a read there.
             budget = tree_scan.MAX_TREE_ENTRIES
-            for match, check in zip(matches, checks, strict=True):
+            for match, check in list(zip(matches, checks, strict=True)):
                 if check.verdict is not Verdict.ALLOW or not os.path.isdir(match):
                     continue
                 scan = tree_scan.denied_below(
                     self,
                     match,
-                    follow_links=True,
+                    follow_links=bool(pattern.split("**", 1)[0]),
                     skip_hidden=False,
                     limit=max(budget, 0),
                     flag=tree_scan.link_objection(self),
-                    names_only=True,
+                    names_only=names,  # a reader (`read_many_files`) reads what is below
                 )
                 budget -= scan.seen
                 checks.extend(self.check_path(path, "read") for path, _ in scan.denied)
