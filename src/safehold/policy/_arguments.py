@@ -13,6 +13,7 @@ node count the call asks instead of being searched further.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -29,6 +30,7 @@ __all__ = [
     "Arguments",
     "PathArgument",
     "find_path_arguments",
+    "lists_names",
     "read_arguments",
 ]
 
@@ -165,6 +167,43 @@ _GLOB_NAMES: Final = frozenset(
     {"glob", "globs", "include", "includes", "includepattern", "filepattern", "filepatterns"}
 )
 _URL_KEYS: Final = frozenset({"url", "uri", "urls", "uris", "endpoint", "href", "link"})
+# Top-level flags by which a tool follows the links it meets below a directory it walks
+# (`{"path": ".", "follow": true}`): each such link is then judged where it points.
+_FOLLOW_NAMES: Final = frozenset(
+    {
+        "follow",
+        "followlinks",
+        "followsymlinks",
+        "followsymlink",
+        "followsymboliclinks",
+        "symlinks",
+        "dereference",
+        "deref",
+    }
+)
+# Top-level names of the directory a tool resolves its other relative paths from (a `cwd`,
+# Gemini CLI's `dir_path`, an MCP tool's `root`): `{"path": "x/y", "cwd": "lib"}` opens
+# `lib/x/y`, which may pass a link `lib/x` out of the roots.
+_BASE_NAMES: Final = frozenset(
+    {
+        "cwd",
+        "workdir",
+        "workingdir",
+        "workingdirectory",
+        "dir",
+        "dirpath",
+        "directory",
+        "root",
+        "rootdir",
+        "rootpath",
+        "base",
+        "basedir",
+        "basepath",
+        "folder",
+        "parent",
+        "parentdir",
+    }
+)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -234,6 +273,10 @@ class Arguments:
     mentions: tuple[PathArgument, ...] = ()
     """Absolute and home paths named inside free text under a neutral key (`"see
     ~/.ssh/id_rsa"`, an SQL `load_file('/etc/shadow')`): checked against the denied paths."""
+    bases: tuple[str, ...] = ()
+    """Top-level directories the tool resolves its relative paths and filters from."""
+    follows: bool = False
+    """A top-level flag (`follow: true`) says the tool follows links below its paths."""
 
 
 # Splits free text into words at characters no path contains in practice (one character
@@ -519,10 +562,16 @@ def _local(value: object) -> bool:
     return False
 
 
+def lists_names(tool: str) -> bool:
+    """Whether a search tool's name says it lists names by a glob (`Glob`, `find_files`)
+    rather than reading the files it searches (`Grep`, `grep_search`)."""
+    return "glob" in _normal(tool) or "find" in _normal(tool)
+
+
 @functools.lru_cache(maxsize=1024)
 def _glob_names(tool: str, declared: tuple[str, ...]) -> frozenset[str]:
     names = frozenset(_normal(k) for k in declared) | _GLOB_NAMES
-    if "glob" in _normal(tool) or "find" in _normal(tool):
+    if lists_names(tool):
         names |= {"pattern", "patterns"}  # a glob tool's `pattern` is a glob
     return names
 
@@ -582,6 +631,11 @@ def _read(call: ToolCall, exists: Callable[[str], bool] | None) -> tuple[Argumen
         declared |= {"from", "to"}  # a move tool's `{"from": a, "to": b}`
     globs = _glob_names(call.name, call.glob_args)
     urls = frozenset(_normal(k) for k in call.url_args) if call.url_args else frozenset()
+    bases = base_directories(call.arguments)
+    if bases and exists is not None:
+        # A relative name under a neutral key is a path when it names an entry below a
+        # base too (`{"x": "vendor/data.txt", "cwd": "lib"}`).
+        exists = _exists_below(exists, bases)
     finder = _Finder(declared, globs, urls, exists)
     finder.search(call.arguments, "", 0)
     for i, location in enumerate(call.locations):
@@ -595,8 +649,36 @@ def _read(call: ToolCall, exists: Callable[[str], bool] | None) -> tuple[Argumen
         tuple(finder.invalid),
         tuple(finder.limits),
         tuple(finder.mentions),
+        bases,
+        any(_normal(k) in _FOLLOW_NAMES and v is True for k, v in call.arguments.items()),
     )
-    return found, finder.asked_files
+    return found, finder.asked_files or bool(bases)
+
+
+def base_directories(arguments: Mapping[str, object]) -> tuple[str, ...]:
+    """The string values of the top-level base-directory names (`cwd`, `dir_path`, `root`)."""
+    out: list[str] = []
+    for key, value in arguments.items():
+        if _normal(key) in _BASE_NAMES and isinstance(value, str) and value.strip():
+            out.append(value.strip())
+    return tuple(dict.fromkeys(out))
+
+
+def _exists_below(exists: Callable[[str], bool], bases: tuple[str, ...]) -> Callable[[str], bool]:
+    def below(text: str) -> bool:
+        if exists(text):
+            return True
+        if text.startswith(("/", "~")):
+            return False
+        for base in bases:
+            joined = f"{base.rstrip('/')}/{text}"
+            if base.startswith("/") and os.path.lexists(joined):
+                return True
+            if not base.startswith(("/", "~")) and exists(joined):
+                return True
+        return False
+
+    return below
 
 
 def find_path_arguments(call: ToolCall) -> tuple[tuple[PathArgument, ...], tuple[Reason, ...]]:

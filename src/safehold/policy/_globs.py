@@ -119,12 +119,13 @@ def _bash_pattern(component: str) -> str:
 
 
 def expand_globs(
-    absolute: str, list_directory: Callable[[str], list[str] | None]
+    absolute: str, list_directory: Callable[[str], list[str] | None], *, dots: bool = False
 ) -> list[str] | None:
     """The existing paths a glob on an absolute path matches (the path itself if no glob).
 
     A component without glob characters is taken literally (bash does not check that it
-    exists); a name starting with `.` only matches a pattern starting with `.`. Returns None
+    exists); a name starting with `.` only matches a pattern starting with `.`, unless
+    `dots` (a tool's glob library may match them: node-glob's `dot: true`). Returns None
     when more than `MAX_LISTED` entries or `MAX_EXPANSIONS` matches would be needed.
     """
     if _GLOB.search(absolute) is None:
@@ -147,7 +148,7 @@ def expand_globs(
             if listed > MAX_LISTED:
                 return None
             for name in names:
-                if name.startswith(".") and not pattern.startswith("."):
+                if name.startswith(".") and not pattern.startswith(".") and not dots:
                     continue
                 if fnmatch.fnmatchcase(name, pattern):
                     found.append(posixpath.join(directory, name))

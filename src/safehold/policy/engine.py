@@ -22,17 +22,19 @@ Reasons are sorted and de-duplicated, so a decision never depends on rule order.
 from __future__ import annotations
 
 import os
+import posixpath
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Final, Literal
 
 from safehold.errors import PolicyError
 from safehold.policy import tree_scan
-from safehold.policy._arguments import Arguments, read_arguments
+from safehold.policy._arguments import Arguments, lists_names, read_arguments
 from safehold.policy._memo import remember
 from safehold.policy.calls import Side, ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Decision, Reason, Verdict
+from safehold.policy.gitignore import ignore_filter
 from safehold.policy.grants import GrantEffect, broaden, path_grant_key, tool_grant_key
 from safehold.policy.modes import Mode
 from safehold.policy.paths import Access, CompiledPolicy, PathCheck, compile_policy, one_look
@@ -207,9 +209,17 @@ def _evaluate(
     steps = _Steps()
     steps.hard_ask.extend(args.limits)
     _step1_read_only(config, call, sides, steps)
-    canonicals = _step2_paths(policy, args, side, steps)
+    canonicals = _step2_paths(policy, args, side, steps, call.kind)
     if call.kind is ToolKind.DELETE and canonicals:
         _step2_deleted_trees(policy, canonicals, steps)
+    if args.follows and canonicals:
+        _step2_followed_links(policy, canonicals, steps)
+    # A filter that selects what the search reads (`include: "*.ts"`) is judged itself
+    # (`glob-denied`); without one (or with only exclusions) it reads the whole tree.
+    narrowed = any(not str(g.raw).strip().startswith("!") for g in args.globs)
+    searches = call.kind is ToolKind.SEARCH and not lists_names(call.name)
+    if searches and canonicals is not None and not narrowed:
+        _step2_searched_trees(policy, canonicals or [policy.workspace], steps)
     hosts = _step2_urls(config, args, steps)
     assessment = None
     if Side.EXECUTE in sides and not config.read_only:
@@ -351,7 +361,11 @@ def _read_only_side(call: ToolCall, side: Side, steps: _Steps) -> None:
 
 
 def _step2_paths(
-    policy: CompiledPolicy, args: Arguments, side: Side, steps: _Steps
+    policy: CompiledPolicy,
+    args: Arguments,
+    side: Side,
+    steps: _Steps,
+    kind: ToolKind = ToolKind.OTHER,
 ) -> list[str] | None:
     """Check every path argument and glob filter; return the canonical paths (None if one has none)."""
     steps.deny.extend(args.invalid)
@@ -372,8 +386,21 @@ def _step2_paths(
             canonicals = None
         elif canonicals is not None:
             canonicals.append(check.canonical)
+    for arg in args.paths:
+        # A relative path the tool opens below its base directory (`{"path": "x/y", "cwd":
+        # "lib"}`) is judged there too: `lib/x` may be a link out of the roots.
+        for joined in _below_bases(arg.raw, args.bases):
+            by_value_read = arg.by_value and side is not Side.WRITE
+            one = "write" if arg.write else "read" if by_value_read else access
+            _collect(policy.check_path(joined, one), f"argument `{arg.where}`", steps)
+    # A filter is matched below the directory the tool searches (Claude Code's Glob
+    # `path`, Gemini CLI's `dir_path`), and below the workspace.
+    dirs = (*args.bases, *(str(p.raw) for p in args.paths if isinstance(p.raw, str)))
+    listing = kind is ToolKind.SEARCH  # a search tool lists what its filter matches
     for glob in args.globs:
-        _collect(policy.check_glob(str(glob.raw)), f"argument `{glob.where}`", steps)
+        for text in (str(glob.raw), *_below_bases(glob.raw, dirs)):
+            check = policy.check_glob(text, names=listing)
+            _collect(check, f"argument `{glob.where}`", steps)
     for mention in args.mentions:
         # A path inside free text is not necessarily opened, so only a denied one counts.
         steps.deny.extend(
@@ -382,6 +409,22 @@ def _step2_paths(
             if r.code == "path-denied"
         )
     return canonicals
+
+
+def _below_bases(raw: object, bases: Sequence[str]) -> list[str]:
+    """`raw` joined below each base directory, when it is a relative path or filter."""
+    if not bases or not isinstance(raw, str):
+        return []
+    text = raw.strip()
+    negated = text.startswith("!")
+    text = text.removeprefix("!")
+    if not text or text.startswith(("/", "~", "$")) or ":" in text.partition("/")[0]:
+        return []  # absolute, home, a variable or a scheme (`file:`, a URL)
+    out = []
+    for base in dict.fromkeys(bases):
+        if base.strip() and base.strip() != raw:
+            out.append("!" * negated + posixpath.join(base.strip(), text))
+    return out
 
 
 def _step2_deleted_trees(policy: CompiledPolicy, canonicals: list[str], steps: _Steps) -> None:
@@ -422,6 +465,84 @@ def _step2_deleted_trees(policy: CompiledPolicy, canonicals: list[str], steps: _
             )
         if not scan.complete:
             steps.hard_ask.append(_unchecked_tree(root))
+
+
+def _step2_searched_trees(policy: CompiledPolicy, canonicals: list[str], steps: _Steps) -> None:
+    """A search tool given a directory (or none: the workspace) reads every file below it,
+    as `rg KEY DIR` does: a denied file there that the search does not leave out (hidden,
+    or ignored by `.gitignore`) asks, as for `rg` without the sandbox (the tool runs in the
+    agent's own process, so no sandbox hides it), and so does a tree too large to look
+    through."""
+    budget = tree_scan.MAX_TREE_ENTRIES
+    for root in dict.fromkeys(canonicals):
+        if not os.path.isdir(root) or policy.check_path(root, "read").verdict is not Verdict.ALLOW:
+            continue  # a file, or a place the path check already judged
+        scan = tree_scan.denied_below(
+            policy,
+            root,
+            follow_links=False,
+            skip_hidden=True,
+            skip=ignore_filter(root),
+            limit=max(budget, 0),
+        )
+        budget -= scan.seen
+        for path, rule in scan.denied:
+            steps.hard_ask.append(
+                Reason(
+                    "tree-holds-denied",
+                    rule,
+                    f"the search reads every file below `{root}`, including "
+                    f"`{os.path.relpath(path, root)}` (denied by `{rule}`)",
+                )
+            )
+        if not scan.complete:
+            steps.hard_ask.append(
+                Reason(
+                    "tree-unchecked",
+                    "search",
+                    f"the search reads every file below `{root}`: more entries than the "
+                    f"{tree_scan.MAX_TREE_ENTRIES} one decision may look through",
+                )
+            )
+
+
+def _step2_followed_links(policy: CompiledPolicy, canonicals: list[str], steps: _Steps) -> None:
+    """A tool told to follow links (`follow: true`) below a directory it walks reads or
+    lists what each link there points to: a link out of the roots or to a denied place asks,
+    as for `find -L`, and so does a tree too large to look through."""
+    budget = tree_scan.MAX_TREE_ENTRIES
+    flag = tree_scan.link_objection(policy)
+    for root in dict.fromkeys(canonicals):
+        if not os.path.isdir(root):
+            continue
+        scan = tree_scan.denied_below(
+            policy,
+            root,
+            follow_links=True,
+            skip_hidden=False,
+            limit=max(budget, 0),
+            flag=flag,
+            names_only=True,
+        )
+        budget -= scan.seen
+        for path, why in (*scan.denied, *scan.flagged):
+            steps.hard_ask.append(
+                Reason(
+                    "path-outside-read",
+                    "follow",
+                    f"the tool follows links below `{root}`, and "
+                    f"`{os.path.relpath(path, root)}` leads out: {why}",
+                )
+            )
+        if not scan.complete:
+            steps.hard_ask.append(
+                Reason(
+                    "tree-unchecked",
+                    "follow",
+                    f"the tool follows links below `{root}`: more entries than the "
+                    f"{tree_scan.MAX_TREE_ENTRIES} one decision may look through",
+                )
+            )
 
 
 def _unchecked_tree(root: str) -> Reason:

@@ -33,7 +33,8 @@ from typing import Literal
 import pathspec
 
 from safehold.errors import PolicyError, value_kind
-from safehold.policy import _patterns
+from safehold.policy import _patterns, tree_scan
+from safehold.policy._globs import expand_globs
 from safehold.policy._memo import remember
 from safehold.policy._patterns import PatternEntry, PatternSet, RootSet
 from safehold.policy.config import ENV_TEMPLATE_NAMES, SafetyConfig
@@ -437,9 +438,11 @@ class CompiledPolicy:
             return False
         return entry_exists(f"{self.workspace}/{text}")
 
-    def check_glob(self, raw: str) -> PathCheck:
+    def check_glob(self, raw: str, *, names: bool = False) -> PathCheck:
         """Judge a glob/include filter: DENY when it can select a denied file, ASK when its
-        fixed part lies outside the roots (like a read there)."""
+        fixed part lies outside the roots (like a read there), or when what it matches on
+        disk leads there. `names`: the tool lists the matches and opens none (a search
+        tool's glob), so a match is judged only where the tool walks through it."""
         if not isinstance(raw, str) or not raw.strip() or len(raw) > 1024:
             reason = Reason("glob-invalid", "glob", f"glob filter {raw!r} is empty or too long")
             return PathCheck(Verdict.ASK, (reason,), None)
@@ -457,6 +460,14 @@ class CompiledPolicy:
                     reasons.extend(check.reasons)
                 elif check.verdict is Verdict.ASK:
                     outside.extend(check.reasons)
+            # What the filter's components before any `**` match on disk, each judged as a
+            # read where it resolves: `h*/notes.txt` reaches through a link `homelink`
+            # out of the roots, `lib/*/x` through `lib/vendor`.
+            for check in self._glob_reach(alternative, names=names):
+                if check.verdict is Verdict.DENY:
+                    reasons.extend(check.reasons)
+                elif check.verdict is Verdict.ASK:
+                    outside.extend(check.reasons)
             witness = _glob_witness(alternative)
             for r in self.check_denied(witness) if witness else ():
                 if r.code == "path-denied":
@@ -469,6 +480,47 @@ class CompiledPolicy:
         if outside:
             return PathCheck(Verdict.ASK, _sorted_reasons(outside), None, approvable=True)
         return PathCheck(Verdict.ALLOW, (), None)
+
+    def _glob_reach(self, pattern: str, *, names: bool = False) -> list[PathCheck]:
+        """The checks of the entries a filter's components up to its first `**` match (the
+        tool's glob library walks through links there); `glob-unchecked` past the bounds."""
+        deep = "**" in pattern
+        head = pattern.split("**", 1)[0].rpartition("/")[0] if deep else pattern.rstrip("/")
+        if names and not deep:
+            head = head.rpartition("/")[0]  # the last component's matches are only listed
+        if not head and (names or not deep):
+            return []  # `**/x` lists names; a glob library follows no link for it
+        head = head or "."  # a reader's `**/x` reads the files below the workspace
+        if head.startswith("~"):
+            head = self.home + head[1:]
+        elif not head.startswith("/"):
+            head = f"{self.workspace}/{head}"
+        matches = expand_globs(head, list_directory, dots=True)
+        if matches is None:
+            return [_glob_unchecked(pattern)]
+        checks = [self.check_path(match, "read") for match in matches]
+        if deep or (_GLOB_META.search(pattern) is None and not names):
+            # Below `dir/**` (and a bare directory, which Gemini CLI's `read_many_files`
+            # reads as `dir/**`) node-glob follows a link: one leading out is a read there.
+            budget = tree_scan.MAX_TREE_ENTRIES
+            for match, check in list(zip(matches, checks, strict=True)):
+                if check.verdict is not Verdict.ALLOW or not os.path.isdir(match):
+                    continue
+                scan = tree_scan.denied_below(
+                    self,
+                    match,
+                    follow_links=bool(pattern.split("**", 1)[0]),
+                    skip_hidden=False,
+                    limit=max(budget, 0),
+                    flag=tree_scan.link_objection(self),
+                    names_only=names,  # a reader (`read_many_files`) reads what is below
+                )
+                budget -= scan.seen
+                checks.extend(self.check_path(path, "read") for path, _ in scan.denied)
+                checks.extend(self.check_path(path, "read") for path, _ in scan.flagged)
+                if not scan.complete:
+                    checks.append(_glob_unchecked(pattern))
+        return checks
 
     def _samples(self) -> tuple[tuple[str, str], ...]:
         return _denied_samples(self.config.denied_paths)
@@ -640,6 +692,15 @@ def _glob_witness(text: str) -> str:
     out = re.sub(r"\[!?\^?([^\]])[^\]]*\]", r"\1", out)
     out = out.replace("*", "").replace("?", "x")
     return out.rstrip("/") or ""
+
+
+def _glob_unchecked(pattern: str) -> PathCheck:
+    reason = Reason(
+        "glob-unchecked",
+        "glob",
+        f"glob filter {pattern!r} reaches more entries than one decision looks through",
+    )
+    return PathCheck(Verdict.ASK, (reason,), None)
 
 
 def _glob_reason(raw: str, source: str) -> Reason:

@@ -21,7 +21,7 @@ from safehold.policy.decision import Verdict
 if TYPE_CHECKING:
     from safehold.policy.paths import CompiledPolicy
 
-__all__ = ["MAX_TREE_ENTRIES", "TreeScan", "denied_below", "write_objection"]
+__all__ = ["MAX_TREE_ENTRIES", "TreeScan", "denied_below", "link_objection", "write_objection"]
 
 # About 5 µs an entry: the bound keeps a decision under a tenth of a second.
 MAX_TREE_ENTRIES = 20_000
@@ -50,6 +50,7 @@ def denied_below(
     skip: Callable[[str, bool], bool] | None = None,
     limit: int | None = None,
     flag: Callable[[os.DirEntry[str]], str | None] | None = None,
+    names_only: bool = False,
 ) -> TreeScan:
     """The denied files and directories below the directory `root` (an absolute path).
 
@@ -60,6 +61,8 @@ def denied_below(
     `.gitignore`, for `git add` and `rg`).
     `flag(entry)`: why the caller objects to an entry that is not denied (a name `xargs`
     splits, a link leading out), or None; a flagged entry is reported and not walked.
+    `names_only`: the program lists names and reads no file (`find -L`, `du -L`), so a real
+    entry with a denied name is no finding; a link is still judged where it points.
     """
     limit = MAX_TREE_ENTRIES if limit is None else limit
     found: list[tuple[str, str]] = []
@@ -98,7 +101,9 @@ def denied_below(
                 form = _form(policy, path)
                 maybe = held or denied.may_hold((form.rpartition("/")[2],))
                 rule = None
-                if maybe or denied.may_match_rest(form):
+                if names_only:
+                    pass  # a name listed is no file read; links are judged below
+                elif maybe or denied.may_match_rest(form):
                     rule = _denied_rule(policy, path, form)
                 if rule is not None:
                     found.append((path, rule))
@@ -142,6 +147,24 @@ def write_objection(policy: CompiledPolicy) -> Callable[[os.DirEntry[str]], str 
         check = policy.check_path(entry.path, "write")
         if check.verdict is Verdict.ALLOW:
             return None
+        return "; ".join(r.message for r in check.reasons) or "it needs approval"
+
+    return flag
+
+
+def link_objection(policy: CompiledPolicy) -> Callable[[os.DirEntry[str]], str | None]:
+    """A `flag` for `denied_below` with `follow_links`: why following a link met in the tree
+    needs approval (it leads out of the roots), or None for any other entry."""
+
+    def flag(entry: os.DirEntry[str]) -> str | None:
+        try:
+            if not entry.is_symlink():
+                return None
+        except OSError:
+            return None
+        check = policy.check_path(entry.path, "read")
+        if check.verdict is Verdict.ALLOW or any(r.code == "path-denied" for r in check.reasons):
+            return None  # a denied target is reported as denied by the walk itself
         return "; ".join(r.message for r in check.reasons) or "it needs approval"
 
     return flag

@@ -1208,9 +1208,13 @@ def _check_trees(
                     skip_hidden=walk.skips_hidden,
                     skip=ignore_filter(full) if walk.gitignore else None,
                     limit=max(budget, 0),
+                    flag=tree_scan.link_objection(policy) if walk.follows else None,
+                    names_only=walk.names_only,
                 )
                 budget -= scan.seen
-                _tree_reasons(cmd, word.text, full, scan, found)
+                verb = "lists every name" if walk.names_only else "reads every file"
+                _tree_reasons(cmd, word.text, full, scan, found, verb)
+                _followed_out(cmd, word.text, full, scan, found)
 
 
 def _expand_listings(
@@ -1398,8 +1402,43 @@ def _check_listing(
     return budget
 
 
+def _followed_out(
+    cmd: SimpleCommand, operand: str, root: str, scan: TreeScan, found: _Findings
+) -> None:
+    """Ask for each link a walk that follows links meets leading out of the roots or to a
+    denied place (`find -L .` with `./k` a link to `~/.ssh` lists the keys' names)."""
+    for path, why in scan.flagged:
+        inside = posixpath.relpath(path, root)
+        found.add(
+            found.ask,
+            Reason(
+                "path-outside-read",
+                cmd.program,
+                f"`{cmd.program}` follows links under `{operand}`, and `{inside}` leads out: {why}",
+            ),
+        )
+
+
+def _find_operands(words: tuple[Word, ...], start: int) -> list[Word]:
+    """find(1)'s starting points: after its global options (`-H`, `-L`, `-P`, `-D LIST`,
+    `-O LEVEL`), up to the first word of the expression (`-…`, `(`, `!`)."""
+    out: list[Word] = []
+    k = start
+    while k < len(words) and (
+        words[k].text in ("-H", "-L", "-P", "-D") or words[k].text.startswith("-O")
+    ):
+        k += 2 if words[k].text == "-D" else 1
+    for word in words[k:]:
+        if word.text.startswith(("-", "(", "!", ")", ",")):
+            break
+        out.append(word)
+    return out
+
+
 def _tree_operands(cmd: SimpleCommand, walk: Walking, uses: list[RoleUse]) -> list[Word]:
     """The words naming the directories a tree-walking command reads."""
+    if walk.operands == "find":
+        return _find_operands(cmd.words, walk.start)
     if walk.operands == "roles":
         return [u.word for u in uses if u.role in ("read", "upload") and not u.option]
     if walk.operands == "search":

@@ -51,7 +51,7 @@ class TreeWalk:
     # Where the directories are: "roles", the operands the program table reads or uploads
     # (`cp -r SRC DST`, `tar czf OUT DIR`); "search", the operands that are not the
     # pattern (`grep -r PAT DIR`); "plain", every operand (`git add DIR`).
-    operands: Literal["roles", "search", "plain"] = "search"
+    operands: Literal["roles", "search", "plain", "find"] = "search"
     # Options after which no directory means the whole work tree (`git add -A`): from the
     # repository's top when `repo_root`, else `.`.
     tree_options: frozenset[str] = frozenset()
@@ -60,6 +60,10 @@ class TreeWalk:
     # makes it read everything (`git add`, `rg`).
     gitignore: bool = False
     no_ignore_options: frozenset[str] = frozenset()
+    # It lists names and reads no file (`find`, `du`, `ls -R`, `tree`): only the links it
+    # follows matter, and only when it follows them (`find -L` lists `~/.ssh` through a
+    # link to it).
+    names_only: bool = False
 
 
 def _f(*names: str) -> frozenset[str]:
@@ -166,6 +170,39 @@ TREE_WALKS: dict[str, TreeWalk] = {
         gitignore=True,
         no_ignore_options=_f("--no-index", "--no-exclude-standard"),
     ),
+    # Name listers that follow links met inside the tree when asked: find(1) `-L`,
+    # `-follow`; du(1) `-L`; ls(1) `-R` with `-L`; tree(1) `-l`.
+    "find": TreeWalk(
+        always=True,
+        follow_options=_f("-L", "-follow"),
+        cwd_default=True,
+        operands="find",
+        names_only=True,
+    ),
+    "du": TreeWalk(
+        always=True,
+        follow_options=_f("--dereference"),
+        follow_letters="L",
+        cwd_default=True,
+        operands="plain",
+        names_only=True,
+    ),
+    "ls": TreeWalk(
+        options=_f("--recursive"),
+        letters="R",
+        follow_options=_f("--dereference"),
+        follow_letters="L",
+        cwd_default=True,
+        operands="plain",
+        names_only=True,
+    ),
+    "tree": TreeWalk(
+        always=True,
+        follow_letters="l",
+        cwd_default=True,
+        operands="plain",
+        names_only=True,
+    ),
 }
 
 
@@ -177,10 +214,11 @@ class Walking:
     follows: bool
     skips_hidden: bool
     cwd_default: bool
-    operands: Literal["roles", "search", "plain"]
+    operands: Literal["roles", "search", "plain", "find"]
     start: int
     gitignore: bool
     repo_root: bool
+    names_only: bool = False
 
 
 def _table(name: str) -> Program | None:
@@ -241,6 +279,8 @@ def walking(words: tuple[Word, ...]) -> Walking | None:
             follows = follows or any(c in walk.follow_letters for c in cluster)
             whole = whole or any(f"-{c}" in walk.tree_options for c in cluster)
             ignores = ignores and not any(f"-{c}" in walk.no_ignore_options for c in cluster)
-    if not recursive:
+    if not recursive or (walk.names_only and not follows):
         return None
-    return Walking(follows, not hidden, whole, walk.operands, start, ignores, walk.repo_root)
+    return Walking(
+        follows, not hidden, whole, walk.operands, start, ignores, walk.repo_root, walk.names_only
+    )
