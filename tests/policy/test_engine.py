@@ -363,6 +363,25 @@ def test_issue_3_a_plain_acp_argv_keeps_its_grant_key(ws: str) -> None:
     assert decision.verdict is Verdict.ALLOW and decision.grant_key is not None
 
 
+def test_a_grant_for_the_argv_reading_never_lifts_a_hard_ask_of_the_shell_reading(
+    ws: str,
+) -> None:
+    # On the host both readings ask: the argv one for an unknown program named `eval "$X"`
+    # (grantable), the shell one for `eval` of a computed string (no grant lifts it). The
+    # grant key of the first reading was kept, so an "always" answer allowed the second.
+    config = SafetyConfig().with_mode("auto")
+    call = ToolCall("terminal", {"command": 'eval "$X"', "args": ["-la"]}, ToolKind.EXECUTE)
+    first = evaluate(config, call, workspace=ws)
+    assert first.verdict is Verdict.ASK and first.grant_key is None, first
+    assert {"eval", "not-understood"} <= {r.code for r in first.reasons}
+    # Both readings grantable: the argv reading's key is kept, and its grant lifts both.
+    npm = ToolCall("terminal", {"command": "npm", "args": ["install"]}, ToolKind.EXECUTE)
+    asked = evaluate(config, npm, workspace=ws)
+    assert asked.verdict is Verdict.ASK and asked.grant_key is not None, asked
+    granted = evaluate(config, npm, workspace=ws, grants={asked.grant_key: GrantEffect.ALLOW})
+    assert granted.verdict is Verdict.ALLOW, granted
+
+
 @pytest.mark.parametrize("kind", [ToolKind.EDIT, ToolKind.DELETE, ToolKind.MOVE])
 @pytest.mark.parametrize("arguments", [{}, {"path": None}, {"content": "TOKEN=1\n"}])
 def test_a_write_that_names_no_path_asks_even_when_writes_need_no_approval(

@@ -82,3 +82,31 @@ def test_too_many_paths_in_text_ask(ws: Path) -> None:
     text = " ".join(f"/opt/x{i}" for i in range(1100))
     decision = _decide("tool", {"notes_blob": text}, ToolKind.OTHER, ws)
     assert "arguments-too-large" in _codes(decision), decision.reasons
+
+
+@pytest.mark.parametrize("key", ["save_to", "downloadTo", "export_to", "write-to", "savePath"])
+@pytest.mark.parametrize("kind", [ToolKind.FETCH, ToolKind.OTHER, ToolKind.READ])
+def test_a_name_a_tool_saves_under_is_a_written_path_whatever_the_kind(
+    key: str, kind: ToolKind, ws: Path
+) -> None:
+    args = {"url": "https://example.org/x", key: ".git/hooks/pre-commit"}
+    decision = _decide("grab", args, kind, ws)
+    assert decision.verdict is not Verdict.ALLOW, decision.reasons
+    assert "path-protected" in _codes(decision)
+
+
+def test_a_message_tools_recipient_is_no_path(ws: Path) -> None:
+    # Under a path name `id_rsa` is a denied file; `to` names a recipient as often.
+    decision = _decide("send", {"to": "id_rsa", "body": "hi"}, ToolKind.OTHER, ws)
+    assert decision.verdict is Verdict.ALLOW, decision.reasons
+    saved = _decide("send", {"save_to": "id_rsa", "body": "hi"}, ToolKind.OTHER, ws)
+    assert saved.verdict is Verdict.DENY, saved.reasons
+
+
+@pytest.mark.parametrize("spelled", ["$PWD/../outside/notes.txt", "${PWD}/../outside/notes.txt"])
+def test_pwd_spelled_in_a_path_is_where_the_tool_runs(spelled: str, ws: Path) -> None:
+    decision = _decide("Read", {"file_path": spelled}, ToolKind.READ, ws)
+    assert decision.verdict is not Verdict.ALLOW, decision.reasons
+    assert "path-outside-read" in _codes(decision)
+    inside = _decide("Read", {"file_path": "$PWD/README.md"}, ToolKind.READ, ws)
+    assert inside.verdict is Verdict.ALLOW, inside.reasons

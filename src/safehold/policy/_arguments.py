@@ -234,7 +234,16 @@ _LOCAL_PREFIXES: Final = ("file:", "/", "~", ".")
 @functools.lru_cache(maxsize=4096)
 def _is_path_name(key: object) -> bool:
     name = _normal(key)
-    return name in _COMMON_NORMAL or name.endswith(_PATH_SUFFIXES + _PATH_SUFFIXES_LONG)
+    return (
+        name in _COMMON_NORMAL
+        or name in _WRITE_PATH_NAMES
+        or name.endswith(_PATH_SUFFIXES + _PATH_SUFFIXES_LONG)
+    )
+
+
+# The names a tool saves under (`save_to`, `downloadTo`, `export_to`) hold paths too; `to`
+# alone is a recipient as often as a file (a message tool's `to`), so it is not one.
+_WRITE_PATH_NAMES: Final = _WRITE_NAMES - {"to"}
 
 
 _MAX_DEPTH: Final = 16
@@ -501,12 +510,17 @@ _PATHLIKE = re.compile(r"^\s*(?:[/~]|\.{1,2}(?:/|$)|\.[^\s./][^\s/]*(?:/|$)|(?i:
 
 
 def _home_spelled(text: str) -> str | None:
-    """`$HOME/x` or `${HOME}/x` spelled `~/x`; None for any other text."""
+    """`$HOME/x` or `${HOME}/x` spelled `~/x`, and `$PWD/x` or `${PWD}/x` spelled `./x`
+    (where the tool runs); None for any other text."""
     text = text.strip()
-    for var in ("$HOME", "${HOME}"):
+    for var, spelled in _VARIABLE_SPELLINGS:
         if text == var or text.startswith(var + "/"):
-            return "~" + text[len(var) :]
+            return spelled + text[len(var) :]
     return None
+
+
+# A tool that expands variables (a shell, `os.path.expandvars`) opens these as spelled.
+_VARIABLE_SPELLINGS: Final = (("$HOME", "~"), ("${HOME}", "~"), ("$PWD", "."), ("${PWD}", "."))
 
 
 def _looks_like_path(text: str) -> bool:

@@ -617,9 +617,17 @@ _RANK = {Verdict.ALLOW: 0, Verdict.ASK: 1, Verdict.DENY: 2}
 
 
 def _stricter(a: CommandAssessment, b: CommandAssessment) -> CommandAssessment:
-    """The stricter of two readings of one command; a tie keeps `a` but not a looser skip."""
+    """The stricter of two readings of one command; a tie keeps `a` but not a looser skip.
+
+    Two readings that both ask (or deny) give both their reasons, and `a`'s grant key only
+    when `b` can be granted too: an ask no grant lifts in one reading (`eval "$X"` read by
+    a shell) is not lifted by a grant for the other (the argv `["eval \"$X\""]`)."""
     if _RANK[b.verdict] > _RANK[a.verdict]:
         return CommandAssessment(b.verdict, b.reasons, None, False)
+    if b.verdict is a.verdict and a.verdict is not Verdict.ALLOW:
+        reasons = tuple(dict.fromkeys((*a.reasons, *b.reasons)))
+        key = a.grant_key if b.grant_key is not None else None
+        return CommandAssessment(a.verdict, reasons, key, False)
     if a.skip_approval and not b.skip_approval:
         return CommandAssessment(a.verdict, a.reasons, a.grant_key, False)
     return a
