@@ -158,8 +158,8 @@ def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
         if t in GIT_FLAGS:
             i += 1
         elif t in _REPOSITORY_FLAGS:
-            option, value = _REPOSITORY_FLAGS[t]
-            problems += _other_repository(option, Word(value, True))
+            option, implied = _REPOSITORY_FLAGS[t]
+            problems += _other_repository(option, Word(implied, True))
             i += 1
         elif t in GIT_ARG_OPTS or (t.split("=", 1)[0] in GIT_ARG_OPTS and "=" in t):
             glued = t not in GIT_ARG_OPTS
