@@ -590,7 +590,12 @@ def _setid_mode(words: tuple[Word, ...]) -> bool:
                 if _SETID_NUMERIC.fullmatch(clause) and int(clause, 8) & 0o6000:
                     return True
             op = next((c for c in clause if c in "+="), "")
-            if op and "s" in clause.partition(op)[2]:
+            after = clause.partition(op)[2] if op else ""
+            if op and "s" in after:
+                return True
+            # An operator and octal digits (GNU chmod(1): `=4755`, `+2000`, `u=4755`).
+            digits = after.lstrip("+-=")
+            if op and _SETID_NUMERIC.fullmatch(digits) and int(digits, 8) & 0o6000:
                 return True
     return False
 

@@ -33,6 +33,7 @@ _COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
     ),
     "rsync": ("-e", "--rsh", "--rsync-path"),
     "scp": ("-S",),
+    "sftp": ("-S",),
     "man": ("-P", "--pager"),
     # `npx -c CMD`, `npm exec -c CMD`: run CMD in a shell with the package's bin on PATH.
     "npx": ("-c", "--call"),

@@ -18,7 +18,7 @@ and `move` come before `output` and `stdout`, so a conflicting pair reads the st
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import NAMES_FROM_INPUT, Opt, Program
+from safehold.policy.shell.programs.table import NAMES_FROM_INPUT, WRITES_ANYWHERE, Opt, Program
 from safehold.policy.shell.programs.vocab import (
     DIGITS,
     HELP,
@@ -43,7 +43,10 @@ _GZIP_OPTIONS = {
     **dict.fromkeys(("-k", "--keep"), _KEEP),
     **values("-S", "--suffix"),
     **flags("-d", "--decompress", "-f", "--force", "-h", "-L", "--license", "-n"),
-    **flags("--no-name", "-N", "--name", "-q", "--quiet", "-r", "--recursive", "--rsyncable"),
+    **flags("--no-name", "-q", "--quiet", "-r", "--recursive", "--rsyncable"),
+    # `-N`: decompressing, the file is named by the archive's header (its last component,
+    # beside the input: `.envrc`, `.npmrc`), not by the input's name: a computed write.
+    **dict.fromkeys(("-N", "--name"), Opt(mode=WRITES_ANYWHERE)),
     **flags("--synchronous", "-v", "--verbose", "-V", "--fast", "--best"),
     **flags(*(f"-{d}" for d in "123456789")),
 }

@@ -9,7 +9,7 @@ that errs towards checking a word as a file rather than skipping one.
 from __future__ import annotations
 
 from safehold.policy.shell.programs.find import FIND
-from safehold.policy.shell.programs.table import Opt, Program, read_roles
+from safehold.policy.shell.programs.table import Opt, Program, Setting, read_roles
 from safehold.policy.shell.programs.vocab import HELP, flags, names_from, optional, valued, values
 from safehold.policy.shell.words import Word
 
@@ -81,6 +81,8 @@ _LN = Program(
     modes={"to-dir": Program(operands="read")},
 )
 _RECURSIVE = Opt(mode="recursive")
+# csplit `-b FORMAT`: understood while it names no directory.
+_SUFFIX_FORMAT = Opt(takes=True, setting=lambda v: None if "/" in v else Setting())
 _DELETE = Program(
     options={"-r": _RECURSIVE, "-R": _RECURSIVE, "--recursive": _RECURSIVE, "--dir": Opt()},
     operands="delete",
@@ -190,9 +192,20 @@ PROGRAMS: dict[str, Program] = {
         first="read",
         last="write",
     ),
+    # Each piece is written to PREFIX followed by `sprintf(FORMAT, N)`: a FORMAT with a `/`
+    # (`-b '/../../../home/u/.bashrc%.0d'`, `%.0d` printing nothing) moves the file out of
+    # the directory PREFIX names, and csplit does not refuse it: not understood.
     "csplit": Program(
-        options={"-f": _WRITE, "--prefix": _WRITE, "-b": _V, "-n": _V},
+        options={
+            **HELP,
+            **valued("write", "-f", "--prefix"),
+            **dict.fromkeys(("-b", "--suffix-format"), _SUFFIX_FORMAT),
+            **values("-n", "--digits"),
+            **flags("-k", "--keep-files", "--suppress-matched", "-s", "--quiet"),
+            **flags("--silent", "-z", "--elide-empty-files"),
+        },
         first="read",
+        source=f"csplit ({_CU})",
     ),
     "find": FIND,
     "sort": Program(

@@ -27,7 +27,6 @@ GIT_FLAGS = frozenset(
         "-P",
         "--paginate",
         "--no-pager",
-        "--bare",
         "--no-replace-objects",
         "--literal-pathspecs",
         "--glob-pathspecs",
@@ -158,6 +157,10 @@ def _git(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
             return unknown_option("git", t)
         if t in GIT_FLAGS:
             i += 1
+        elif t in _REPOSITORY_FLAGS:
+            option, implied = _REPOSITORY_FLAGS[t]
+            problems += _other_repository(option, Word(implied, True))
+            i += 1
         elif t in GIT_ARG_OPTS or (t.split("=", 1)[0] in GIT_ARG_OPTS and "=" in t):
             glued = t not in GIT_ARG_OPTS
             name = t.split("=", 1)[0] if glued else t
@@ -206,6 +209,10 @@ def _at(words: tuple[Word, ...], i: int) -> Word:
 # `diff.external`, which git runs. Which repository DIR holds is not told by the words:
 # only `-C .` and `--git-dir=.git` are understood; others are not (asked unconfined).
 _SAME_REPOSITORY = {"-C": ("", "."), "--git-dir": (".git",)}
+# Flags that name a repository as `--git-dir` does (git(1)): `--bare` makes the current
+# directory the repository, so a `config` file there (written by an earlier command: it is
+# no protected `.git/config`) sets `core.pager` or an alias git runs.
+_REPOSITORY_FLAGS = {"--bare": ("--git-dir", ".")}
 
 
 def _other_repository(option: str, value: Word) -> Reasons:
@@ -254,12 +261,19 @@ def _git_runs_code(words: tuple[Word, ...]) -> Reasons | None:
         sub in ("submodule", "bisect") and any(w.text in ("foreach", "run") for w in args)
     ):
         return opaque("git-runs-command", f"git {sub}", f"`git {sub}` runs a given command")
-    if sub == "config" and not any(w.text in _GIT_CONFIG_READS for w in args):
+    if sub == "config":
         # `git config core.pager 'rm -rf ~'` makes the next, harmless-looking `git log` run it.
-        # The key is the first word that is no option (`git config set KEY V`: after `set`);
-        # an option with a value (`-f FILE`) puts the value first, which is no plain key.
-        words_left = [w for w in args if not (w.static and w.text.startswith("-"))]
-        if words_left and words_left[0].static and words_left[0].text in _GIT_CONFIG_VERBS:
+        # The key is the first word that is no option nor an option's value (`git config
+        # set KEY V`: after `set`). A read is an option (`--get`, `-l`) or the verb `get` /
+        # `list` in the verb's place: a value spelled `list` (`git config core.hooksPath
+        # list`) is no read.
+        words_left = _config_operands(args)
+        verb = words_left[0].text if words_left and words_left[0].static else ""
+        if verb in _GIT_CONFIG_READS or any(
+            w.static and w.text.startswith("-") and w.text in _GIT_CONFIG_READS for w in args
+        ):
+            return None
+        if verb in _GIT_CONFIG_VERBS:
             words_left = words_left[1:]
         if any(not w.static for w in args) or (
             words_left and not git_key_is_plain(words_left[0].text)
@@ -289,6 +303,26 @@ def _git_runs_code(words: tuple[Word, ...]) -> Reasons | None:
                     f"`git {sub} {opt}` runs a command that is not analysed",
                 )
     return None
+
+
+# `git config` options that take the next word as their value (git-config(1)).
+_GIT_CONFIG_VALUED = frozenset(
+    {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value", "--url"}
+)
+
+
+def _config_operands(args: tuple[Word, ...]) -> list[Word]:
+    """The words of `git config ARGS` that are neither options nor their values."""
+    out: list[Word] = []
+    k = 0
+    while k < len(args):
+        w = args[k]
+        if w.static and w.text.startswith("-"):
+            k += 2 if w.text in _GIT_CONFIG_VALUED else 1
+            continue
+        out.append(w)
+        k += 1
+    return out
 
 
 STEPS: dict[str, StepFn] = {"git": _git}

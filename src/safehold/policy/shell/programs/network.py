@@ -269,8 +269,12 @@ _WGET = Program(
         # `-B URL`: the base relative links of `-i FILE -F` are fetched from.
         **valued("network", "-B", "--base"),
         **valued("exec", "--use-askpass"),
+        # `-n X` takes the letter as its value (`-n v`); spelled as one word, `-nv`, `-nc`,
+        # `-nd`, `-nH` and `-np` are whole options (`--no-verbose`, `--no-clobber`, …) and
+        # take no further word: the URL after them is an operand.
         "-n": _V,
-        **values("-nv", "-nc", "-nd", "-nH", "-np", "--report-speed"),
+        **flags("-nv", "-nc", "-nd", "-nH", "-np"),
+        **values("--report-speed"),
         **values("-t", "--tries", "--retry-on-http-error", "--start-pos", "--progress", "-T"),
         **values("--timeout", "--dns-timeout", "--connect-timeout", "--read-timeout", "-w"),
         **values("--wait", "--waitretry", "-Q", "--quota", "--bind-address", "--limit-rate"),
@@ -471,8 +475,27 @@ _SSH = Program(
     parser="getopt",
     source="OpenSSH_9.2p1 ssh usage",
 )  # fmt: skip
+# scp(1) and sftp(1) of OpenSSH 9.2p1 (their usage lines): ssh's connection options, but
+# their own letters: scp's `-B` (batch mode), `-O` (the SCP protocol), `-p` (keep times
+# and modes) and sftp's `-a`, `-f`, `-N`, `-p` are flags, not ssh's `-B IFACE`, `-O CMD`,
+# `-p PORT` (read as those, they swallowed the next operand: `scp -B HOST:F
+# .git/hooks/pre-commit` hid the write). `-D PATH` runs a local SFTP server program
+# (scp) or command (sftp); `-S PROGRAM` is the ssh to run (`command_strings`). Left out,
+# so that they ask: `-A` (forwards the agent), `-r` (a remote tree copied here: names the
+# other side chooses) and scp's `-R` (runs scp on the first remote host).
+_SCP_SFTP_COMMON = {
+    **{k: _SSH_OPTIONS[k] for k in ("-i", "-F", "-o", "-P", "-l", "-J", "-c", "-S")},
+    "-D": Opt(takes=True, role="exec"),
+    **values("-X"),
+    **flags("-4", "-6", "-C", "-p", "-q", "-v"),
+}
 _SCP = Program(
-    options=_SSH_OPTIONS, operands="read", last="write", remote_copy=True, parser="getopt"
+    options={**_SCP_SFTP_COMMON, **flags("-3", "-B", "-O", "-s", "-T")},
+    operands="read",
+    last="write",
+    remote_copy=True,
+    parser="getopt",
+    source="OpenSSH_9.2p1 scp usage",
 )
 _RSYNC = Program(
     options={
@@ -525,9 +548,15 @@ PROGRAMS: dict[str, Program] = {
     "scp": _SCP,
     # `sftp -b FILE`: the commands it runs (`put ~/x`, `!sh`) are in a file, unseen.
     "sftp": Program(
-        options={**_SSH_OPTIONS, "-b": Opt(takes=True, role="read", mode=OPTIONS_FILE)},
+        options={
+            **_SCP_SFTP_COMMON,
+            "-b": Opt(takes=True, role="read", mode=OPTIONS_FILE),
+            **values("-B", "-R", "-s"),
+            **flags("-a", "-f", "-N"),
+        },
         first="network",
         parser="getopt",
+        source="OpenSSH_9.2p1 sftp usage",
     ),
     "rsync": _RSYNC,
     **dict.fromkeys(NC_NAMES, _NC),

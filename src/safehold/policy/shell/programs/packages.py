@@ -7,7 +7,7 @@ where project-level installs read requirement files and write their targets.
 from __future__ import annotations
 
 from safehold.policy.shell.programs.table import Opt, Program, Setting
-from safehold.policy.shell.programs.vocab import flags, valued, values
+from safehold.policy.shell.programs.vocab import flags, no_operand, valued, values
 
 __all__ = ["PROGRAMS"]
 
@@ -144,24 +144,46 @@ _NPM_RUNS = frozenset(
         "install-test", "it", "install-ci-test", "cit", "clean-install-test", "sit",
         "update", "up", "upgrade", "udpate", "dedupe", "ddp", "rebuild", "rb", "link", "ln",
         "audit", "exec", "x", "init", "create", "innit",
+        # Removing a package reifies the whole tree as `install` does (npm-uninstall(1),
+        # npm-prune(1): `foreground-scripts`, `ignore-scripts`): packages the lockfile lists
+        # and `node_modules` lacks are downloaded and their install scripts run.
+        "uninstall", "unlink", "remove", "rm", "r", "un", "prune",
     }
 )  # fmt: skip
+# Left out, so that they ask: `login`, `adduser`, `add-user`, `logout` (write or revoke
+# the token in the user's `~/.npmrc`), `token` (lists and makes access tokens), `set`
+# (`config set`); `config`, `cache` and `pack` are below.
 _NPM_OTHERS = frozenset(
     {
-        "access", "adduser", "add-user", "bugs", "issues", "cache", "completion", "config",
-        "c", "deprecate", "diff", "dist-tag", "dist-tags", "docs", "home", "doctor",
-        "explain", "why", "find-dupes", "fund", "get", "help", "hlep", "help-search", "ll",
-        "la", "login", "logout", "ls", "list", "org", "ogr", "outdated", "owner", "author",
-        "pack", "ping", "pkg", "prefix", "profile", "prune", "publish", "query", "repo",
+        "access", "bugs", "issues", "completion", "deprecate", "diff", "dist-tag",
+        "dist-tags", "docs", "home", "doctor", "explain", "why", "find-dupes", "fund", "get",
+        "help", "hlep", "help-search", "ll", "la", "ls", "list", "org", "ogr", "outdated",
+        "owner", "author", "ping", "pkg", "prefix", "profile", "publish", "query", "repo",
         "restart", "root", "run-script", "run", "rum", "urn", "sbom", "search", "find", "s",
-        "se", "set", "shrinkwrap", "star", "stars", "start", "stop", "team", "test", "t",
-        "tst", "token", "uninstall", "unlink", "remove", "rm", "r", "un", "unpublish",
-        "unstar", "version", "verison", "view", "info", "show", "v", "whoami",
+        "se", "shrinkwrap", "star", "stars", "start", "stop", "team", "test", "t", "tst",
+        "unpublish", "unstar", "version", "verison", "view", "info", "show", "v", "whoami",
     }
 )  # fmt: skip
+# `npm config get|list` read the settings; `set`, `delete` and `edit` change the user's
+# `~/.npmrc` (`script-shell`, `node-options`: code later scripts run). `npm cache ls|verify`
+# look at the cache; `cache add SPEC` fetches (a git SPEC is built: its `prepare` script
+# runs) and `cache clean` deletes `~/.npm/_cacache`. `npm pack` packs the workspace's own
+# package; `npm pack SPEC` fetches another one and, for a git SPEC, runs its `prepare`
+# script: an operand is not understood.
+_NPM_READ_ONLY = {name: Program(options=_NPM_OPTIONS) for name in ("get", "list", "ls")}
+_NPM_CONFIG = Program(options=_NPM_OPTIONS, subcommands=_NPM_READ_ONLY)
 _NPM = Program(
     options=_NPM_OPTIONS,
-    subcommands=_subcommands(_NPM_OPTIONS, _NPM_RUNS, _NPM_OTHERS),
+    subcommands={
+        **_subcommands(_NPM_OPTIONS, _NPM_RUNS, _NPM_OTHERS),
+        "config": _NPM_CONFIG,
+        "c": _NPM_CONFIG,
+        "cache": Program(
+            options=_NPM_OPTIONS,
+            subcommands={name: Program(options=_NPM_OPTIONS) for name in ("ls", "verify")},
+        ),
+        "pack": Program(options=_NPM_OPTIONS, understood_operand=no_operand),
+    },
 )
 # `cargo --config KEY=VALUE` (cargo(1), "Configuration"; the keys: The Cargo Book, "Cargo
 # Configuration", cargo 1.95): the closed world of keys that name no program, file, host
@@ -220,17 +242,25 @@ _CARGO_RUNS = frozenset(
         "fix", "rustc", "rustdoc", "package", "install", "miri",
     }
 )  # fmt: skip
+# Left out, so that they ask: `login`, `logout` (write or remove the token in
+# `~/.cargo/credentials.toml`) and `uninstall` (deletes programs from `~/.cargo/bin`).
+# `new PATH`, `init [PATH]` and `vendor [PATH]` write the directory they are given.
 _CARGO_OTHERS = frozenset(
     {
-        "add", "clean", "config", "fetch", "fmt", "generate-lockfile", "help", "info", "init",
-        "locate-project", "login", "logout", "metadata", "new", "owner", "pkgid", "publish",
-        "read-manifest", "remove", "rm", "report", "search", "tree", "uninstall", "update",
-        "vendor", "verify-project", "version", "yank",
+        "add", "clean", "config", "fetch", "fmt", "generate-lockfile", "help", "info",
+        "locate-project", "metadata", "owner", "pkgid", "publish", "read-manifest", "remove",
+        "rm", "report", "search", "tree", "update", "verify-project", "version", "yank",
     }
 )  # fmt: skip
 _CARGO = Program(
     options=_CARGO_OPTIONS,
-    subcommands=_subcommands(_CARGO_OPTIONS, _CARGO_RUNS, _CARGO_OTHERS),
+    subcommands={
+        **_subcommands(_CARGO_OPTIONS, _CARGO_RUNS, _CARGO_OTHERS),
+        **{
+            name: Program(options=_CARGO_OPTIONS, first="write")
+            for name in ("new", "init", "vendor")
+        },
+    },
 )
 
 PROGRAMS: dict[str, Program] = {
