@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from safehold.policy.shell.programs.awk_program import read_awk_program
 from safehold.policy.shell.programs.sed_script import read_sed_script
-from safehold.policy.shell.programs.shells import stdin_program
+from safehold.policy.shell.programs.shells import STDIN_FILES, stdin_program
 from safehold.policy.shell.programs.step import Reasons, Step, StepFn, opaque
 from safehold.policy.shell.programs.table import Opt, Program, Role, RoleUse, read_roles
 from safehold.policy.shell.programs.vocab import flags
@@ -30,7 +30,7 @@ def _sed_runs(script: str) -> bool:
 
 # `-f -` (and `/dev/stdin`) reads the script from standard input: GNU sed `compile_file`,
 # gawk manual "Options" (`-f -`). A pipe into it runs whatever comes down the pipe.
-_STDIN_FILES = frozenset({"-", "/dev/stdin"})
+_STDIN_FILES = STDIN_FILES
 _SCRIPT_FILE_OPTIONS = frozenset({"-f", "--file", "-E", "--exec"})
 
 

@@ -10,8 +10,9 @@ import shlex
 
 from safehold.policy.shell.programs.environment import SHOWS_ENVIRONMENT, is_dangerous_env
 from safehold.policy.shell.programs.options import WrapperOptions, skip_options
+from safehold.policy.shell.programs.shells import STDIN_FILES, stdin_program
 from safehold.policy.shell.programs.step import Step, StepFn, opaque, unknown_option
-from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.table import Opt, Program, read_roles
 from safehold.policy.shell.programs.vocab import flags, optional, valued
 from safehold.policy.shell.words import Word
 
@@ -305,7 +306,24 @@ def _multicall(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | No
     return None
 
 
+def _make(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
+    """`make -f -`: GNU make reads a makefile named `-` from standard input (make(1), "-f
+    file": "If file is -, standard input is read"), so `curl URL | make -f -` runs what
+    comes down the pipe as recipes, as a shell would. Read with make's table (`--file=-`,
+    `--makef -`, `-f-`)."""
+    reading = read_roles(_MAKE, words)
+    for use in reading.uses:
+        if use.option in _MAKEFILES and use.word.static and use.word.text in STDIN_FILES:
+            return stdin_program(name, stdin_fed)
+    return None
+
+
+_MAKEFILES = frozenset({"-f", "--file", "--makefile"})
+
+
 STEPS: dict[str, StepFn] = {
+    "make": _make,
+    "gmake": _make,
     "busybox": _multicall,
     "toybox": _multicall,
     **dict.fromkeys(SIMPLE_WRAPPERS, _simple),

@@ -9,7 +9,7 @@ from safehold.policy.shell.programs.shell_settings import COMPUTED, setting_prob
 from safehold.policy.shell.programs.step import Step, StepFn, opaque, unknown_option
 from safehold.policy.shell.words import Word
 
-__all__ = ["SHELLS", "STEPS", "stdin_program"]
+__all__ = ["SHELLS", "STDIN_FILES", "STEPS", "stdin_program"]
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "posh", "yash"})
 # Not `k` (keyword) or `P` (physical): programs.shell_settings.
@@ -83,6 +83,11 @@ def _shell(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
     if reads_stdin or i >= len(words):
         return stdin_program(name, stdin_fed)
     return None
+
+
+# Names a program's file option reads standard input under: `-` by the programs' own
+# convention (GNU sed `-f -`, gawk `-f -`, GNU make `-f -`), and the kernel's names for it.
+STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
 
 def stdin_program(name: str, stdin_fed: bool) -> Step:
