@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from safehold.policy.decision import Reason, Verdict
-from safehold.policy.shell.programs.network import MAX_GLOB_URLS, destinations
+from safehold.policy.shell.programs.network import INLINE_UPLOADS, MAX_GLOB_URLS, destinations
 from safehold.policy.shell.programs.table import Role, RoleUse
 from safehold.policy.shell.sandboxed import private_scratch
 from safehold.policy.urls import check_url
@@ -143,6 +143,8 @@ def upload_source(use: RoleUse) -> str | None:
     None when the value is inline data (`-d 'a=1'`), which is what the agent wrote.
     """
     text = use.word.text
+    if use.option in INLINE_UPLOADS:
+        return None  # sent as spelled: no file is read
     files = ("-T", "--upload-file", "--post-file", "--body-file", "--input", "--recover", "")
     if use.option in files:
         return text  # these name a file; `-` / `.` is standard input

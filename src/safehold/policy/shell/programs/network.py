@@ -116,6 +116,7 @@ def _wget_names(uses: Sequence[RoleUse], modes: frozenset[str]) -> list[Word]:
 
 
 __all__ = [
+    "INLINE_UPLOADS",
     "MAX_GLOB_URLS",
     "NC_NAMES",
     "PROGRAMS",
@@ -128,6 +129,15 @@ __all__ = [
 ]
 
 _V = Opt(takes=True)
+INLINE_UPLOADS = frozenset(
+    {"--data-raw", "--form-string", "-A", "--user-agent", "-e", "--referer", "-u", "--user",
+     "-U", "--proxy-user", "-Q", "--quote", "--oauth2-bearer", "--password", "--http-user",
+     "--http-password", "--proxy-password", "--ftp-user", "--ftp-password"}
+)  # fmt: skip
+"""Upload options of curl and wget whose value is sent as spelled (a header, a user agent,
+credentials, raw data), never read from an `@FILE` (curl(1): `--data-raw` "does not
+interpret `@`"; wget(1) `--header`): a static value is what the agent wrote, a computed one
+carries local data out."""
 _READ = Opt(takes=True, role="read")
 _WRITE = Opt(takes=True, role="write")
 _UPLOAD = Opt(takes=True, role="upload")
@@ -182,11 +192,15 @@ _CURL = Program(
         **valued("network", "--url", "-x", "--proxy", "--connect-to", "--resolve", "--preproxy"),
         **valued("network", "--socks4", "--socks4a", "--socks5", "--socks5-hostname"),
         **valued("network", "--proxy1.0", "--doh-url"),
-        **values("--data-raw", "--form-string", "-A", "--user-agent", "-e", "--referer", "-X"),
-        **values("--request", "-u", "--user", "-m", "--max-time", "--connect-timeout"),
-        **values("--retry", "-r", "--range", "-U", "--proxy-user", "-Y", "--speed-limit", "-y"),
-        **values("--speed-time", "-C", "--continue-at", "--limit-rate", "--max-redirs", "-Q"),
-        **values("--quote", "--retry-delay", "--retry-max-time", "--oauth2-bearer", "-h"),
+        # Values sent as given, never read from a file (`INLINE_UPLOADS`): a computed one
+        # (`-A "$(cat src/app.py)"`) carries local data to the server.
+        **valued("upload", "--data-raw", "--form-string", "-A", "--user-agent", "-e"),
+        **valued("upload", "--referer", "-u", "--user", "-U", "--proxy-user", "-Q", "--quote"),
+        **valued("upload", "--oauth2-bearer"),
+        **values("-X", "--request", "-m", "--max-time", "--connect-timeout"),
+        **values("--retry", "-r", "--range", "-Y", "--speed-limit", "-y"),
+        **values("--speed-time", "-C", "--continue-at", "--limit-rate", "--max-redirs"),
+        **values("--retry-delay", "--retry-max-time", "-h"),
         **values("--help", "--aws-sigv4", "--cert-type", "--ciphers", "--create-file-mode"),
         **values("--curves", "--delegation", "--dns-interface", "--dns-ipv4-addr"),
         **values("--dns-ipv6-addr", "--dns-servers", "--expect100-timeout", "--ftp-account"),
@@ -278,12 +292,15 @@ _WGET = Program(
         **values("-t", "--tries", "--retry-on-http-error", "--start-pos", "--progress", "-T"),
         **values("--timeout", "--dns-timeout", "--connect-timeout", "--read-timeout", "-w"),
         **values("--wait", "--waitretry", "-Q", "--quota", "--bind-address", "--limit-rate"),
-        **values("--restrict-file-names", "--prefer-family", "--user", "--password"),
-        **values("--local-encoding", "--remote-encoding", "--cut-dirs", "--http-user"),
-        **values("--http-password", "--default-page", "--header", "--compression"),
-        **values("--max-redirect", "--proxy-user", "--proxy-password", "--referer", "-U"),
-        **values("--user-agent", "--secure-protocol", "--certificate-type"),
-        **values("--private-key-type", "--ciphers", "--ftp-user", "--ftp-password"),
+        **values("--restrict-file-names", "--prefer-family"),
+        **values("--local-encoding", "--remote-encoding", "--cut-dirs"),
+        **values("--default-page", "--compression"),
+        **values("--max-redirect", "--secure-protocol", "--certificate-type"),
+        **values("--private-key-type", "--ciphers"),
+        # Sent to the server as given (`INLINE_UPLOADS`).
+        **valued("upload", "--user", "--password", "--http-user", "--http-password"),
+        **valued("upload", "--header", "--proxy-user", "--proxy-password", "--referer", "-U"),
+        **valued("upload", "--user-agent", "--ftp-user", "--ftp-password"),
         **values("--warc-header", "--warc-max-size", "-l", "--level", "--backups", "-A"),
         **values("--accept", "-R", "--reject", "--accept-regex", "--reject-regex"),
         **values("--regex-type", "-D", "--domains", "--exclude-domains", "--follow-tags"),
@@ -531,10 +548,13 @@ _NC = Program(
     },
     first="network",
 )  # fmt: skip
+# `ping -p PATTERN` fills each packet with PATTERN's bytes (iputils ping(8)): a computed one
+# carries local data to the host; for dig it is the port, sent all the same.
 _LOOKUP = Program(
-    options={"-t": _V, "-c": _V, "-p": _V, "-f": _READ, "-k": _READ, "-y": _V, "-q": _V},
+    options={"-t": _V, "-c": _V, "-p": Opt(takes=True, role="upload"), "-f": _READ,
+             "-k": _READ, "-y": _V, "-q": _V},
     operands="network",
-)
+)  # fmt: skip
 
 # Every packaged name of netcat: the program is the same and so are its dangerous options.
 NC_NAMES = frozenset(
