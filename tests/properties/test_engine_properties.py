@@ -7,7 +7,7 @@ import os
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from safehold.policy.calls import Side, ToolCall, ToolKind
@@ -166,8 +166,9 @@ def reference_verdict(
 ) -> Verdict:
     """SPEC §3 read literally: written for obviousness, not speed (path and command checks,
     argument discovery and grant keys are reused; the precedence is what is re-derived)."""
-    from safehold.policy._arguments import read_arguments
+    from safehold.policy._arguments import lists_names, read_arguments
     from safehold.policy.engine import _command_of, effective_sides
+    from safehold.policy.gitignore import ignore_filter
     from safehold.policy.paths import compile_policy
     from safehold.policy.shell.assess import assess_command
     from safehold.policy.urls import check_url
@@ -204,6 +205,26 @@ def reference_verdict(
                     entry = os.path.join(folder, name)
                     if policy.check_path(entry, "write").verdict is not Verdict.ALLOW:
                         unliftable_ask = True
+    narrowed = any(not str(g.raw).strip().startswith("!") for g in args.globs)
+    if call.kind is ToolKind.SEARCH and not lists_names(call.name) and not narrowed:
+        # A search given a directory, or none (the workspace), reads every file below it
+        # but hidden and gitignored ones: a denied file there asks, whatever a grant says.
+        roots = [str(c.canonical) for c in path_checks if c.canonical is not None]
+        if not args.paths or roots:
+            for root in set(roots or [policy.workspace]):
+                if not os.path.isdir(root) or os.path.islink(root):
+                    continue
+                if policy.check_path(root, "read").verdict is not Verdict.ALLOW:
+                    continue
+                ignored = ignore_filter(root)
+                for folder, dirs, files in os.walk(root):
+                    dirs[:] = [d for d in dirs if not d.startswith(".")]
+                    for name in [*dirs, *files]:
+                        entry = os.path.join(folder, name)
+                        if name.startswith(".") or ignored(entry, name in dirs):
+                            continue
+                        if any(r.code == "path-denied" for r in policy.check_denied(entry)):
+                            unliftable_ask = True
     skip_approval = False
     if Side.EXECUTE in sides:
         readings = []
@@ -249,6 +270,10 @@ ALL_FLAGS.append(Flags(True, True, True))
 
 
 @given(call=calls, config=any_configs())
+@example(  # found by this property: a search with no path reads the workspace's tree
+    call=ToolCall("read_file", {}, ToolKind.SEARCH),
+    config=SafetyConfig().replace(denied_paths=(*SafetyConfig().denied_paths, "*.md")),
+)
 def test_engine_agrees_with_the_reference_reading_of_the_spec(
     ws: str, call: ToolCall, config: SafetyConfig
 ) -> None:

@@ -24,6 +24,7 @@ from safehold.errors import value_kind
 from safehold.policy._memo import remember
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.decision import Reason
+from safehold.policy.urls import URL_IN_TEXT
 
 __all__ = [
     "COMMON_PATH_ARGUMENTS",
@@ -293,7 +294,7 @@ class Arguments:
 _PATH_WORD = re.compile(r"[^\s'\"`(),;{}<>|&=\[\]]+")
 _MAX_URLS: Final = 100
 """URLs read out of one text value; past them the call asks (`arguments-too-large`)."""
-_URL_TEXT = re.compile(r"(?i)\b(?:https?|ftps?|wss?)://[^\s<>\"'`]+")
+_URL_TEXT = URL_IN_TEXT
 _WHOLE_URL = re.compile(r"(?i)^\s*[a-z][a-z0-9+.-]*://\S+$")
 
 

@@ -33,6 +33,7 @@ from safehold.policy.decision import Reason, Verdict, strictest
 
 __all__ = [
     "DEFAULT_DENIED_DOMAINS",
+    "URL_IN_TEXT",
     "DomainPattern",
     "NetworkConfig",
     "UrlCheck",
@@ -69,6 +70,8 @@ _SCHEMES: Final = frozenset(
 _LOCAL_SUFFIXES: Final = ("localhost", "local", "internal", "home.arpa", "lan", "intranet")
 _DOTS: Final = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+URL_IN_TEXT: Final = re.compile(r"(?i)\b(?:https?|ftps?|wss?)://[^\s<>\"'`]+")
+"""A web URL inside a longer text (one character class after the scheme: linear)."""
 _IPV4_PART = re.compile(r"^(?:0[xX][0-9a-fA-F]*|[0-9]+)$")
 _DASHED_V4 = re.compile(r"(?:^|[.-])(\d{1,3})-(\d{1,3})-(\d{1,3})-(\d{1,3})(?=$|[.-])")
 _LABEL = re.compile(r"^[a-z0-9_*-]+$")

@@ -84,6 +84,7 @@ from safehold.policy.shell.sandboxed import (
 )
 from safehold.policy.shell.words import Word
 from safehold.policy.tree_scan import TreeScan
+from safehold.policy.urls import URL_IN_TEXT, check_url
 
 if TYPE_CHECKING:
     from safehold.policy.paths import CompiledPolicy
@@ -224,6 +225,7 @@ def _assess(
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
     _check_flows(analysis, policy, config, found, base)
+    _check_spelled_urls(analysis, config, found)
     if not sandboxed:
         _closed_world(analysis, config, found, allow_reasons, policy, base)
     if sandboxed:
@@ -1816,6 +1818,53 @@ def _check_code(
                         message = f"code given to the command names {reason.message}"
                         found.add(found.ask, Reason(reason.code, reason.rule, message))
         _check_code_commands(code, rules, found)
+
+
+def _check_spelled_urls(analysis: ShellAnalysis, config: SafetyConfig, found: _Findings) -> None:
+    """Deny a URL the URL policy denies wherever the command spells it: an operand no table
+    reads as a destination (`pip install http://169.254.169.254/x.whl`, `npm i URL`), an
+    option the tables do not know (`uv pip install --index-url URL`), code (`python3 -c
+    "urlopen('http://169.254.169.254/')"`). With the sandbox's network on, these reach the
+    host's network like `curl URL`. Only a denial counts: a URL seen in text may be no
+    request at all, so an address the policy would ask about is left to the roles."""
+    texts = [
+        w.text
+        for cmd in analysis.commands
+        for layer in (*cmd.wrapper_words, cmd.words)
+        for w in layer
+        if w.static and "://" in w.text
+    ]
+    texts += [code for code in analysis.code if "://" in code]
+    seen: set[str] = set()
+    denied = {(r.code, r.rule) for r in found.deny}
+    for text in texts:
+        for m in URL_IN_TEXT.finditer(text):
+            url = m.group()
+            if url in seen:
+                continue
+            if len(seen) >= MAX_SPELLED_URLS:
+                found.add(
+                    found.ask,
+                    Reason(
+                        "arguments-too-large",
+                        "urls",
+                        f"the command spells more than {MAX_SPELLED_URLS} URLs, more than are "
+                        "checked",
+                    ),
+                )
+                return
+            seen.add(url)
+            check = check_url(url, config.network)
+            if check.verdict is not Verdict.DENY:
+                continue
+            for reason in check.reasons:
+                if (reason.code, reason.rule) not in denied:
+                    message = f"the command spells `{url[:80]}`: {reason.message}"
+                    found.add(found.deny, Reason(reason.code, reason.rule, message))
+
+
+MAX_SPELLED_URLS = 100
+"""URLs read out of one command's words and code; past them the command asks."""
 
 
 # Spellings of a process's standard streams (symbolic links into `/proc/self/fd`): code
