@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
 from safehold.policy.shell.programs.find import FIND
-from safehold.policy.shell.programs.options import WrapperOptions, skip_options
+from safehold.policy.shell.programs.options import WrapperOptions, read_options
 from safehold.policy.shell.programs.runners import STDIN_WORDS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.words import Word
@@ -188,26 +188,10 @@ def _xargs_null(cmd: SimpleCommand) -> bool | None:
         return None
     if not cmd.words[0].static or any(fd == "0" or (not fd and "<" in op) for fd, op in cmd.stdio):
         return None  # its standard input is not the pipe
-    end, bad = skip_options(layer, 1, XARGS_OPTIONS)
+    end, bad, given = read_options(layer, 1, XARGS_OPTIONS)
     if bad is not None or layer[end:] != cmd.words[:-1]:
         return None
-    null = False
-    i = 1
-    while i < end:
-        text = layer[i].text
-        i += 1
-        if text == "--":
-            break
-        if text in _NULL:
-            null = True
-        elif text in XARGS_OPTIONS.with_arg:
-            i += 1  # its value is the next word
-        elif not text.startswith("--"):
-            for letter in text[1:]:  # a cluster: flags, then at most one option's value
-                if f"-{letter}" in XARGS_OPTIONS.with_arg:
-                    break
-                null = null or letter == "0"
-    return null
+    return any(option == "-0" or option in _NULL for option, _value in given)
 
 
 def _find_roots(words: tuple[Word, ...], *, exec_ok: bool) -> tuple[tuple[str, ...], bool] | None:
