@@ -53,6 +53,7 @@ from safehold.policy.shell.programs import module_command, program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
 from safehold.policy.shell.programs.files import copies_as_links
+from safehold.policy.shell.programs.find import find_roots_at
 from safehold.policy.shell.programs.interpreters import program_family, python_module
 from safehold.policy.shell.programs.network import URL_VARIABLES
 from safehold.policy.shell.programs.runners import PROGRAMS as WRAPPER_ROLES
@@ -1401,14 +1402,10 @@ def _followed_out(
 
 def _find_operands(words: tuple[Word, ...], start: int) -> list[Word]:
     """find(1)'s starting points: after its global options (`-H`, `-L`, `-P`, `-D LIST`,
-    `-O LEVEL`), up to the first word of the expression (`-…`, `(`, `!`)."""
+    `-O LEVEL`, `--`: `find_roots_at`), up to the first word of the expression (`-…`, `(`,
+    `!`)."""
     out: list[Word] = []
-    k = start
-    while k < len(words) and (
-        words[k].text in ("-H", "-L", "-P", "-D") or words[k].text.startswith("-O")
-    ):
-        k += 2 if words[k].text == "-D" else 1
-    for word in words[k:]:
+    for word in words[find_roots_at(words, start) :]:
         if word.text.startswith(("-", "(", "!", ")", ",")):
             break
         out.append(word)

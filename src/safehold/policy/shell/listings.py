@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
 from safehold.policy.shell.programs.find import FIND
+from safehold.policy.shell.programs.find import find_roots_at
 from safehold.policy.shell.programs.options import WrapperOptions, read_options
 from safehold.policy.shell.programs.runners import STDIN_WORDS
 from safehold.policy.shell.programs.step import program_name
@@ -200,9 +201,9 @@ def _find_roots(words: tuple[Word, ...], *, exec_ok: bool) -> tuple[tuple[str, .
     what counts, whatever it prints)."""
     if not words or program_name(words[0]) != "find" or not all(w.static for w in words):
         return None
-    i = 1
-    while i < len(words) and words[i].text in _LEADING:
-        i += 1
+    i = find_roots_at(words)
+    if any(w.text not in _LEADING and w.text != "--" for w in words[1:i]):
+        return None  # `-H`, `-L` (links followed), `-D LIST` (debug output)
     roots: list[str] = []
     while i < len(words) and not _expression_start(words[i].text):
         roots.append(words[i].text)
