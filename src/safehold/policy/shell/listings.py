@@ -32,8 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
-from safehold.policy.shell.programs.find import FIND
-from safehold.policy.shell.programs.find import find_roots_at
+from safehold.policy.shell.programs.find import FIND, find_roots_at
 from safehold.policy.shell.programs.options import WrapperOptions, read_options
 from safehold.policy.shell.programs.runners import STDIN_WORDS
 from safehold.policy.shell.programs.step import program_name
