@@ -51,8 +51,8 @@ def read_options(
             i += 2
             continue
         if t.startswith("--") and "=" in t and t.split("=", 1)[0] in opts.with_arg:
-            name, _, value = t.partition("=")
-            given.append((name, Word(value, w.static, w.splits, w.home)))
+            name = t.partition("=")[0]
+            given.append((name, Word(t.partition("=")[2], w.static, w.splits, w.home)))
             i += 1
             continue
         if not t.startswith("--") and opts.attached:
@@ -67,10 +67,9 @@ def read_options(
                     ok = True
                     if k == len(t) - 1:
                         step = 2  # argument is the next word
-                        value = words[i + 1] if i + 1 < len(words) else None
+                        letters.append((letter, words[i + 1] if i + 1 < len(words) else None))
                     else:
-                        value = Word(t[k + 1 :], w.static, w.splits, w.home)
-                    letters.append((letter, value))
+                        letters.append((letter, Word(t[k + 1 :], w.static, w.splits, w.home)))
                     break
                 if letter not in opts.flags:
                     break
