@@ -53,9 +53,11 @@ from safehold.policy.shell.programs import module_command, program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
 from safehold.policy.shell.programs.containers import OTHER_PLACES
 from safehold.policy.shell.programs.files import copies_as_links
+from safehold.policy.shell.programs.find import find_roots_at
 from safehold.policy.shell.programs.interpreters import program_family, python_module
 from safehold.policy.shell.programs.network import URL_VARIABLES
 from safehold.policy.shell.programs.runners import PROGRAMS as WRAPPER_ROLES
+from safehold.policy.shell.programs.runners import chdir_values
 from safehold.policy.shell.programs.search import (
     pattern_words,
     script_words,
@@ -885,7 +887,7 @@ def _command_dirs_of(
         full = resolve_dir(d, base, home)
         if full not in dirs:
             dirs.append(full)
-    moves: list[Word] = [w for layer in cmd.wrapper_words for w in _chdir_values(layer)]
+    moves: list[Word] = [w for layer in cmd.wrapper_words for w in chdir_values(layer)]
     uses, modes = _roles(cmd, declared)
     for layer in cmd.wrapper_words:
         # A wrapper's own options can name files (`time -o FILE cmd`): their roles count.
@@ -921,27 +923,6 @@ def _roles(
         inner, modes = roles_of(module[2], module[1])
         uses += inner
     return uses, frozenset(modes)
-
-
-_CHDIR_OPTIONS = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir"), "git": ("-C",)}
-
-
-def _chdir_values(layer: tuple[Word, ...]) -> list[Word]:
-    """The directories a wrapper layer changes to before running its inner program."""
-    if not layer:
-        return []
-    options = _CHDIR_OPTIONS.get(layer[0].text.rsplit("/", 1)[-1], ())
-    out: list[Word] = []
-    for i, word in enumerate(layer[1:], start=1):
-        text = word.text
-        for opt in options:
-            if text == opt and i + 1 < len(layer):
-                out.append(layer[i + 1])
-            elif opt.startswith("--") and text.startswith(opt + "="):
-                out.append(Word(text[len(opt) + 1 :], word.static, word.splits, word.home))
-            elif not opt.startswith("--") and text.startswith(opt) and len(text) > len(opt):
-                out.append(Word(text[len(opt) :], word.static, word.splits, word.home))
-    return out
 
 
 def _cd_dirs(analysis: ShellAnalysis) -> tuple[list[str], bool]:
@@ -1423,14 +1404,10 @@ def _followed_out(
 
 def _find_operands(words: tuple[Word, ...], start: int) -> list[Word]:
     """find(1)'s starting points: after its global options (`-H`, `-L`, `-P`, `-D LIST`,
-    `-O LEVEL`), up to the first word of the expression (`-…`, `(`, `!`)."""
+    `-O LEVEL`, `--`: `find_roots_at`), up to the first word of the expression (`-…`, `(`,
+    `!`)."""
     out: list[Word] = []
-    k = start
-    while k < len(words) and (
-        words[k].text in ("-H", "-L", "-P", "-D") or words[k].text.startswith("-O")
-    ):
-        k += 2 if words[k].text == "-D" else 1
-    for word in words[k:]:
+    for word in words[find_roots_at(words, start) :]:
         if word.text.startswith(("-", "(", "!", ")", ",")):
             break
         out.append(word)

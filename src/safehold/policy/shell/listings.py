@@ -32,8 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
-from safehold.policy.shell.programs.find import FIND
-from safehold.policy.shell.programs.options import WrapperOptions, skip_options
+from safehold.policy.shell.programs.find import FIND, find_roots_at
+from safehold.policy.shell.programs.options import WrapperOptions, read_options
 from safehold.policy.shell.programs.runners import STDIN_WORDS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.words import Word
@@ -188,26 +188,10 @@ def _xargs_null(cmd: SimpleCommand) -> bool | None:
         return None
     if not cmd.words[0].static or any(fd == "0" or (not fd and "<" in op) for fd, op in cmd.stdio):
         return None  # its standard input is not the pipe
-    end, bad = skip_options(layer, 1, XARGS_OPTIONS)
+    end, bad, given = read_options(layer, 1, XARGS_OPTIONS)
     if bad is not None or layer[end:] != cmd.words[:-1]:
         return None
-    null = False
-    i = 1
-    while i < end:
-        text = layer[i].text
-        i += 1
-        if text == "--":
-            break
-        if text in _NULL:
-            null = True
-        elif text in XARGS_OPTIONS.with_arg:
-            i += 1  # its value is the next word
-        elif not text.startswith("--"):
-            for letter in text[1:]:  # a cluster: flags, then at most one option's value
-                if f"-{letter}" in XARGS_OPTIONS.with_arg:
-                    break
-                null = null or letter == "0"
-    return null
+    return any(option == "-0" or option in _NULL for option, _value in given)
 
 
 def _find_roots(words: tuple[Word, ...], *, exec_ok: bool) -> tuple[tuple[str, ...], bool] | None:
@@ -216,9 +200,9 @@ def _find_roots(words: tuple[Word, ...], *, exec_ok: bool) -> tuple[tuple[str, .
     what counts, whatever it prints)."""
     if not words or program_name(words[0]) != "find" or not all(w.static for w in words):
         return None
-    i = 1
-    while i < len(words) and words[i].text in _LEADING:
-        i += 1
+    i = find_roots_at(words)
+    if any(w.text not in _LEADING and w.text != "--" for w in words[1:i]):
+        return None  # `-H`, `-L` (links followed), `-D LIST` (debug output)
     roots: list[str] = []
     while i < len(words) and not _expression_start(words[i].text):
         roots.append(words[i].text)

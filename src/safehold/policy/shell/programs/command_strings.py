@@ -59,6 +59,7 @@ def command_strings(name: str, words: tuple[Word, ...]) -> Found:
     out: list[Word] = []
     for opt in _COMMAND_OPTIONS.get(name, ()):
         out.extend(_values(words, opt))
+    out.extend(_table_commands(name, words, {w.text for w in out}))
     if name == "tar":
         archive = _remote_archive(words)
         if archive is not None:
@@ -80,6 +81,24 @@ def command_strings(name: str, words: tuple[Word, ...]) -> Found:
         if remote:
             out.append(Word(" ".join(w.text for w in remote), all(w.static for w in remote)))
     return out, None
+
+
+def _table_commands(name: str, words: tuple[Word, ...], seen: set[str]) -> list[Word]:
+    """The values of the options the program's table gives the role `exec` (a command it
+    runs), read with that table's parser: every option, under any spelling it resolves
+    (`tar --to-com=CMD`, a repeated `--to-command`, `sort --compress-prog=CMD`), besides
+    those the list above reads. Not yet in `seen`."""
+    from safehold.policy.shell.programs import PROGRAMS  # the registry imports this module
+
+    table = PROGRAMS.get(name)
+    if table is None or name in _SSH_LIKE - {"rsync"}:
+        return []  # ssh, scp, sftp: their commands are read from `-o` settings above
+    out: list[Word] = []
+    for use in read_roles(table, words).uses:
+        if use.role == "exec" and use.option and use.word.text not in seen:
+            seen.add(use.word.text)
+            out.append(use.word)
+    return out
 
 
 # `--checkpoint-` and longer prefixes name `--checkpoint-action` (argp takes unique prefixes;

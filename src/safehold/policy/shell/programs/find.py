@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from safehold.policy.shell.programs.table import Opt, Program
 from safehold.policy.shell.programs.vocab import HELP, flags, names_from, valued, values
+from safehold.policy.shell.words import Word
 
-__all__ = ["FIND"]
+__all__ = ["FIND", "find_roots_at"]
 
 # `-newerXY REF`: X and Y among a (access), B (birth), c (change), m (modify); Y = t reads
 # REF as a date, any other Y as a file whose time is compared.
@@ -58,3 +59,21 @@ FIND = Program(
     parser="exact",
     source="find (GNU findutils 4.9.0 --help, find(1))",
 )
+
+
+def find_roots_at(words: tuple[Word, ...], start: int = 1) -> int:
+    """The index of find's first root (or of its expression, given none): past the leading
+    options as GNU findutils' `process_leading_options` reads them: `-H`, `-L`, `-P`, `-D
+    LIST`, a word starting with `-O`, and a `--`, which ends them (`find -- DIR -delete`)."""
+    k = start
+    while k < len(words) and words[k].static:
+        t = words[k].text
+        if t == "--":
+            return k + 1
+        if t in ("-H", "-L", "-P") or t.startswith("-O"):
+            k += 1
+        elif t == "-D":
+            k += 2
+        else:
+            break
+    return k

@@ -267,16 +267,16 @@ def _git_runs_code(words: tuple[Word, ...]) -> Reasons | None:
         # set KEY V`: after `set`). A read is an option (`--get`, `-l`) or the verb `get` /
         # `list` in the verb's place: a value spelled `list` (`git config core.hooksPath
         # list`) is no read.
-        words_left = _config_operands(args)
+        words_left, reads, understood = _config_operands(args)
         verb = words_left[0].text if words_left and words_left[0].static else ""
-        if verb in _GIT_CONFIG_READS or any(
-            w.static and w.text.startswith("-") and w.text in _GIT_CONFIG_READS for w in args
-        ):
+        if understood and (reads or verb in _GIT_CONFIG_READS):
             return None
         if verb in _GIT_CONFIG_VERBS:
             words_left = words_left[1:]
-        if any(not w.static for w in args) or (
-            words_left and not git_key_is_plain(words_left[0].text)
+        if (
+            not understood
+            or any(not w.static for w in args)
+            or (words_left and not git_key_is_plain(words_left[0].text))
         ):
             shown = " ".join(w.text for w in args)[:60]
             return opaque(
@@ -293,10 +293,13 @@ def _git_runs_code(words: tuple[Word, ...]) -> Reasons | None:
                 t[len(opt) : len(opt) + 1] == "=" if opt.startswith("--") else len(t) > len(opt)
             )
             # git's parse-options takes any unique prefix of a long option (`--open=CMD`
-            # for `--open-files-in-pager`): any prefix counts here, erring towards asking.
+            # for `--open-files-in-pager`): any prefix counts here, erring towards asking;
+            # and a cluster of short options holding the letter (`rebase -qx CMD`,
+            # `grep -iOCMD`), whatever comes before it.
             name = t.partition("=")[0]
             prefix = opt.startswith("--") and len(name) > 3 and opt.startswith(name)
-            if t == opt or glued or prefix:
+            cluster = len(opt) == 2 and t[:1] == "-" and t[1:2] != "-" and opt[1] in t[1:]
+            if t == opt or glued or prefix or cluster:
                 return opaque(
                     "git-runs-command",
                     f"git {sub} {opt}",
@@ -311,18 +314,57 @@ _GIT_CONFIG_VALUED = frozenset(
 )
 
 
-def _config_operands(args: tuple[Word, ...]) -> list[Word]:
-    """The words of `git config ARGS` that are neither options nor their values."""
+# `git config` options that take no value (git-config(1), git 2.39 to 2.47): the
+# location, type and display options, and the actions spelled as options.
+_GIT_CONFIG_FLAGS = frozenset(
+    {"--global", "--system", "--local", "--worktree", "--bool", "--int", "--bool-or-int",
+     "--path", "--expiry-date", "--no-type", "-z", "--null", "--name-only", "--includes",
+     "--no-includes", "--show-origin", "--show-scope", "--fixed-value", "--replace-all",
+     "--add", "--get-urlmatch", "--remove-section", "--rename-section", "--unset",
+     "--unset-all", "--get-color", "--get-colorbool", "-e", "--edit", "--all", "--regexp"}
+)  # fmt: skip
+# `git config SUBCOMMAND` (git 2.46+): each reads its own options anywhere among its words.
+_GIT_CONFIG_SUBCOMMANDS = frozenset(
+    {"list", "get", "set", "unset", "rename-section", "remove-section", "edit"}
+)
+
+
+def _config_operands(args: tuple[Word, ...]) -> tuple[list[Word], bool, bool]:
+    """`git config ARGS` read as git reads it: the words that are neither options nor their
+    values, whether an option asks for a read (`--get`, `-l`), and whether every option
+    word is known. Without a subcommand git stops reading options at the first operand
+    (`PARSE_OPT_STOP_AT_NON_OPTION`): in `git config core.pager CMD -l` the `-l` is a
+    value pattern, and the command sets the key. An option's value is no option (`--comment
+    -l`). An unknown option word (`--comm`, a prefix) may take the next word as its value:
+    which word is the key is then not known."""
     out: list[Word] = []
+    reads = False
+    understood = True
+    permute = bool(args) and args[0].static and args[0].text in _GIT_CONFIG_SUBCOMMANDS
     k = 0
     while k < len(args):
         w = args[k]
-        if w.static and w.text.startswith("-"):
-            k += 2 if w.text in _GIT_CONFIG_VALUED else 1
+        t = w.text
+        if not w.static or (out and not permute) or not t.startswith("-") or t == "-":
+            out.append(w)
+            k += 1
             continue
-        out.append(w)
+        if t == "--":
+            out.extend(args[k + 1 :])
+            break
+        name = t.partition("=")[0] if t.startswith("--") else t
+        if name in _GIT_CONFIG_VALUED:
+            k += 1 if name != t else 2
+            continue
+        if t[:2] == "-f" and len(t) > 2:
+            k += 1  # `-fFILE`
+            continue
+        if t in _GIT_CONFIG_READS:
+            reads = True
+        elif t not in _GIT_CONFIG_FLAGS:
+            understood = False
         k += 1
-    return out
+    return out, reads, understood
 
 
 STEPS: dict[str, StepFn] = {"git": _git}

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from safehold.policy.shell.programs.js_runtimes import BUN, DENO
 from safehold.policy.shell.programs.shells import SHELL_ARG_OPTS, SHELLS, stdin_program
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
-from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.table import Opt, Program, resolve_option
 from safehold.policy.shell.words import Word
 
 __all__ = [
@@ -211,10 +211,12 @@ def script_operand(name: str, words: tuple[Word, ...]) -> int | None:
     arg_options = _INTERPRETER_ARG_OPTIONS.get(family, ())
     if family in SHELLS:
         code_flags, arg_options = ("-c",), tuple(SHELL_ARG_OPTS)
+    if family == "python":
+        return _python_script(words)
     i = 1
     while i < len(words):
         t = words[i].text
-        if t in code_flags or (family == "python" and t == "-m") or t in ("-", "--version"):
+        if t in code_flags or t in ("-", "--version"):
             return None
         if t == "--":
             return i + 1 if i + 1 < len(words) else None
@@ -227,6 +229,31 @@ def script_operand(name: str, words: tuple[Word, ...]) -> int | None:
             return None  # `sh -ec CODE`
         i += 2 if t in arg_options else 1
     return None
+
+
+def _python_script(words: tuple[Word, ...]) -> int | None:
+    """`script_operand` for Python, its options read with its table (`PYTHON`, as CPython's
+    getopt reads them): a cluster ends in an option that takes the rest of the word or the
+    next one (`-bW ignore x.py`, `-uX dev x.py`: `ignore` and `dev` are values, `x.py` is
+    the script); `-c` and `-m` anywhere in a cluster (`-uc CODE`) end them with no script."""
+    i = 1
+    while i < len(words):
+        word = words[i]
+        t = word.text
+        if t == "--":
+            return i + 1 if i + 1 < len(words) else None
+        if not word.static or not t.startswith("-") or t == "-":
+            return i if t != "-" else None
+        resolved = resolve_option(PYTHON, t)
+        if any(name in ("-c", "-m") for name, _opt in resolved.flags):
+            return None
+        if any(name in _PRINTS_AND_EXITS for name, _opt in resolved.flags):
+            return None
+        i += 2 if resolved.takes else 1
+    return None
+
+
+_PRINTS_AND_EXITS = frozenset({"--version", "-V", "--help", "-h", "-?", "--help-all"})
 
 
 # Interpreters' own options, for the closed world (`effects.host_effects`): an option

@@ -9,14 +9,15 @@ from __future__ import annotations
 import shlex
 
 from safehold.policy.shell.programs.environment import SHOWS_ENVIRONMENT, is_dangerous_env
-from safehold.policy.shell.programs.options import WrapperOptions, skip_options
+from safehold.policy.shell.programs.git import GIT_ARG_OPTS, GIT_FLAGS
+from safehold.policy.shell.programs.options import WrapperOptions, read_options, skip_options
 from safehold.policy.shell.programs.shells import STDIN_FILES, stdin_program
 from safehold.policy.shell.programs.step import Step, StepFn, opaque, unknown_option
 from safehold.policy.shell.programs.table import Opt, Program, read_roles
 from safehold.policy.shell.programs.vocab import flags, optional, valued
 from safehold.policy.shell.words import Word
 
-__all__ = ["PROGRAMS", "STDIN_WORDS", "STEPS"]
+__all__ = ["PROGRAMS", "STDIN_WORDS", "STEPS", "chdir_values"]
 
 STDIN_WORDS = Word("<stdin words>", False, True)
 """The word `xargs` appends to its command: the words it reads from its standard input."""
@@ -237,16 +238,17 @@ def _sudo(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
 
 
 def _xargs(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
-    i, bad = skip_options(words, 1, XARGS_OPTIONS)
+    i, bad, given = read_options(words, 1, XARGS_OPTIONS)
     if bad is not None:
         return unknown_option("xargs", bad)
     replace = None
-    for k, w in enumerate(words[1:i], start=1):
-        if w.text.startswith("--process-slot-var"):
+    # The options as xargs' getopt reads them (`read_options`): a cluster (`-0I {}`,
+    # `-0i`), and never an option's value (`-E -i`: `-i` is the end-of-file string).
+    for option, value in given:
+        if option == "--process-slot-var":
             # xargs sets this variable for the program: `PATH` there changes what runs.
-            holder = w if "=" in w.text else (words[k + 1] if k + 1 < i else w)
-            var = w.text.partition("=")[2] if "=" in w.text else holder.text
-            if not holder.static or is_dangerous_env(var) or not var:
+            var = value.text if value is not None else ""
+            if value is None or not value.static or is_dangerous_env(var) or not var:
                 return Step(
                     opaque=opaque(
                         "dangerous-env",
@@ -255,12 +257,15 @@ def _xargs(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
                         "run other code",
                     )
                 )
-        if w.text in ("-I", "--replace") and k + 1 < i:
-            replace = words[k + 1].text
-        elif w.text.startswith("-I") and len(w.text) > 2:
-            replace = w.text[2:]
-        elif w.text.startswith(("-i", "--replace=")):
-            replace = w.text.split("=", 1)[1] if "=" in w.text else (w.text[2:] or "{}")
+        elif option in ("-I", "--replace"):
+            replace = value.text if value is not None and value.static else None
+            if value is None or not value.static:
+                # A computed replace-string may be in any word: each may be a stdin line.
+                return Step(
+                    opaque=opaque("dynamic-script", "xargs -I", "`xargs -I` gets a computed string")
+                )
+        elif option == "-i":
+            replace = "{}"
     inner = words[i:] or (Word("echo", True),)
     # xargs adds words read from stdin: they are unknown here.
     if replace:
@@ -319,6 +324,34 @@ def _make(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
 
 
 _MAKEFILES = frozenset({"-f", "--file", "--makefile"})
+# Wrappers that change directory before running their command, with their option grammar
+# and the options that do it (GNU coreutils 9.1 `env --help`: `-C, --chdir=DIR`; sudo(8):
+# `-D, --chdir=DIR`; git(1): `-C PATH`, read by git.c's own loop: exact words, no clusters).
+_GIT_GLOBAL = WrapperOptions(with_arg=GIT_ARG_OPTS, flags=GIT_FLAGS, attached=False)
+_CHDIR_OPTIONS: dict[str, tuple[WrapperOptions, frozenset[str]]] = {
+    "env": (ENV_OPTIONS, frozenset({"-C", "--chdir"})),
+    "sudo": (SUDO_OPTIONS, frozenset({"-D", "--chdir"})),
+    "git": (_GIT_GLOBAL, frozenset({"-C"})),
+}
+
+
+def chdir_values(layer: tuple[Word, ...]) -> list[Word]:
+    """The directories a wrapper layer (argv) changes to before running its inner program,
+    read with the wrapper's own option grammar (`read_options`, as its step reads it): `env
+    -C DIR`, `env -iC DIR`, `env -iCDIR`, `env --chdir=DIR`. A value not given (the layer
+    ends) is a computed one: where the program runs is then not known."""
+    if not layer:
+        return []
+    known = _CHDIR_OPTIONS.get(layer[0].text.rsplit("/", 1)[-1])
+    if known is None:
+        return []
+    opts, names = known
+    _end, _bad, given = read_options(layer, 1, opts)
+    return [
+        value if value is not None else Word("", False)
+        for option, value in given
+        if option in names
+    ]
 
 
 STEPS: dict[str, StepFn] = {

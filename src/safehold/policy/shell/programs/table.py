@@ -444,12 +444,21 @@ def _read(
     unknown_at_operand = 0
     operands_done = False
     unskipped = False
+    dashdash = False
     i = 1
     options_done = False
     while i < len(words):
         w = words[i]
         t = w.text
-        if not options_done and w.static and t == "--":
+        if program.leading_operands and w.static and t == "--" and not operands:
+            # find(1): `--` ends the leading options (`-H`, `-L`, `-D`, `-O`) only; the
+            # roots and the expression follow it (`find -- DIR -delete` deletes). Past the
+            # roots it is no primary: unknown, as any other word.
+            if not dashdash:
+                dashdash = True
+                i += 1
+                continue
+        elif not options_done and w.static and t == "--":
             options_done = True
             i += 1
             if program.forwards_rest:
