@@ -19,7 +19,7 @@ from __future__ import annotations
 from safehold.policy.shell.programs.table import Opt, Program, Role
 from safehold.policy.shell.programs.vocab import HELP, flags, optional, valued, values
 
-__all__ = ["MODULES", "PROGRAMS"]
+__all__ = ["MODULES", "PROGRAMS", "PYTHON_IMPORTERS", "RUNNER_SETTINGS"]
 
 # -- django-admin / python -m django -------------------------------------------------------
 # Django 5.2.19: django/core/management/base.py (`BaseCommand.create_parser`),
@@ -297,3 +297,37 @@ MODULES: dict[str, Program] = {
     "unittest": _UNITTEST,
     "py_compile": _PY_COMPILE,
 }
+
+# Files a runner reads its options, plugins or code from, by name, in the folder it runs in,
+# below it (the folders it collects), and in the folders above (its rootdir search): what
+# they say is on no command line, so a step of the same line that writes one (even with
+# text it shows: `echo 'addopts = --basetemp=/' > pytest.ini`) asks (`flows`). pytest:
+# `addopts`, `-p` plugins, `cache_dir` in `pytest.ini`, `.pytest.ini`, `pyproject.toml`,
+# `tox.ini`, `setup.cfg`, and `conftest.py` plugins (pytest docs, "Configuration: Finding
+# the rootdir", "conftest.py: local per-directory plugins"); tox: its `commands` in
+# `tox.ini`, `tox.toml`, `setup.cfg`, `pyproject.toml` (tox docs, "Configuration"); nox:
+# `noxfile.py`; pylint and sqlfluff as in `flows.PROJECT_RUNNERS`; npm, pnpm and yarn:
+# `.npmrc` (`script-shell`, `node-options`; npm docs, "npmrc"), yarn also `.yarnrc` and
+# `.yarnrc.yml` (`yarnPath` runs a file; Yarn docs, "yarnrc").
+_PYTEST_SETTINGS = frozenset(
+    {"pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", "conftest.py"}
+)
+_NPM_SETTINGS = frozenset({".npmrc"})
+RUNNER_SETTINGS: dict[str, frozenset[str]] = {
+    "pytest": _PYTEST_SETTINGS,
+    "py.test": _PYTEST_SETTINGS,
+    "tox": frozenset({"tox.ini", "tox.toml", "setup.cfg", "pyproject.toml"}),
+    "nox": frozenset({"noxfile.py"}),
+    "pylint": frozenset({"pylintrc", ".pylintrc", "pyproject.toml", "setup.cfg", "tox.ini"}),
+    "sqlfluff": frozenset({".sqlfluff", "setup.cfg", "tox.ini", "pyproject.toml"}),
+    "npm": _NPM_SETTINGS,
+    "pnpm": _NPM_SETTINGS,
+    "yarn": _NPM_SETTINGS | {".yarnrc", ".yarnrc.yml"},
+}
+
+# Console scripts that import Python modules by the names they are given, as `python -m
+# MODULE` does (`flows`): `django-admin` imports the settings module (`--settings`,
+# `DJANGO_SETTINGS_MODULE`) and the apps it lists from `sys.path`, `--pythonpath DIR`
+# first (Django docs, "django-admin and manage.py"). Each with the options that name a
+# folder it imports from; where it runs counts too (`PYTHONPATH` may hold `.`).
+PYTHON_IMPORTERS: dict[str, frozenset[str]] = {"django-admin": frozenset({"--pythonpath"})}
