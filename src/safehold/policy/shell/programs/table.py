@@ -301,9 +301,13 @@ def resolve_option(program: Program, text: str) -> Resolved:
         if found is not None and not found[1].takes and parser == "pflag":
             # pflag's boolean flags take `=true`/`=false` (Go's strconv.ParseBool spellings).
             return Resolved((found,), None, False) if value in _BOOLS else _UNKNOWN
-        if found is None or not found[1].takes:
-            return _UNKNOWN  # an unknown option, or a value for an option that takes none
-        return Resolved((found,), value, False)
+        # No option is named `-vx`: a parser that reads clusters reads `-vx=1` as `-v`
+        # with the value `x=1` (awk's `-vNAME=VALUE`), below.
+        glued = found is None and name[1:2] != "-" and parser in _CLUSTERS
+        if not glued:
+            if found is None or not found[1].takes:
+                return _UNKNOWN  # an unknown option, or a value for one that takes none
+            return Resolved((found,), value, False)
     if text.startswith("--"):
         found = _long(opts, text, parser)
         if found is None:
