@@ -55,7 +55,11 @@ from safehold.policy.shell.programs.interpreters import (
     python_module,
     script_operand,
 )
-from safehold.policy.shell.programs.project_tools import PYTHON_IMPORTERS, RUNNER_SETTINGS
+from safehold.policy.shell.programs.project_tools import (
+    PYTHON_IMPORTERS,
+    RUNNER_SETTINGS,
+    Settings,
+)
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.table import Role, RoleUse, first_operand
 from safehold.policy.shell.rules import CompiledRules, compile_rules
@@ -431,10 +435,8 @@ def _shadows(folder: str, written: _Written) -> bool:
     first, _, rest = path[len(folder.rstrip("/")) + 1 :].partition("/")
     if rest and first not in _STANDARD:
         # Inside the project's own package (`cp x.py.bak pkg/x.py && python3 -m pytest`):
-        # the project's code, which runs like any script file in the workspace; unless it
-        # is fetched, cloned, extracted or decoded (`curl -o pkg/x.py URL`), which the
-        # package then imports as a `node_modules/` file is (`_code_below`).
-        return written.foreign
+        # the project's code, which runs like any script file in the workspace.
+        return False
     last = posixpath.basename(path)
     if last.endswith(_MODULE_SUFFIXES) or ".cpython-" in last:
         return True
@@ -480,14 +482,15 @@ def _may_write(
     return bool(analysis.redirects) and any(_settings_of(c) for c in analysis.commands)
 
 
-def _settings_of(cmd: SimpleCommand) -> frozenset[str]:
-    """The names of the files `cmd` reads its options, plugins or code from
-    (`RUNNER_SETTINGS`: `pytest`'s `pytest.ini`, also as `python -m pytest`)."""
+def _settings_of(cmd: SimpleCommand) -> Settings:
+    """The files `cmd` reads its options, plugins or code from, by name, each with what
+    makes a visible text in it ask (`RUNNER_SETTINGS`: `pytest`'s `pytest.ini`, also as
+    `python -m pytest`)."""
     name = cmd.program
     if program_family(name) == "python":
         found = python_module(cmd.words)
         name = found[1].split(".", 1)[0] if found is not None else ""
-    return RUNNER_SETTINGS.get(name, frozenset())
+    return RUNNER_SETTINGS.get(name, {})
 
 
 # Writers that leave a file empty: what a settings file says is not changed by them.
@@ -502,45 +505,59 @@ def _settings_asks(
 ) -> list[Reason]:
     """A step that runs where another step writes one of its settings files, by name, in
     the folder it runs in, below it or directly in a folder above (`RUNNER_SETTINGS`): the
-    options and plugins in it are on no command line, so every writer counts, one that
-    shows its text included (`echo 'addopts = -p evil' > pytest.ini; pytest`)."""
-    runners = [(cmd, dirs, names) for cmd, dirs, _ in placed if (names := _settings_of(cmd))]
+    options and plugins in it are on no command line. Every writer counts, `echo` and
+    `printf` included (`echo 'addopts = -p evil' > pytest.ini; pytest`); a text the command
+    shows in full (a heredoc `cat` or `tee` writes out) counts when the table says so."""
+    runners = [(cmd, dirs, files) for cmd, dirs, _ in placed if (files := _settings_of(cmd))]
     if not runners:
         return []
-    writes: list[tuple[str | None, str, int]] = []  # (path, writer, `id` of its step)
+    # (path, writer, `id` of its step, the text it writes when the command shows it)
+    writes: list[tuple[str | None, str, int, str | None]] = []
     for r in analysis.redirects:
         if r.access == "write":
             spots = [resolve_dir(d, base, home) for d in r.dirs]
-            writes += [
-                (p, r.writer or "a redirection", 0) for p in _absolute(r.target, spots, home)
-            ]
+            writer = r.writer or "a redirection"
+            text = r.body if r.literal else None
+            writes += [(p, writer, 0, text) for p in _absolute(r.target, spots, home)]
     for cmd, dirs, uses in placed:
         if cmd.program in _EMPTY:
             continue
+        text = cmd.copied[0] if cmd.copied is not None and cmd.copied[1] else None
         for use in uses:
             if use.role != "write":
                 continue
             if not (use.word.static or use.word.home):
-                writes.append((None, cmd.program, id(cmd)))
+                writes.append((None, cmd.program, id(cmd), None))
             else:
-                writes += [(p, cmd.program, id(cmd)) for p in _absolute(use.word.text, dirs, home)]
+                full = _absolute(use.word.text, dirs, home)
+                writes += [(p, cmd.program, id(cmd), text) for p in full]
     asks: list[Reason] = []
     pairs = 0
-    for cmd, dirs, names in runners:
+    for cmd, dirs, files in runners:
         here = [d for d in dirs if d is not None]
-        for path, writer, by in writes:
+        for path, writer, by, text in writes:
             pairs += 1
             if by == id(cmd):
                 continue  # its own output (`pytest --junitxml=r.xml`)
             name = posixpath.basename(path or "")
             hit = pairs > MAX_FLOW_PAIRS or path is None
-            if not hit and name in names:
+            if not hit and name in files:
                 folder = posixpath.dirname(path or "")
-                hit = any(_under(folder, d) or _under(d, folder) for d in here)
+                near = any(_under(folder, d) or _under(d, folder) for d in here)
+                hit = near and _unsafe_settings(text, files[name])
             if hit:
                 _add(asks, _settings_written(cmd.program, path, writer))
                 break
     return asks
+
+
+def _unsafe_settings(text: str | None, words: frozenset[str] | None) -> bool:
+    """A settings file's new text may load code or set options: any text not shown in full,
+    or a shown one the table's `words` say may (None: any)."""
+    if text is None or words is None:
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in words)
 
 
 def _settings_written(program: str, path: str | None, writer: str) -> Reason:
