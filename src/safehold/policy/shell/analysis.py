@@ -563,8 +563,13 @@ def _literal_output(raw: RawCommand | None, acc: _Acc) -> tuple[str, tuple[str, 
     """
     if raw is None or not raw.words:
         return "", None
-    name = program_name(raw.words[0])
-    return name, _copied(name, raw.words, raw, acc)
+    words = raw.words
+    # The program behind wrappers is the writer (`nice curl URL > f`, `env cat > f`).
+    entries = unwrap(words, stdin_fed=raw.stdin_fed) if len(words) > 1 else []
+    if len(entries) == 1 and entries[0].words:
+        words = entries[0].words
+    name = program_name(words[0])
+    return name, _copied(name, words, raw, acc)
 
 
 def _copied(
