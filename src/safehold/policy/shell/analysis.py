@@ -55,6 +55,7 @@ from safehold.policy.shell.programs.environment import (
     is_dangerous_setting,
     names_set,
 )
+from safehold.policy.shell.programs.files import STDIN_COPIERS, copies_stdin
 from safehold.policy.shell.programs.interpreters import program_family
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import Unwrapped, program_name
@@ -118,10 +119,15 @@ class Redirect:
     writer: str = field(default="", compare=False)
     """The program whose output the redirection takes (empty: a compound's redirection)."""
     literal: bool = field(default=False, compare=False)
-    """The output is text the command spells out: `cat` of a static heredoc body, so a
-    script written this way is as visible as a heredoc script (see `flows`)."""
+    """The output is text the command spells out: a static heredoc or herestring body that a
+    program copies byte for byte (`cat`, `tee`: `files.STDIN_COPIERS`), so a script written
+    this way is as visible as a heredoc script (see `flows`)."""
     body: str = field(default="", compare=False)
-    """That text, when `literal` (`flows` reads the command lines in it)."""
+    """The static text the writer copies from its standard input, byte for byte or not
+    (`flows` reads the command lines in it); empty when it copies none."""
+    altered: bool = field(default=False, compare=False)
+    """The writer changes or picks from the text it copies (`cat -n`, `dd count=1`): what
+    it writes is in no word of the command."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +156,9 @@ class SimpleCommand:
     loops: tuple[tuple[int, Loop], ...] = ()
     """Indices of `words` that are exactly `"$VAR"` of an enclosing `for VAR in WORDS`
     nothing else sets, with that loop (`parse.Loop`)."""
+    copied: tuple[str, bool] | None = field(default=None, compare=False, repr=False)
+    """(text, byte for byte) when the program copies a static heredoc or herestring body
+    into the files it writes (`tee F <<'EOF'`: `files.STDIN_COPIERS`)."""
 
     program: str = field(init=False, compare=False, repr=False)
     """The program's basename (`/bin/rm` is `rm`); empty for a command with no program.
@@ -529,25 +538,49 @@ def _collect_redirects(walk: Walk, acc: _Acc) -> None:
         redirect = _redirect(r, acc, owners.get(id(r.target)))
         if redirect is None:
             continue
-        if redirect not in acc.redirects:
+        # The same target written by two writers, or with two texts, is two writes: each is
+        # judged (`cat > f <<'EOF'` does not hide `curl URL > f`, nor a body another).
+        if not any(_same_write(redirect, seen) for seen in acc.redirects):
             acc.redirects.append(redirect)
-        elif not redirect.literal:
-            # The same target written twice: it is spelled out only if every write is.
-            at = acc.redirects.index(redirect)
-            acc.redirects[at] = redirect
 
 
-def _literal_output(raw: RawCommand | None, acc: _Acc) -> tuple[str, str | None]:
-    """The program a redirection belongs to, and its output when it is spelled out.
+def _same_write(a: Redirect, b: Redirect) -> bool:
+    return a == b and (a.writer, a.literal, a.body, a.altered) == (
+        b.writer,
+        b.literal,
+        b.body,
+        b.altered,
+    )
 
-    Only `cat` with no operand reading a static heredoc body counts as spelled out: `echo`
-    and `printf` may turn escapes into other text (`printf '\x72\x6d'`).
+
+def _literal_output(raw: RawCommand | None, acc: _Acc) -> tuple[str, tuple[str, bool] | None]:
+    """The program a redirection belongs to, and the static text it copies from its
+    standard input, with whether byte for byte (`_copied`).
+
+    Only a program that copies its standard input (`cat` with no operand, `tee`:
+    `files.STDIN_COPIERS`) reading a static heredoc body counts as spelled out: `echo` and
+    `printf` may turn escapes into other text (`printf '\x72\x6d'`).
     """
     if raw is None or not raw.words:
         return "", None
-    name = program_name(raw.words[0])
-    literal = name == "cat" and len(raw.words) == 1 and raw.words[0].static
-    return name, _stdin_body(raw, acc) if literal else None
+    words = raw.words
+    # The program behind wrappers is the writer (`nice curl URL > f`, `env cat > f`).
+    entries = unwrap(words, stdin_fed=raw.stdin_fed) if len(words) > 1 else []
+    if len(entries) == 1 and entries[0].words:
+        words = entries[0].words
+    name = program_name(words[0])
+    return name, _copied(name, words, raw, acc)
+
+
+def _copied(
+    program: str, words: Sequence[Word], raw: RawCommand, acc: _Acc
+) -> tuple[str, bool] | None:
+    """(text, byte for byte) when `words` copy a static stdin body into what they write."""
+    if program not in STDIN_COPIERS:
+        return None
+    how = copies_stdin(program, words)
+    body = None if how is None else _stdin_body(raw, acc)
+    return None if body is None or how is None else (body, how)
 
 
 def _redirect(r: RawRedirect, acc: _Acc, owner: RawCommand | None = None) -> Redirect | None:
@@ -580,9 +613,10 @@ def _redirect(r: RawRedirect, acc: _Acc, owner: RawCommand | None = None) -> Red
         return None
     if text in _HARMLESS_TARGETS:
         return None
-    writer, body = _literal_output(owner, acc) if access == "write" else ("", None)
-    literal = body is not None
-    return Redirect(text, access, op, _sorted_dirs(r.dirs), writer, literal, body or "")
+    writer, copied = _literal_output(owner, acc) if access == "write" else ("", None)
+    body, exact = copied if copied is not None else ("", False)
+    altered = copied is not None and not exact
+    return Redirect(text, access, op, _sorted_dirs(r.dirs), writer, exact, body, altered)
 
 
 def _emit(
@@ -659,7 +693,9 @@ def _emit(
             acc.exported.extend(exported_names(entry.words))
         _check_imported(entry, (*assigns, *raw.assignments, *entry.assignments), acc)
         if entry.words or entry.layers:
-            acc.commands.append(_simple(entry, raw, layers, assigns))
+            words = entry.words
+            copied = _copied(program_name(words[0]), words, raw, acc) if words else None
+            acc.commands.append(_simple(entry, raw, layers, assigns, copied))
 
 
 def _stdin_body(raw: RawCommand, acc: _Acc) -> str | None:
@@ -786,6 +822,7 @@ def _simple(
     raw: RawCommand,
     layers: tuple[tuple[Word, ...], ...],
     assigns: tuple[tuple[str, Word], ...],
+    copied: tuple[str, bool] | None = None,
 ) -> SimpleCommand:
     all_layers = (*layers, *entry.layers)
     all_assigns = (*assigns, *raw.assignments, *entry.assignments)
@@ -803,6 +840,7 @@ def _simple(
         loops=tuple(
             (k, loop) for k, w in enumerate(entry.words) for lw, loop in raw.loops if w is lw
         ),
+        copied=copied,
     )
 
 

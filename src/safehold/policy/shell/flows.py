@@ -46,18 +46,24 @@ from safehold.policy.decision import Reason, Verdict
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
-from safehold.policy.shell.programs import PROGRAMS
+from safehold.policy.shell.programs import PROGRAMS, program_for
 from safehold.policy.shell.programs.awk_sed import sed_output_texts
 from safehold.policy.shell.programs.files import copies_as_links
 from safehold.policy.shell.programs.interpreters import (
+    SCRIPT_FILE_OPERANDS,
     SCRIPT_FILE_OPTIONS,
     SCRIPT_SUFFIXES,
     program_family,
     python_module,
     script_operand,
 )
+from safehold.policy.shell.programs.project_tools import (
+    PYTHON_IMPORTERS,
+    RUNNER_SETTINGS,
+    Settings,
+)
 from safehold.policy.shell.programs.shells import SHELLS
-from safehold.policy.shell.programs.table import Role, RoleUse, read_roles
+from safehold.policy.shell.programs.table import Role, RoleUse, first_operand, read_roles
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import code_strings
 
@@ -126,7 +132,7 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
     if not _may_write(analysis, placed):
         return Flows()  # nothing written and no link made: no flow to follow
     written = _written(analysis, placed, base, home)
-    asks: list[Reason] = []
+    asks: list[Reason] = _settings_asks(analysis, placed, base, home)
     if written:
         pairs = 0
         for cmd, dirs, uses in placed:
@@ -145,7 +151,7 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
                 if hit is not None:
                     _add(asks, _runs_from_written(cmd.program, folder, hit))
                     break  # one reason per step: the folders overlap
-            for folder in _imports_from(cmd, dirs, home):
+            for folder in _imports_from(cmd, dirs, uses, home):
                 pairs += len(written)
                 hit = _first(written, pairs, _shadows, folder, by=id(cmd))
                 if hit is not None:
@@ -207,17 +213,18 @@ def _runs_written(program: str, spelled: str, writer: str) -> Reason:
 # Python macros (`library_path`) that `.sqlfluff`, `setup.cfg`, `tox.ini` or
 # `pyproject.toml` name, in the folder it runs in and those above (sqlfluff docs,
 # "Configuration": "Nesting", "Library Templating").
+# `django-admin` and `python -m django` import the settings module and the apps it lists.
 PROJECT_RUNNERS = frozenset(
     {
         "make", "gmake", "cmake", "ninja", "meson", "scons", "npm", "yarn", "pnpm", "bun",
         "deno", "pytest", "py.test", "tox", "nox", "cargo", "go", "gradle", "gradlew", "mvn",
         "mvnw", "ant", "sbt", "rake", "bundle", "just", "task", "invoke", "poetry", "uv",
         "hatch", "pdm", "rye", "jest", "vitest", "mocha", "phpunit", "composer", "mix",
-        "dotnet", "swift", "stack", "cabal", "pylint", "sqlfluff",
+        "dotnet", "swift", "stack", "cabal", "pylint", "sqlfluff", "django-admin",
     }
 )  # fmt: skip
 _PYTHON_RUNNERS = frozenset(
-    {"pytest", "unittest", "tox", "nox", "build", "pip", "pylint", "sqlfluff"}
+    {"pytest", "unittest", "tox", "nox", "build", "pip", "pylint", "sqlfluff", "django"}
 )
 
 
@@ -390,13 +397,24 @@ def _runs_from_written(program: str, folder: str, written: _Written) -> Reason:
     )
 
 
-def _imports_from(cmd: SimpleCommand, dirs: Sequence[str | None], home: str) -> list[str]:
+def _imports_from(
+    cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], home: str
+) -> list[str]:
     """The folders a Python step imports modules from before the standard library: the
-    script's own folder (`python3 x.py`), or where it runs (`-c`, `-m`, `-`, standard input).
+    script's own folder (`python3 x.py`), or where it runs (`-c`, `-m`, `-`, standard input);
+    for a console script that imports modules by name (`PYTHON_IMPORTERS`: `django-admin
+    --settings=M`), where it runs and the folders its options name (`--pythonpath D`).
 
     Python puts that folder first on `sys.path` (the Python docs, "sys.path"), so a `json.py`
     there is what `import json` runs, and so is a `re.py` for any module that imports `re`.
     """
+    named = PYTHON_IMPORTERS.get(cmd.program)
+    if named is not None:
+        out = [d for d in dirs if d is not None]
+        for use in uses:
+            if use.option in named and (use.word.static or use.word.home):
+                out += _absolute(use.word.text, dirs, home)
+        return out
     if program_family(cmd.program) != "python":
         return []
     at = script_operand(cmd.program, cmd.words)
@@ -468,7 +486,97 @@ def _may_write(
     for cmd, _dirs, uses in placed:
         if any(u.role == "write" for u in uses) or _remote_named(cmd):
             return True
-    return False
+    # A visible text written to a runner's settings file still asks (`_settings_asks`).
+    return bool(analysis.redirects) and any(_settings_of(c) for c in analysis.commands)
+
+
+def _settings_of(cmd: SimpleCommand) -> Settings:
+    """The files `cmd` reads its options, plugins or code from, by name, each with what
+    makes a visible text in it ask (`RUNNER_SETTINGS`: `pytest`'s `pytest.ini`, also as
+    `python -m pytest`)."""
+    name = cmd.program
+    if program_family(name) == "python":
+        found = python_module(cmd.words)
+        name = found[1].split(".", 1)[0] if found is not None else ""
+    return RUNNER_SETTINGS.get(name, {})
+
+
+# Writers that leave a file empty: what a settings file says is not changed by them.
+_EMPTY = frozenset({"mkdir", "touch", "mktemp"})
+
+
+def _settings_asks(
+    analysis: ShellAnalysis,
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]],
+    base: str,
+    home: str,
+) -> list[Reason]:
+    """A step that runs where another step writes one of its settings files, by name, in
+    the folder it runs in, below it or directly in a folder above (`RUNNER_SETTINGS`): the
+    options and plugins in it are on no command line. Every writer counts, `echo` and
+    `printf` included (`echo 'addopts = -p evil' > pytest.ini; pytest`); a text the command
+    shows in full (a heredoc `cat` or `tee` writes out) counts when the table says so."""
+    runners = [(cmd, dirs, files) for cmd, dirs, _ in placed if (files := _settings_of(cmd))]
+    if not runners:
+        return []
+    # (path, writer, `id` of its step, the text it writes when the command shows it)
+    writes: list[tuple[str | None, str, int, str | None]] = []
+    for r in analysis.redirects:
+        if r.access == "write":
+            spots = [resolve_dir(d, base, home) for d in r.dirs]
+            writer = r.writer or "a redirection"
+            text = r.body if r.literal else None
+            writes += [(p, writer, 0, text) for p in _absolute(r.target, spots, home)]
+    for cmd, dirs, uses in placed:
+        if cmd.program in _EMPTY:
+            continue
+        text = cmd.copied[0] if cmd.copied is not None and cmd.copied[1] else None
+        for use in uses:
+            if use.role != "write":
+                continue
+            if not (use.word.static or use.word.home):
+                writes.append((None, cmd.program, id(cmd), None))
+            else:
+                full = _absolute(use.word.text, dirs, home)
+                writes += [(p, cmd.program, id(cmd), text) for p in full]
+    asks: list[Reason] = []
+    pairs = 0
+    for cmd, dirs, files in runners:
+        here = [d for d in dirs if d is not None]
+        for path, writer, by, text in writes:
+            pairs += 1
+            if by == id(cmd):
+                continue  # its own output (`pytest --junitxml=r.xml`)
+            name = posixpath.basename(path or "")
+            hit = pairs > MAX_FLOW_PAIRS or path is None
+            if not hit and name in files:
+                folder = posixpath.dirname(path or "")
+                near = any(_under(folder, d) or _under(d, folder) for d in here)
+                hit = near and _unsafe_settings(text, files[name])
+            if hit:
+                _add(asks, _settings_written(cmd.program, path, writer))
+                break
+    return asks
+
+
+def _unsafe_settings(text: str | None, words: frozenset[str] | None) -> bool:
+    """A settings file's new text may load code or set options: any text not shown in full,
+    or a shown one the table's `words` say may (None: any)."""
+    if text is None or words is None:
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in words)
+
+
+def _settings_written(program: str, path: str | None, writer: str) -> Reason:
+    name = "a computed path" if path is None else f"`{path}`"
+    return Reason(
+        "runs-written-file",
+        f"{program} settings",
+        f"`{program}` reads its options, plugins or code from {name}, which `{writer}` "
+        "writes in the same command: settings no command line shows, which nobody has "
+        "checked",
+    )
 
 
 def _written(
@@ -558,13 +666,10 @@ def _writes(
             continue
         spots = [resolve_dir(d, base, home) for d in r.dirs]
         writer = r.writer or ("inline Python" if r.op in _CODE_WRITES else "a redirection")
-        # A spelled-out body here holds a command line that asks (`_visible`): foreign.
-        alien = (
-            r.literal
-            or r.op in _CODE_WRITES
-            or r.writer in foreign_names
-            or (not r.writer and streams)
-        )
+        # A copied body here holds a command line that asks, or is changed (`_visible`):
+        # foreign; so is what inline Python writes (`_CODE_WRITES`).
+        alien = _alien_copy(r.body, r.altered) or r.op in _CODE_WRITES
+        alien = alien or r.writer in foreign_names or (not r.writer and streams)
         out += [
             _Written(p, writer, file=True, foreign=alien) for p in _absolute(r.target, spots, home)
         ]
@@ -572,6 +677,13 @@ def _writes(
         program = cmd.program
         edit = program in _SEDS and _edit_is_foreign(cmd)
         alien = id(cmd) in foreign or edit
+        if cmd.copied is not None:
+            # `tee F <<'EOF'`: as `cat > F <<'EOF'`, the text it writes is spelled out.
+            body, exact = cmd.copied
+            if _alien_copy(body, not exact):
+                alien = True
+            elif not alien:
+                uses = [u for u in uses if u.role != "write"]
         for use in uses:
             if use.role != "write":
                 continue
@@ -693,12 +805,21 @@ def _picks(fmt: str) -> bool:
 
 
 def _visible(r: Redirect) -> bool:
-    """A redirection whose output is text the command spells out (`cat > f <<'EOF'`), with
-    no command line in it that asks (`_text_runs`): what it writes is as visible as a
-    heredoc script. One whose text pipes a download to a shell is foreign content."""
+    """A redirection whose output is text the command spells out (`cat > f <<'EOF'`, `tee
+    <<'EOF'`), with no command line in it that asks (`_text_runs`): what it writes is as
+    visible as a heredoc script. One whose text pipes a download to a shell is foreign
+    content."""
     return r.literal and not _text_runs(r.body)
 
 
+def _alien_copy(body: str, altered: bool) -> bool:
+    """A copy of a static stdin body that is foreign content: changed or picked from (`cat
+    -n`, `dd count=1`: the text written is in no word), or holding a command line that asks
+    (`_text_runs`)."""
+    return altered or (bool(body) and _text_runs(body))
+
+
+@functools.lru_cache(maxsize=64)
 def _text_runs(text: str) -> bool:
     """A text holding a command line that asks run outright: a line or a quoted string in it
     that pipes, starts with a shell or with a program a built-in deny or ask rule names,
@@ -777,12 +898,19 @@ def _runs(
     cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], home: str
 ) -> list[tuple[str, str]]:
     """The local files `cmd` runs as code: (as spelled, absolute). Its program, a script
-    operand, `source`'s operand, and a program file given to an option
-    (`SCRIPT_FILE_OPTIONS`: `awk -f F`, `sed --file=F`, `make -f F`, read by the table)."""
+    operand, `source`'s operand, a program file given to an option (`SCRIPT_FILE_OPTIONS`:
+    `awk -f F`, `sed --file=F`, `make -f F`, read by the table), and the operand an option
+    makes one (`SCRIPT_FILE_OPERANDS`: `jq -f F`)."""
     words = cmd.words
     if not words:
         return []
     out: list[tuple[str, str]] = []
+    makers = SCRIPT_FILE_OPERANDS.get(cmd.program)
+    table = program_for(cmd.program) if makers else None
+    if makers and table is not None:
+        first, given = first_operand(table, words)
+        if first is not None and given & makers and (first.static or first.home) and first.text:
+            out += [(first.text, full) for full in _absolute(first.text, dirs, home)]
     options = SCRIPT_FILE_OPTIONS.get(cmd.program, {})
     for use in uses:
         suffix = options.get(use.option) if use.role == "read" else None

@@ -174,6 +174,16 @@ _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
         "PFLAGS", "RFLAGS", "LINTFLAGS",
     }
 )  # fmt: skip
+# Libraries' and helper programs' own variables:
+_DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
+    {
+        "LOCPATH",  # glibc loads the locale data files from there (setlocale(3), locale(7))
+        "NLSPATH",  # glibc's catopen(3) loads message catalogs from there
+        "SSH_AUTH_SOCK",  # the ssh agent socket ssh, git and scp sign with (ssh(1))
+        "SVN_SSH",  # the tunnel program svn runs for svn+ssh:// (svn book, "Tunneling")
+        "HGRCPATH",  # Mercurial's config files, whose hooks run commands (hg help config)
+    }
+)
 _DANGEROUS_ENV_PREFIXES = (
     "LUA_INIT",
     "LUA_PATH",

@@ -8,12 +8,15 @@ that errs towards checking a word as a file rather than skipping one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from safehold.policy.shell.programs.find import FIND
 from safehold.policy.shell.programs.table import Opt, Program, Setting, read_roles
 from safehold.policy.shell.programs.vocab import HELP, flags, names_from, optional, valued, values
 from safehold.policy.shell.words import Word
 
-__all__ = ["LINKS", "PROGRAMS", "copies_as_links"]
+__all__ = ["LINKS", "PROGRAMS", "STDIN_COPIERS", "StdinCopier", "copies_as_links", "copies_stdin"]
 
 _V = Opt(takes=True)  # an option with a value that names no file
 _READ = Opt(takes=True, role="read")
@@ -249,3 +252,86 @@ def copies_as_links(words: tuple[Word, ...]) -> bool:
     option word the table does not resolve may be one of them too."""
     reading = read_roles(_CP, words)
     return LINKS in reading.modes or bool(reading.unknown)
+
+
+_STDIN = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+
+
+@dataclass(frozen=True, slots=True)
+class StdinCopier:
+    """How a program copies its standard input into the files it writes (and its output)."""
+
+    keep: frozenset[str] = frozenset()
+    """Option words, and `key=` prefixes, that keep the copy byte for byte; any other word
+    that is not an operand may change it (`cat -n`, `dd count=1`)."""
+    inputs: int | None = 0
+    """How many leading operands name what it copies, each then standard input (`cp
+    /dev/stdin F`: 1); None: every operand (`cat -`)."""
+    input_key: str = ""
+    """The `key=` operand that names what it copies (dd's `if=`); its operands are all
+    `key=value` words."""
+    stdin: frozenset[str] = _STDIN
+    """The operands that name standard input."""
+
+
+# Programs that copy their standard input to the files they write: a heredoc or herestring
+# fed to one of them writes text the command spells out, as `cat > F <<'EOF'` does
+# (`flows`). From coreutils 9.1 --help: cat reads `-` as standard input; tee copies it to
+# every operand and to its output, and no option of its changes the text; dd copies `if=`
+# (standard input when absent) to `of=`, and `count=`, `skip=`, `seek=`, `conv=`, `cbs=`
+# and `iflag=` pick or change bytes; cp reads `/dev/stdin` as any file.
+STDIN_COPIERS: dict[str, StdinCopier] = {
+    "cat": StdinCopier(keep=frozenset({"--"}), inputs=None, stdin=_STDIN | {"-"}),
+    "tee": StdinCopier(
+        keep=frozenset(
+            {"--", "-a", "--append", "-i", "--ignore-interrupts", "-p", "--output-error"}
+            | {"--output-error="}
+        )
+    ),
+    "dd": StdinCopier(
+        keep=frozenset({"of=", "bs=", "ibs=", "obs=", "status=", "oflag="}), input_key="if"
+    ),
+    "cp": StdinCopier(keep=frozenset({"--", "-f", "--force", "-v", "--verbose"}), inputs=1),
+}
+
+
+def copies_stdin(program: str, words: Sequence[Word]) -> bool | None:
+    """Whether `words` (a `STDIN_COPIERS` program's) copy standard input into what they
+    write: byte for byte (True), changed (False), or not at all (None: it reads files, or
+    a word is computed)."""
+    copier = STDIN_COPIERS.get(program)
+    if copier is None or not words or not all(w.static for w in words):
+        return None
+    unchanged = True
+    operands = 0
+    ended = False
+    for word in words[1:]:
+        text = word.text
+        key, eq, value = text.partition("=")
+        if copier.input_key:
+            if key == copier.input_key and eq:
+                if value not in copier.stdin:
+                    return None  # `dd if=F`: it copies a file
+            else:
+                unchanged = unchanged and bool(eq) and key + "=" in copier.keep
+            continue
+        if not ended and text[:1] == "-" and text not in copier.stdin:
+            ended = text == "--"
+            unchanged = unchanged and _keeps(copier, text)
+            continue
+        if (copier.inputs is None or operands < copier.inputs) and text not in copier.stdin:
+            return None  # `cat F > G <<'EOF'`: it copies F, not its standard input
+        operands += 1
+    if copier.inputs is not None and operands < copier.inputs:
+        return None
+    return unchanged
+
+
+def _keeps(copier: StdinCopier, option: str) -> bool:
+    """The option keeps the copy byte for byte: listed, `--name=value` of a listed prefix,
+    or a bundle of listed letters (`tee -ai`)."""
+    if option in copier.keep or option.split("=", 1)[0] + "=" in copier.keep:
+        return True
+    if option[1:2] == "-":
+        return False
+    return all(f"-{c}" in copier.keep for c in option[1:])

@@ -16,6 +16,7 @@ __all__ = [
     "OPTION_TABLES",
     "PROGRAMS",
     "PYTHON",
+    "SCRIPT_FILE_OPERANDS",
     "SCRIPT_FILE_OPTIONS",
     "SCRIPT_SUFFIXES",
     "SETUP_FETCHES",
@@ -339,6 +340,11 @@ SCRIPT_FILE_OPTIONS: Mapping[str, Mapping[str, str]] = {
     **dict.fromkeys(("sed", "gsed"), _SED_FILES),
     **dict.fromkeys(("make", "gmake"), _MAKE_FILES),
 }
+# Options that make the first operand the program's own program file instead of its program
+# text: jq's `-f`/`--from-file` is a flag, after which the filter operand names the file
+# the filter is read from (jq 1.7.1 manual, "--from-file"; jqlang/jq pull request 3199,
+# "It does not actually take an argument"): `jq -f f.jq x.json`, `jq f.jq -f`.
+SCRIPT_FILE_OPERANDS: Mapping[str, frozenset[str]] = {"jq": frozenset({"-f", "--from-file"})}
 
 # Files an interpreter's script may load besides itself, found below where it runs or next
 # to it: `require('./util')` and `node_modules/` (Node.js "Modules: CommonJS", `.js`,

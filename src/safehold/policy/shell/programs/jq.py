@@ -17,7 +17,7 @@ on the host).
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import Opt, Program, Role, resolve_option
+from safehold.policy.shell.programs.table import Opt, Program, Role, first_operand
 from safehold.policy.shell.programs.vocab import flags, values
 from safehold.policy.shell.words import Word
 
@@ -92,25 +92,8 @@ PROGRAMS: dict[str, Program] = {"jq": JQ}
 def jq_filter(words: tuple[Word, ...]) -> Word | None:
     """The filter word of `jq ARGS…`: the first operand, unless `-f` makes it a file
     (None then, as when there is no operand)."""
-    first: Word | None = None
-    from_file = False
-    options_done = False
-    i = 1
-    while i < len(words):
-        w = words[i]
-        if not options_done and w.static and w.text == "--":
-            options_done = True
-        elif not options_done and w.static and w.text.startswith("-") and w.text != "-":
-            resolved = resolve_option(JQ, w.text)
-            from_file = from_file or any(name in JQ.unskip for name, _ in resolved.flags)
-            if resolved.flags and resolved.takes:
-                i += resolved.flags[-1][1].count
-            elif resolved.flags and resolved.value is not None:
-                i += resolved.flags[-1][1].count - 1
-        elif first is None:
-            first = w
-        i += 1
-    return None if from_file else first
+    first, given = first_operand(JQ, words)
+    return None if given & JQ.unskip else first
 
 
 def jq_shows_environment(words: tuple[Word, ...]) -> str | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from safehold.policy.shell.programs.table import Opt, Program, Role
 from safehold.policy.shell.programs.vocab import HELP, flags, optional, valued, values
 
-__all__ = ["MODULES", "PROGRAMS"]
+__all__ = ["MODULES", "PROGRAMS", "PYTHON_IMPORTERS", "RUNNER_SETTINGS", "Settings"]
 
 # -- django-admin / python -m django -------------------------------------------------------
 # Django 5.2.19: django/core/management/base.py (`BaseCommand.create_parser`),
@@ -297,3 +297,53 @@ MODULES: dict[str, Program] = {
     "unittest": _UNITTEST,
     "py_compile": _PY_COMPILE,
 }
+
+# Files a runner reads its options, plugins or code from, by name, in the folder it runs in,
+# below it (the folders it collects), and in the folders above (its rootdir search): what
+# they say is on no command line, so a step of the same line that writes one asks
+# (`flows`). Each file maps to what makes a text the command shows in full (a heredoc
+# `cat` or `tee` writes out) ask: None, any text (a plugin can read any key); a set of
+# words, a text holding one of them (lowercased); empty, no visible text (code the agent
+# writes out, judged as `cat > t.py <<'EOF'` then `python3 t.py` is). Any other writer
+# (`echo`, `printf`, a copy, a download, `sed -i`) asks whatever it writes.
+# - pytest: `addopts`, `-p` plugins, `cache_dir`, `pythonpath` and plugins' own keys in
+#   `pytest.ini`, `.pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`; `conftest.py`
+#   plugins (pytest docs, "Configuration: Finding the rootdir", "conftest.py: local
+#   per-directory plugins");
+# - tox: its `commands` in `tox.ini`, `tox.toml`, `setup.cfg`, `pyproject.toml` (tox docs,
+#   "Configuration"); nox: `noxfile.py`;
+# - pylint: `init-hook` and `load-plugins` in its rc files (as in `flows.PROJECT_RUNNERS`);
+# - sqlfluff: the templater (`python`, `dbt`) and the Python macros and library it loads
+#   (`library_path`, `load_macros_from_path`; sqlfluff docs, "Configuration", "Library
+#   Templating"); a dialect or a rule's setting loads nothing;
+# - npm, pnpm and yarn: `.npmrc` (`script-shell`, `node-options`; npm docs, "npmrc"), yarn
+#   also `.yarnrc` and `.yarnrc.yml` (`yarnPath` runs a file; Yarn docs, "yarnrc").
+Settings = dict[str, frozenset[str] | None]
+_PYTEST_SETTINGS: Settings = {
+    **dict.fromkeys(("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")),
+    "conftest.py": frozenset(),
+}
+_SQLFLUFF_WORDS = frozenset(
+    {"templater", "library_path", "load_macros_from_path", "loader_search_path", "dbt"}
+)
+_NPM_SETTINGS: Settings = {".npmrc": None}
+RUNNER_SETTINGS: dict[str, Settings] = {
+    "pytest": _PYTEST_SETTINGS,
+    "py.test": _PYTEST_SETTINGS,
+    "tox": dict.fromkeys(("tox.ini", "tox.toml", "setup.cfg", "pyproject.toml")),
+    "nox": {"noxfile.py": frozenset()},
+    "pylint": dict.fromkeys(("pylintrc", ".pylintrc", "pyproject.toml", "setup.cfg", "tox.ini")),
+    "sqlfluff": dict.fromkeys(
+        (".sqlfluff", "setup.cfg", "tox.ini", "pyproject.toml"), _SQLFLUFF_WORDS
+    ),
+    "npm": _NPM_SETTINGS,
+    "pnpm": _NPM_SETTINGS,
+    "yarn": {**_NPM_SETTINGS, ".yarnrc": None, ".yarnrc.yml": None},
+}
+
+# Console scripts that import Python modules by the names they are given, as `python -m
+# MODULE` does (`flows`): `django-admin` imports the settings module (`--settings`,
+# `DJANGO_SETTINGS_MODULE`) and the apps it lists from `sys.path`, `--pythonpath DIR`
+# first (Django docs, "django-admin and manage.py"). Each with the options that name a
+# folder it imports from; where it runs counts too (`PYTHONPATH` may hold `.`).
+PYTHON_IMPORTERS: dict[str, frozenset[str]] = {"django-admin": frozenset({"--pythonpath"})}

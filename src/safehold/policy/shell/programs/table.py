@@ -33,6 +33,7 @@ __all__ = [
     "Role",
     "RoleUse",
     "Setting",
+    "first_operand",
     "is_remote",
     "option_values",
     "read_roles",
@@ -300,9 +301,13 @@ def resolve_option(program: Program, text: str) -> Resolved:
         if found is not None and not found[1].takes and parser == "pflag":
             # pflag's boolean flags take `=true`/`=false` (Go's strconv.ParseBool spellings).
             return Resolved((found,), None, False) if value in _BOOLS else _UNKNOWN
-        if found is None or not found[1].takes:
-            return _UNKNOWN  # an unknown option, or a value for an option that takes none
-        return Resolved((found,), value, False)
+        # No option is named `-vx`: a parser that reads clusters reads `-vx=1` as `-v`
+        # with the value `x=1` (awk's `-vNAME=VALUE`), below.
+        glued = found is None and name[1:2] != "-" and parser in _CLUSTERS
+        if not glued:
+            if found is None or not found[1].takes:
+                return _UNKNOWN  # an unknown option, or a value for one that takes none
+            return Resolved((found,), value, False)
     if text.startswith("--"):
         found = _long(opts, text, parser)
         if found is None:
@@ -353,6 +358,31 @@ def option_values(
         elif resolved.takes and i + 1 < len(words):
             out.append((name, words[i + 1]))
     return out
+
+
+def first_operand(program: Program, words: Sequence[Word]) -> tuple[Word | None, frozenset[str]]:
+    """The first operand of `words` (argv, program first) and the names of the options
+    given anywhere before `--`, read with `program`'s parser (`jq -r -f F`: `F`, with `-r`
+    and `-f`). Subcommands and modes are not looked at."""
+    first: Word | None = None
+    given: set[str] = set()
+    options_done = False
+    i = 1
+    while i < len(words):
+        w = words[i]
+        if not options_done and w.static and w.text == "--":
+            options_done = True
+        elif not options_done and w.static and w.text.startswith("-") and w.text != "-":
+            resolved = resolve_option(program, w.text)
+            given.update(name for name, _ in resolved.flags)
+            if resolved.flags and resolved.takes:
+                i += resolved.flags[-1][1].count
+            elif resolved.flags and resolved.value is not None:
+                i += resolved.flags[-1][1].count - 1
+        elif first is None:
+            first = w
+        i += 1
+    return first, frozenset(given)
 
 
 @dataclass(frozen=True, slots=True)
