@@ -95,6 +95,18 @@ def test_each_listed_module_says_why_and_hands_out_nothing_dangerous(name: str) 
             assert own or home.split(".")[0] not in _DANGEROUS_MODULES, f"{name}.{attr}"
 
 
+@pytest.mark.parametrize(
+    "name", sorted(n for n, m in MODULES.items() if m.names is None and not m.installed)
+)
+def test_a_module_listed_whole_leaves_out_its_command_line(name: str) -> None:
+    # `ast.main()`, `base64.main()`: `python -m NAME`, reading the file `sys.argv` names.
+    module = importlib.import_module(name)
+    for attr in ("main", "test"):
+        if callable(getattr(module, attr, None)):
+            assert attr in MODULES[name].left_out, f"{name}.{attr}"
+            assert not read_python(f"import {name}\n{name}.{attr}()").understood
+
+
 # -- the reader ----------------------------------------------------------------------------
 
 

@@ -38,6 +38,7 @@ import ast
 import builtins
 import functools
 import posixpath
+import re
 import sys
 from dataclasses import dataclass
 from string import Formatter
@@ -46,6 +47,7 @@ from safehold.policy.shell.programs.python_modules import (
     ALLOWED_BUILTINS,
     ALLOWED_ENV,
     ALLOWED_OPTIONS,
+    CALL_SHAPES,
     DUNDER_METHODS,
     ENV_WRITES,
     FILE_FUNCTIONS,
@@ -99,6 +101,9 @@ _SOURCE_READERS = frozenset(
     {"inspect.getsource", "inspect.getsourcelines", "inspect.getdoc", "inspect.getcomments",
      "inspect.getsourcefile", "inspect.getfile"}
 )  # fmt: skip
+# A URL scheme at the start of a path (RFC 3986): pandas's readers open such a path with
+# urllib (`file:/etc/passwd`, no `//` needed).
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # Keys of the namespace of `type(name, bases, namespace)` besides `DUNDER_METHODS`.
 _CLASS_KEYS = frozenset({"__module__", "__qualname__", "__doc__"})
 
@@ -470,9 +475,9 @@ class _Reader:
                     self.foreign.add(alias.asname or alias.name)
                     continue  # a workspace module's names: its own code
                 if alias.name == "*":
-                    if listed.names is not None:
-                        raise _fail(f"the code imports every name of `{node.module}`")
-                    continue
+                    # The names a `*` import binds show in no node: `from ast import *`
+                    # binds `sys`, the module ast imported.
+                    raise _fail(f"the code imports every name of `{node.module}`")
                 self._allow_attribute(node.module, alias.name)
                 dotted = f"{node.module}.{alias.name}"
                 if dotted in _SHAPED:
@@ -511,6 +516,7 @@ class _Reader:
         if (
             attr.startswith("_")
             or (listed.names is not None and attr not in listed.names)
+            or attr in listed.left_out
             or (attr in _STDLIB and attr not in _WHOLE and f"{module}.{attr}" not in MODULES)
         ):
             raise _fail(f"the code uses `{module}.{attr}`, which is not in the list")
@@ -569,7 +575,7 @@ class _Reader:
         dotted = self.names.get(name)
         if (
             dotted is not None
-            and (dotted in FILE_FUNCTIONS or dotted in _SHAPED)
+            and (dotted in FILE_FUNCTIONS or dotted in _SHAPED or dotted in CALL_SHAPES)
             and (self.stores.get(name) != 1 or (load and id(node) not in self.calls))
         ):
             raise _fail(f"the code uses `{dotted}` other than by calling it")
@@ -655,7 +661,7 @@ class _Reader:
                 self._check_sys_path(node)
             elif dotted == "os.environ":
                 self._check_environ(node)
-            elif dotted in FILE_FUNCTIONS and id(node) not in self.calls:
+            elif (dotted in FILE_FUNCTIONS or dotted in CALL_SHAPES) and id(node) not in self.calls:
                 raise _fail(f"the code uses `{dotted}` other than by calling it")
             return
         if attr in _STDLIB and attr not in _WHOLE:
@@ -679,6 +685,15 @@ class _Reader:
             and (VALUE_METHODS[attr] is not None or not self._described(node))
         ):
             raise _fail(f"the code uses `{attr}` other than by calling it")
+        if (
+            (attr in PATH_METHODS or (attr == "replace" and self.pathlib))
+            and id(node) not in self.calls
+            and not self._described(node)
+            and not (attr == "replace" and self._is_text(node.value))
+        ):
+            # `w = Path(P).write_text; w(x)`, `map(Path.read_text, [...])`: the path is
+            # judged where the method is called on it, and here it is not.
+            raise _fail(f"the code uses the path method `{attr}` other than by calling it")
 
     def _trusted(self, node: ast.expr, own: bool = True, depth: int = 0) -> bool:
         """True when a value certainly comes from the workspace's own modules, or (`own`) is
@@ -901,7 +916,8 @@ class _Reader:
         self._access(path[0], "read")
 
     def _access(self, path: str, side: str) -> None:
-        if "://" in path:
+        if "://" in path or _SCHEME.match(path):
+            # `pandas.read_csv('file:/etc/passwd')` opens a `file:` URL through urllib.
             raise _fail(f"the code opens `{path[:60]}`, which names a URL")
         self.accesses.append((path, side))
 
@@ -938,6 +954,13 @@ class _Reader:
             function = FILE_FUNCTIONS.get(qualified)
             if function is not None:
                 self._file_function(qualified, function, node)
+            shape = CALL_SHAPES.get(qualified)
+            if shape is not None and (
+                len(node.args) > shape.positional
+                or any(isinstance(a, ast.Starred) for a in node.args)
+                or any(kw.arg not in shape.keywords for kw in node.keywords)
+            ):
+                raise _fail(f"the code calls `{qualified}` with arguments that are not listed")
             return
         if not isinstance(func, ast.Attribute):
             return
