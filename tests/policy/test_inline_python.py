@@ -284,6 +284,15 @@ def test_code_that_uses_only_listed_parts_is_understood(
         "import mypkg\nmypkg.os.system('id')",
         "from mypkg import os",
         "from mypkg import *\nos.system('id')",
+        # Round 11: a workspace module's `Path` renamed; a file function or a traceback
+        # printer under a builtin's name, or reached by `getattr`.
+        "from mypkg import ROOT\n(ROOT / 'notes.txt').replace('.git/hooks/pre-commit')",
+        "import mypkg\nr = mypkg.ROOT.replace\nr('CLAUDE.md')",
+        "from os import listdir as print\nfor x in map(print, ['/root']):\n    len(x)",
+        "from traceback import print_stack as repr\nlist(map(repr, [None]))",
+        "import traceback\ng = getattr(traceback, 'print_stack')\ng(1)",
+        "from traceback import print_tb",
+        "import random\nrandom.main()",
     ],
 )
 def test_code_outside_the_list_is_not_understood(code: str) -> None:

@@ -561,6 +561,14 @@ class _Reader:
         ):
             # `from mypkg import *` may bind `os`: a module, not the workspace's code.
             raise _fail(f"the code uses `{name}`, which a `*` import may bind to a module")
+        # Before the builtins: `from os import listdir as print` is `os.listdir`.
+        dotted = self.names.get(name)
+        if (
+            dotted is not None
+            and (dotted in FILE_FUNCTIONS or dotted in _SHAPED or dotted in CALL_SHAPES)
+            and (self.stores.get(name) != 1 or (load and id(node) not in self.calls))
+        ):
+            raise _fail(f"the code uses `{dotted}` other than by calling it")
         if name in ALLOWED_BUILTINS:
             if (
                 name == "type"
@@ -572,13 +580,6 @@ class _Reader:
                 # `map(type, [stream])` hands out classes `_check_class_of` never sees.
                 raise _fail("the code uses `type` other than by calling it")
             return
-        dotted = self.names.get(name)
-        if (
-            dotted is not None
-            and (dotted in FILE_FUNCTIONS or dotted in _SHAPED or dotted in CALL_SHAPES)
-            and (self.stores.get(name) != 1 or (load and id(node) not in self.calls))
-        ):
-            raise _fail(f"the code uses `{dotted}` other than by calling it")
         if name in _BUILTIN_NAMES:
             if name in ("open", "getattr", "hasattr") and id(node) in self.calls:
                 return  # read apart in `_check_call`
@@ -686,7 +687,7 @@ class _Reader:
         ):
             raise _fail(f"the code uses `{attr}` other than by calling it")
         if (
-            (attr in PATH_METHODS or (attr == "replace" and self.pathlib))
+            (attr in PATH_METHODS or (attr == "replace" and (self.pathlib or bool(self.imports))))
             and id(node) not in self.calls
             and not self._described(node)
             and not (attr == "replace" and self._is_text(node.value))
@@ -981,7 +982,10 @@ class _Reader:
             self._value_method(func.attr, method, node)
             return
         side = PATH_METHODS.get(func.attr, "")
-        if func.attr == "replace" and self.pathlib and not self._is_text(func.value):
+        # `Path.replace(target)` renames; a workspace module may hand out a `Path` (django's
+        # `settings.BASE_DIR`) without `pathlib` imported here: one argument, no keyword.
+        renames = self.pathlib or (bool(self.imports) and len(node.args) == 1 and not node.keywords)
+        if func.attr == "replace" and renames and not self._is_text(func.value):
             receiver = self._literal(func.value)
             if receiver is None or receiver[1]:
                 raise _fail("the code calls `replace`, which may rename a file")
@@ -1112,7 +1116,12 @@ class _Reader:
         if module is not None and module in MODULES:
             self._allow_attribute(module, name.value)
             dotted = f"{module}.{name.value}"
-            if dotted in MODULES or dotted in FILE_FUNCTIONS or dotted in _SHAPED:
+            if (
+                dotted in MODULES
+                or dotted in FILE_FUNCTIONS
+                or dotted in _SHAPED
+                or (dotted in CALL_SHAPES)
+            ):
                 raise _fail(f"the code calls `{func.id}` for `{dotted}`")
 
     def _file_function(self, qualified: str, function: FileFunction, node: ast.Call) -> None:

@@ -108,7 +108,11 @@ MODULES = MappingProxyType(
         "decimal": Module(_PURE),
         "fractions": Module(_PURE),
         "statistics": Module(_PURE),
-        "random": Module("pseudo-random numbers from an in-memory generator"),
+        "random": Module(
+            "pseudo-random numbers from an in-memory generator; `main` (Python 3.13: "
+            "`python -m random`, reading `sys.argv`) is left out",
+            left_out=frozenset({"main"}),
+        ),
         "base64": Module(
             "encodes and decodes bytes; running decoded text needs `exec`. `main` and `test` "
             "are left out: `main` is `python -m base64`, which encodes the file `sys.argv` "
