@@ -101,6 +101,8 @@ _SOURCE_READERS = frozenset(
     {"inspect.getsource", "inspect.getsourcelines", "inspect.getdoc", "inspect.getcomments",
      "inspect.getsourcefile", "inspect.getfile"}
 )  # fmt: skip
+# `Path` methods that walk a tree: following links there lists what a link leads out to.
+_WALKS = frozenset({"walk", "glob", "rglob"})
 # A URL scheme at the start of a path (RFC 3986): pandas's readers open such a path with
 # urllib (`file:/etc/passwd`, no `//` needed).
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -1017,6 +1019,21 @@ class _Reader:
             pattern = self._literal(node.args[0]) if node.args else None
             if pattern is None or pattern[0].startswith("/") or ".." in pattern[0]:
                 raise _fail(f"the code calls `{func.attr}` with a pattern it computes")
+        for kw in node.keywords:
+            if (
+                kw.arg in ("follow_symlinks", "recurse_symlinks")
+                and func.attr in _WALKS
+                and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
+            ):
+                # `Path('.').walk(follow_symlinks=True)` lists a tree a link leads out to.
+                raise _fail(f"the code calls `{func.attr}` following symbolic links")
+            if kw.arg == "mode" and not (
+                isinstance(kw.value, ast.Constant)
+                and type(kw.value.value) is int
+                and not kw.value.value & 0o7000
+            ):
+                # `touch(mode=0o4755)` creates a set-id file, as `chmod u+s` makes one.
+                raise _fail(f"the code calls `{func.attr}` with a set-id, sticky or computed mode")
         self._access(receiver[0], side)
 
     def _check_namespace(self, node: ast.Call) -> None:
