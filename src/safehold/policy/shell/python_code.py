@@ -38,6 +38,7 @@ import ast
 import builtins
 import functools
 import posixpath
+import re
 import sys
 from dataclasses import dataclass
 from string import Formatter
@@ -46,6 +47,7 @@ from safehold.policy.shell.programs.python_modules import (
     ALLOWED_BUILTINS,
     ALLOWED_ENV,
     ALLOWED_OPTIONS,
+    CALL_SHAPES,
     DUNDER_METHODS,
     ENV_WRITES,
     FILE_FUNCTIONS,
@@ -99,6 +101,11 @@ _SOURCE_READERS = frozenset(
     {"inspect.getsource", "inspect.getsourcelines", "inspect.getdoc", "inspect.getcomments",
      "inspect.getsourcefile", "inspect.getfile"}
 )  # fmt: skip
+# `Path` methods that walk a tree: following links there lists what a link leads out to.
+_WALKS = frozenset({"walk", "glob", "rglob"})
+# A URL scheme at the start of a path (RFC 3986): pandas's readers open such a path with
+# urllib (`file:/etc/passwd`, no `//` needed).
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # Keys of the namespace of `type(name, bases, namespace)` besides `DUNDER_METHODS`.
 _CLASS_KEYS = frozenset({"__module__", "__qualname__", "__doc__"})
 
@@ -470,9 +477,9 @@ class _Reader:
                     self.foreign.add(alias.asname or alias.name)
                     continue  # a workspace module's names: its own code
                 if alias.name == "*":
-                    if listed.names is not None:
-                        raise _fail(f"the code imports every name of `{node.module}`")
-                    continue
+                    # The names a `*` import binds show in no node: `from ast import *`
+                    # binds `sys`, the module ast imported.
+                    raise _fail(f"the code imports every name of `{node.module}`")
                 self._allow_attribute(node.module, alias.name)
                 dotted = f"{node.module}.{alias.name}"
                 if dotted in _SHAPED:
@@ -511,6 +518,7 @@ class _Reader:
         if (
             attr.startswith("_")
             or (listed.names is not None and attr not in listed.names)
+            or attr in listed.left_out
             or (attr in _STDLIB and attr not in _WHOLE and f"{module}.{attr}" not in MODULES)
         ):
             raise _fail(f"the code uses `{module}.{attr}`, which is not in the list")
@@ -555,6 +563,14 @@ class _Reader:
         ):
             # `from mypkg import *` may bind `os`: a module, not the workspace's code.
             raise _fail(f"the code uses `{name}`, which a `*` import may bind to a module")
+        # Before the builtins: `from os import listdir as print` is `os.listdir`.
+        dotted = self.names.get(name)
+        if (
+            dotted is not None
+            and (dotted in FILE_FUNCTIONS or dotted in _SHAPED or dotted in CALL_SHAPES)
+            and (self.stores.get(name) != 1 or (load and id(node) not in self.calls))
+        ):
+            raise _fail(f"the code uses `{dotted}` other than by calling it")
         if name in ALLOWED_BUILTINS:
             if (
                 name == "type"
@@ -566,13 +582,6 @@ class _Reader:
                 # `map(type, [stream])` hands out classes `_check_class_of` never sees.
                 raise _fail("the code uses `type` other than by calling it")
             return
-        dotted = self.names.get(name)
-        if (
-            dotted is not None
-            and (dotted in FILE_FUNCTIONS or dotted in _SHAPED)
-            and (self.stores.get(name) != 1 or (load and id(node) not in self.calls))
-        ):
-            raise _fail(f"the code uses `{dotted}` other than by calling it")
         if name in _BUILTIN_NAMES:
             if name in ("open", "getattr", "hasattr") and id(node) in self.calls:
                 return  # read apart in `_check_call`
@@ -655,7 +664,7 @@ class _Reader:
                 self._check_sys_path(node)
             elif dotted == "os.environ":
                 self._check_environ(node)
-            elif dotted in FILE_FUNCTIONS and id(node) not in self.calls:
+            elif (dotted in FILE_FUNCTIONS or dotted in CALL_SHAPES) and id(node) not in self.calls:
                 raise _fail(f"the code uses `{dotted}` other than by calling it")
             return
         if attr in _STDLIB and attr not in _WHOLE:
@@ -679,6 +688,15 @@ class _Reader:
             and (VALUE_METHODS[attr] is not None or not self._described(node))
         ):
             raise _fail(f"the code uses `{attr}` other than by calling it")
+        if (
+            (attr in PATH_METHODS or (attr == "replace" and (self.pathlib or bool(self.imports))))
+            and id(node) not in self.calls
+            and not self._described(node)
+            and not (attr == "replace" and self._is_text(node.value))
+        ):
+            # `w = Path(P).write_text; w(x)`, `map(Path.read_text, [...])`: the path is
+            # judged where the method is called on it, and here it is not.
+            raise _fail(f"the code uses the path method `{attr}` other than by calling it")
 
     def _trusted(self, node: ast.expr, own: bool = True, depth: int = 0) -> bool:
         """True when a value certainly comes from the workspace's own modules, or (`own`) is
@@ -901,7 +919,8 @@ class _Reader:
         self._access(path[0], "read")
 
     def _access(self, path: str, side: str) -> None:
-        if "://" in path:
+        if "://" in path or _SCHEME.match(path):
+            # `pandas.read_csv('file:/etc/passwd')` opens a `file:` URL through urllib.
             raise _fail(f"the code opens `{path[:60]}`, which names a URL")
         self.accesses.append((path, side))
 
@@ -938,6 +957,13 @@ class _Reader:
             function = FILE_FUNCTIONS.get(qualified)
             if function is not None:
                 self._file_function(qualified, function, node)
+            shape = CALL_SHAPES.get(qualified)
+            if shape is not None and (
+                len(node.args) > shape.positional
+                or any(isinstance(a, ast.Starred) for a in node.args)
+                or any(kw.arg not in shape.keywords for kw in node.keywords)
+            ):
+                raise _fail(f"the code calls `{qualified}` with arguments that are not listed")
             return
         if not isinstance(func, ast.Attribute):
             return
@@ -958,7 +984,10 @@ class _Reader:
             self._value_method(func.attr, method, node)
             return
         side = PATH_METHODS.get(func.attr, "")
-        if func.attr == "replace" and self.pathlib and not self._is_text(func.value):
+        # `Path.replace(target)` renames; a workspace module may hand out a `Path` (django's
+        # `settings.BASE_DIR`) without `pathlib` imported here: one argument, no keyword.
+        renames = self.pathlib or (bool(self.imports) and len(node.args) == 1 and not node.keywords)
+        if func.attr == "replace" and renames and not self._is_text(func.value):
             receiver = self._literal(func.value)
             if receiver is None or receiver[1]:
                 raise _fail("the code calls `replace`, which may rename a file")
@@ -990,6 +1019,21 @@ class _Reader:
             pattern = self._literal(node.args[0]) if node.args else None
             if pattern is None or pattern[0].startswith("/") or ".." in pattern[0]:
                 raise _fail(f"the code calls `{func.attr}` with a pattern it computes")
+        for kw in node.keywords:
+            if (
+                kw.arg in ("follow_symlinks", "recurse_symlinks")
+                and func.attr in _WALKS
+                and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
+            ):
+                # `Path('.').walk(follow_symlinks=True)` lists a tree a link leads out to.
+                raise _fail(f"the code calls `{func.attr}` following symbolic links")
+            if kw.arg == "mode" and not (
+                isinstance(kw.value, ast.Constant)
+                and type(kw.value.value) is int
+                and not kw.value.value & 0o7000
+            ):
+                # `touch(mode=0o4755)` creates a set-id file, as `chmod u+s` makes one.
+                raise _fail(f"the code calls `{func.attr}` with a set-id, sticky or computed mode")
         self._access(receiver[0], side)
 
     def _check_namespace(self, node: ast.Call) -> None:
@@ -1089,7 +1133,12 @@ class _Reader:
         if module is not None and module in MODULES:
             self._allow_attribute(module, name.value)
             dotted = f"{module}.{name.value}"
-            if dotted in MODULES or dotted in FILE_FUNCTIONS or dotted in _SHAPED:
+            if (
+                dotted in MODULES
+                or dotted in FILE_FUNCTIONS
+                or dotted in _SHAPED
+                or (dotted in CALL_SHAPES)
+            ):
                 raise _fail(f"the code calls `{func.id}` for `{dotted}`")
 
     def _file_function(self, qualified: str, function: FileFunction, node: ast.Call) -> None:

@@ -32,6 +32,7 @@ __all__ = [
     "ALLOWED_BUILTINS",
     "ALLOWED_ENV",
     "ALLOWED_OPTIONS",
+    "CALL_SHAPES",
     "DUNDER_METHODS",
     "ENV_WRITES",
     "FILE_FUNCTIONS",
@@ -47,6 +48,7 @@ __all__ = [
     "SAFE_DUNDERS",
     "VALUE_ATTRIBUTES",
     "VALUE_METHODS",
+    "CallShape",
     "FileFunction",
     "Module",
 ]
@@ -61,6 +63,8 @@ class Module:
     names: frozenset[str] | None = None
     installed: bool = False
     """Outside the standard library: an installed package whose import runs its code."""
+    left_out: frozenset[str] = frozenset()
+    """Public names of a module listed whole (`names` None) that are not understood."""
 
 
 _PURE = "pure computation on values in memory; no files, processes, network or imports"
@@ -93,7 +97,9 @@ MODULES = MappingProxyType(
         "difflib": Module("compares sequences of strings in memory"),
         "ast": Module(
             "parses Python source into a tree without running it (`literal_eval` evaluates "
-            "literals only); `compile` and `exec` are builtins, not listed"
+            "literals only); `compile` and `exec` are builtins, not listed. `main` is left "
+            "out: it is `python -m ast`, which parses and prints the file `sys.argv` names",
+            left_out=frozenset({"main"}),
         ),
         "csv": Module("reads and writes CSV rows over file objects or strings given to it"),
         "tomllib": Module("parses TOML text or an open binary file object"),
@@ -102,8 +108,17 @@ MODULES = MappingProxyType(
         "decimal": Module(_PURE),
         "fractions": Module(_PURE),
         "statistics": Module(_PURE),
-        "random": Module("pseudo-random numbers from an in-memory generator"),
-        "base64": Module("encodes and decodes bytes; running decoded text needs `exec`"),
+        "random": Module(
+            "pseudo-random numbers from an in-memory generator; `main` (Python 3.13: "
+            "`python -m random`, reading `sys.argv`) is left out",
+            left_out=frozenset({"main"}),
+        ),
+        "base64": Module(
+            "encodes and decodes bytes; running decoded text needs `exec`. `main` and `test` "
+            "are left out: `main` is `python -m base64`, which encodes the file `sys.argv` "
+            "names",
+            left_out=frozenset({"main", "test"}),
+        ),
         "binascii": Module("converts between binary and ASCII encodings"),
         "hashlib": Module("hash functions over bytes given to it"),
         "zlib": Module("compresses and decompresses bytes in memory"),
@@ -115,11 +130,14 @@ MODULES = MappingProxyType(
         "traceback": Module(
             "prints or formats the exception being handled and the current stack; the "
             "functions that take frame lists built by hand (`StackSummary`, which reads any "
-            "named file's lines) are left out",
+            "named file's lines) are left out, and so are `print_tb` and `format_tb`: a "
+            "traceback is read through its attributes (`tb_frame.f_code.co_filename`), which "
+            "any object can carry, and the line of that file is printed. `print_stack`, "
+            "`format_stack`, `print_exception` and `format_exception` only in the shapes of "
+            "`CALL_SHAPES`",
             frozenset(
                 {"print_exc", "format_exc", "print_exception", "format_exception",
-                 "format_exception_only", "print_tb", "format_tb", "print_stack",
-                 "format_stack"}
+                 "format_exception_only", "print_stack", "format_stack"}
             ),
         ),
         "warnings": Module(
@@ -573,6 +591,30 @@ FILE_FUNCTIONS = MappingProxyType(
     }
 )  # fmt: skip
 
+
+@dataclass(frozen=True, slots=True)
+class CallShape:
+    """How a listed function may be called: at most `positional` arguments and only the
+    `keywords` listed; never handed around uncalled."""
+
+    positional: int
+    keywords: frozenset[str] = frozenset()
+
+
+# Listed functions understood only in some shapes. `traceback`'s stack and exception
+# printers read the frames or traceback they are given through their attributes
+# (`f.f_code.co_filename`, `tb.tb_frame`), which any object can carry, and print that
+# file's lines (https://docs.python.org/3/library/traceback.html): only the current stack
+# (no `f`) and an exception alone (its own `__traceback__`, no `value`/`tb`) pass.
+CALL_SHAPES = MappingProxyType(
+    {
+        "traceback.print_stack": CallShape(0, frozenset({"limit", "file"})),
+        "traceback.format_stack": CallShape(0, frozenset({"limit"})),
+        "traceback.print_exception": CallShape(1, frozenset({"limit", "file", "chain"})),
+        "traceback.format_exception": CallShape(1, frozenset({"limit", "chain"})),
+    }
+)
+
 # Methods of values (whatever the receiver, since the reader does not know types) that a
 # listed library's values have and that reach a file or other code. None is understood
 # when handed around (`f = a.tofile`, `f = t.query`); read without a call it may only be
@@ -588,7 +630,10 @@ FILE_FUNCTIONS = MappingProxyType(
 # that import another library to write (`to_excel`, `to_parquet`, `to_feather`, `to_orc`,
 # `to_hdf`, `to_xml`, `to_markdown`, `to_latex`, `to_stata`); unittest's loaders'
 # `loadTestsFromName(s)` and `discover` (import modules by name,
-# https://docs.python.org/3/library/unittest.html#unittest.TestLoader).
+# https://docs.python.org/3/library/unittest.html#unittest.TestLoader); a test result's
+# `addError`, `addFailure`, `addSubTest` and `addExpectedFailure` (the `err` tuple's
+# traceback is read through its attributes, which any object can carry, and the lines of
+# the file it names are printed: https://docs.python.org/3/library/unittest.html#unittest.TestResult.addError).
 VALUE_METHODS = MappingProxyType(
     {
         "tofile": "write", "dump": "write", "to_csv": "write", "to_json": "write",
@@ -597,7 +642,8 @@ VALUE_METHODS = MappingProxyType(
         "to_excel": None, "to_parquet": None, "to_feather": None, "to_orc": None,
         "to_hdf": None, "to_xml": None, "to_markdown": None, "to_latex": None,
         "to_stata": None, "loadTestsFromName": None, "loadTestsFromNames": None,
-        "discover": None,
+        "discover": None, "addError": None, "addFailure": None, "addSubTest": None,
+        "addExpectedFailure": None,
     }
 )  # fmt: skip
 
@@ -646,6 +692,9 @@ PATH_METHODS = MappingProxyType(
         "walk": "read", "owner": "read", "is_mount": "read", "is_block_device": "read",
         "is_char_device": "read", "is_fifo": "read", "is_socket": "read",
         "is_junction": "read",
+        # Python 3.14: copy or move the file to the path the argument names
+        # (https://docs.python.org/3.14/library/pathlib.html#copying-moving-and-deleting).
+        "copy": None, "copy_into": None, "move": None, "move_into": None,
     }
 )  # fmt: skip
 
