@@ -116,6 +116,12 @@ DEFAULT_DENIED_PATHS: Final[tuple[str, ...]] = (
     ".gemini/oauth_creds.json",
     ".gemini/google_accounts.json",
     ".config/github-copilot/",
+    # Tokens kept in the toolchain directories the sandbox shows read-only (its default
+    # read roots, ~/.cache and ~/.nvm): Hugging Face's login, npm's global config
+    # (`npm config set -g //registry/:_authToken=...` writes PREFIX/etc/npmrc).
+    ".cache/huggingface/token",
+    ".cache/huggingface/stored_tokens",
+    "etc/npmrc",
     "/run/secrets/",
     "/var/run/secrets/",
     ".mozilla/",

@@ -35,6 +35,11 @@ def home(outside: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ".cargo/bin/tool": "CARGO-TOOL",
         ".cache/pip/wheel.txt": "PIP-CACHE",
         ".gitconfig": "[core]\n\teditor = vi\n",
+        ".cache/huggingface/token": "HF-TOKEN",
+        ".cache/huggingface/stored_tokens": "HF-STORED-TOKEN",
+        ".cache/huggingface/hub/version.txt": "1",
+        ".nvm/versions/node/v20.0.0/etc/npmrc": "//registry.npmjs.org/:_authToken=NPM-TOKEN",
+        ".nvm/versions/node/v20.0.0/bin/node-ok": "NODE-OK",
     }.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -53,6 +58,9 @@ def _leaks(output: bytes) -> list[str]:
         "GH-TOKEN",
         "CARGO-TOKEN",
         "OUTSIDE-SECRET",
+        "HF-TOKEN",
+        "HF-STORED-TOKEN",
+        "NPM-TOKEN",
     ]
     return [s for s in secrets if s.encode() in output]
 
@@ -82,6 +90,18 @@ def test_read_roots_are_visible_read_only_and_masked_inside(run: Runner, home: P
     assert not (home / ".cache" / "pip" / "new").exists()
     assert (home / ".gitconfig").read_text() == "[core]\n\teditor = vi\n\n"
     assert not (home / "scratch").exists()
+
+
+def test_tokens_kept_in_read_roots_are_masked(run: Runner, home: Path) -> None:
+    # ~/.cache and ~/.nvm are default read roots: Hugging Face keeps its login token in
+    # ~/.cache/huggingface, npm its global registry token in PREFIX/etc/npmrc (nvm: ~/.nvm).
+    result = run(
+        "cat ~/.cache/huggingface/token ~/.cache/huggingface/stored_tokens "
+        "~/.nvm/versions/node/v20.0.0/etc/npmrc 2>&1; grep -r . ~/.cache ~/.nvm 2>&1; "
+        "cat ~/.cache/huggingface/hub/version.txt ~/.nvm/versions/node/v20.0.0/bin/node-ok"
+    )
+    assert _leaks(result.stdout) == []
+    assert result.stdout.endswith(b"1\nNODE-OK\n")  # the rest of those trees stays readable
 
 
 def test_nothing_outside_the_view_exists(run: Runner, outside: Path) -> None:
