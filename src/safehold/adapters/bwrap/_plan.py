@@ -27,6 +27,7 @@ import functools
 import os
 import re
 import stat
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -230,12 +231,13 @@ class _Collector:
         store: str | None = None,
         shown: tuple[str, ...] = (),
         policy: CompiledPolicy | None = None,
+        limit: int | None = None,
     ):
         self.deps = _Deps()
         policy = compile_policy(config, cwd) if policy is None else policy
         self.denied = Matcher.of(policy.denied, policy.casefold)
         self.protected = Matcher.of(policy.protected, policy.casefold)
-        limit = config.sandbox.scan_max_entries
+        limit = config.sandbox.scan_max_entries if limit is None else limit
         self.scanner = Scanner(self.denied, self.protected, limit, store)
         self.roots = roots
         self.link_targets = (cwd, *roots, *shown)
@@ -730,7 +732,11 @@ def scan_protected(
     """
     if not plan.writable:
         return (), (), lambda _path: False
-    col = _Collector(config, plan.cwd, plan.writable)
+    # No entry budget here: it bounds the planning of a run, but a check that gave up would
+    # leave what the command planted (`.git/hooks/pre-commit` beside a million files) in
+    # place. Only the directories the command changed are read, so the command's own
+    # output bounds the cost.
+    col = _Collector(config, plan.cwd, plan.writable, limit=sys.maxsize)
     for top in plan.writable:
         col.tree(top, protect=True)
     new = sorted(p for p in col.seen if p not in plan.protected_seen and os.path.lexists(p))
