@@ -251,6 +251,25 @@ def test_memory_hog_ends_cleanly_with_a_message(run: Runner) -> None:
     assert ok.stdout == b"ok\n"  # the default bound leaves ordinary work alone
 
 
+def test_the_main_stack_is_bounded_too(run: Runner) -> None:
+    # RLIMIT_DATA does not count the main stack: with its hard limit unlimited, `ulimit -s
+    # unlimited` and a deep recursion (json's C parser, 1e6 levels: about 140 MB of stack,
+    # 70 MB of heap) grew it past max_memory_mb. Now the recursion overflows the bound.
+    deep = (
+        "import json, sys; sys.setrecursionlimit(10**8); n = 1_000_000; "
+        "json.loads('[' * n + ']' * n); "
+        "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmStk')][0])"
+    )
+    script = (
+        "ulimit -s unlimited 2>/dev/null || echo refused; ulimit -s $(ulimit -Hs); "
+        f'echo hard=$(ulimit -Hs) soft=$(ulimit -Ss); python3 -c "{deep}"; echo rc=$?'
+    )
+    result = run(script, max_memory_mb=128, timeout=60)
+    lines = result.stdout.decode().split()
+    assert lines[:2] == ["refused", f"hard={128 * 1024}"], result.stdout
+    assert lines[-1] != "rc=0" and len(lines) == 4, result.stdout  # no VmStk: it crashed
+
+
 _UNPRIVILEGED = """
 import shlex, sys
 FORKS = '''
