@@ -186,6 +186,9 @@ DEFAULT_PROTECTED_PATHS: Final[tuple[str, ...]] = (
     "rust-toolchain.toml",
     ".cargo/config",
     ".cargo/config.toml",
+    # npm's project config (denied too: it holds registry tokens): `script-shell`,
+    # `node-options=--require ...` and `git` name programs every later npm run starts.
+    ".npmrc",
     ".pylintrc",
     "pylintrc",
     ".bash_aliases",

@@ -260,6 +260,8 @@ class _Collector:
         # Like the policy, match the literal path and the resolved one (a symlink named
         # `notes.txt` that points at `~/.aws/credentials` is denied).
         if self.denied(path) or (is_link and self.denied(real)):
+            if protect and self.protected(path):
+                self.seen.add(path)  # denied and protected (`.npmrc`): quarantined if new
             if self.deps.probe("exists", real) and (
                 not is_link or any(_inside(real, r) for r in self.link_targets)
             ):
@@ -685,7 +687,10 @@ def _finish(
 
     protected: list[str] = []
     protected_set: set[str] = set()
+    files = set(mask_files)
     for path in sorted(col.protect, key=lambda p: (p.count("/"), p)):
+        if path in files:
+            continue  # denied too (`.npmrc`): its mask is read-only already
         if shown(path) and not hidden(path) and not _under(path, protected_set):
             protected.append(path)
             protected_set.add(path)
