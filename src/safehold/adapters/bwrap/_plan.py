@@ -27,6 +27,7 @@ import functools
 import os
 import re
 import stat
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -230,12 +231,13 @@ class _Collector:
         store: str | None = None,
         shown: tuple[str, ...] = (),
         policy: CompiledPolicy | None = None,
+        limit: int | None = None,
     ):
         self.deps = _Deps()
         policy = compile_policy(config, cwd) if policy is None else policy
         self.denied = Matcher.of(policy.denied, policy.casefold)
         self.protected = Matcher.of(policy.protected, policy.casefold)
-        limit = config.sandbox.scan_max_entries
+        limit = config.sandbox.scan_max_entries if limit is None else limit
         self.scanner = Scanner(self.denied, self.protected, limit, store)
         self.roots = roots
         self.link_targets = (cwd, *roots, *shown)
@@ -258,6 +260,8 @@ class _Collector:
         # Like the policy, match the literal path and the resolved one (a symlink named
         # `notes.txt` that points at `~/.aws/credentials` is denied).
         if self.denied(path) or (is_link and self.denied(real)):
+            if protect and self.protected(path):
+                self.seen.add(path)  # denied and protected (`.npmrc`): quarantined if new
             if self.deps.probe("exists", real) and (
                 not is_link or any(_inside(real, r) for r in self.link_targets)
             ):
@@ -683,7 +687,10 @@ def _finish(
 
     protected: list[str] = []
     protected_set: set[str] = set()
+    files = set(mask_files)
     for path in sorted(col.protect, key=lambda p: (p.count("/"), p)):
+        if path in files:
+            continue  # denied too (`.npmrc`): its mask is read-only already
         if shown(path) and not hidden(path) and not _under(path, protected_set):
             protected.append(path)
             protected_set.add(path)
@@ -730,7 +737,11 @@ def scan_protected(
     """
     if not plan.writable:
         return (), (), lambda _path: False
-    col = _Collector(config, plan.cwd, plan.writable)
+    # No entry budget here: it bounds the planning of a run, but a check that gave up would
+    # leave what the command planted (`.git/hooks/pre-commit` beside a million files) in
+    # place. Only the directories the command changed are read, so the command's own
+    # output bounds the cost.
+    col = _Collector(config, plan.cwd, plan.writable, limit=sys.maxsize)
     for top in plan.writable:
         col.tree(top, protect=True)
     new = sorted(p for p in col.seen if p not in plan.protected_seen and os.path.lexists(p))

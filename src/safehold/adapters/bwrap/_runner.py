@@ -247,8 +247,9 @@ def _quarantine(config: SafetyConfig, plan: MountPlan) -> list[str]:
 def _after_run(config: SafetyConfig, plan: MountPlan) -> tuple[str, ...]:
     """The after-run check; it never raises: the command's output is returned whatever fails.
 
-    On an unexpected error the check reports it and moves aside every writable root's
-    entry that was not there before the run and could hide a protected path.
+    On an unexpected error the check reports it as a finding ("review the workspace"). The
+    scan has no entry budget here (`scan_protected`): a command cannot make it give up by
+    creating more entries than `sandbox.scan_max_entries`.
     """
     try:
         return _audit(plan.watch, _quarantine(config, plan))

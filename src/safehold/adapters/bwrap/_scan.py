@@ -525,6 +525,9 @@ class Scanner:
                 full = _join(path, name)
                 if self.denied.may_match(form) and self.denied(full):
                     denied.append(name)
+                    if self.protected.may_match(form) and self.protected(full):
+                        # Both (`.npmrc`): masked, and moved aside when a command made it.
+                        protected.append(name)
                     continue  # masked whole: nothing below it is visible
                 if self.protected.may_match(form) and self.protected(full):
                     protected.append(name)
