@@ -1781,7 +1781,12 @@ def _check_code(
         for layer in (*cmd.wrapper_words, cmd.words)
         for i in script_words(layer)
     ]
-    for code in (*analysis.code, *scripts):
+    # Text a heredoc or herestring writes to a file (`cat > t.sh <<'EOF'`, `tee t.py
+    # <<'EOF'`): as a Write tool's content, a denied path spelled in it is denied, since a
+    # later step may run the file (`… EOF; bash t.sh`).
+    written = [r.body for r in analysis.redirects if r.literal and r.body]
+    written += [c.copied[0] for c in analysis.commands if c.copied is not None and c.copied[0]]
+    for code in (*analysis.code, *scripts, *written):
         for word in code_paths(code):
             if word in _STANDARD_STREAMS:
                 continue  # the command's own standard streams: no other file's data
