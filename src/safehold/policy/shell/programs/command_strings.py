@@ -7,6 +7,8 @@ opaque constructs inside it count (`ssh host 'rm -rf ~'`, `tar -I 'sh -c x' -cf 
 
 from __future__ import annotations
 
+import functools
+
 from safehold.policy.shell.programs.archives import LOCAL_ARCHIVE, TAR
 from safehold.policy.shell.programs.network import (
     SSH_COMMAND_KEYS,
@@ -15,7 +17,7 @@ from safehold.policy.shell.programs.network import (
     ssh_setting_key,
 )
 from safehold.policy.shell.programs.step import Step, StepFn, Unwrapped, opaque
-from safehold.policy.shell.programs.table import read_roles
+from safehold.policy.shell.programs.table import Program, read_roles
 from safehold.policy.shell.words import Word
 
 __all__ = ["STEPS", "command_strings"]
@@ -88,17 +90,43 @@ def _table_commands(name: str, words: tuple[Word, ...], seen: set[str]) -> list[
     runs), read with that table's parser: every option, under any spelling it resolves
     (`tar --to-com=CMD`, a repeated `--to-command`, `sort --compress-prog=CMD`), besides
     those the list above reads. Not yet in `seen`."""
+    if name in _SSH_LIKE - {"rsync"} or name not in _exec_tables():
+        # ssh, scp, sftp: their commands are read from `-o` settings above; other tables
+        # (and programs without one) give no option, subcommand or mode the role `exec`.
+        return []
     from safehold.policy.shell.programs import PROGRAMS  # the registry imports this module
 
-    table = PROGRAMS.get(name)
-    if table is None or name in _SSH_LIKE - {"rsync"}:
-        return []  # ssh, scp, sftp: their commands are read from `-o` settings above
+    table = PROGRAMS[name]
     out: list[Word] = []
     for use in read_roles(table, words).uses:
         if use.role == "exec" and use.option and use.word.text not in seen:
             seen.add(use.word.text)
             out.append(use.word)
     return out
+
+
+@functools.cache
+def _exec_tables() -> frozenset[str]:
+    """The registry's tables that give some option the role `exec`, in themselves, a
+    subcommand or a mode (the registry is fixed at import: worked out once)."""
+    from safehold.policy.shell.programs import PROGRAMS
+
+    return frozenset(name for name, table in PROGRAMS.items() if _runs_commands(table))
+
+
+def _runs_commands(program: Program) -> bool:
+    seen: set[int] = set()
+    stack: list[Program] = [program]
+    while stack:
+        table = stack.pop()
+        if id(table) in seen:
+            continue
+        seen.add(id(table))
+        if any(opt.role == "exec" for opt in table.options.values()):
+            return True
+        stack.extend(table.subcommands.values())
+        stack.extend(table.modes.values())
+    return False
 
 
 # `--checkpoint-` and longer prefixes name `--checkpoint-action` (argp takes unique prefixes;

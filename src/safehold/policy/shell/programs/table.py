@@ -10,12 +10,10 @@ Family modules (`files`, `network`, `archives`, `git`, …) hold the tables.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from safehold.policy._memo import remember
 from safehold.policy.shell.words import Word
 
 __all__ = [
@@ -436,27 +434,11 @@ each written name is a computed path (unconfined: asked)."""
 
 
 def read_roles(program: Program, words: tuple[Word, ...]) -> Reading:
-    """`words` (argv, program first) read with `program`'s table: see `Reading`.
-
-    Remembered for the same table and the same words object: several checks of one
-    decision (roles, command strings, flows) read one command's words. Both are kept with
-    the reading and compared by identity, since callers match the uses' words to the
-    command's own by `id`, and a table made and dropped (a config's `[[programs]]`) must
-    never answer for another at its address.
-    """
-    key = (id(program), id(words))
-    held = _READINGS.get(key)
-    if held is not None and held[0] is program and held[1] is words:
-        return held[2]
+    """`words` (argv, program first) read with `program`'s table: see `Reading`."""
     asks: list[HostAsk] = []
     scripts: list[Word] = []
     uses, modes, unknown = _read(program, words, asks, scripts)
-    reading = Reading(tuple(uses), frozenset(modes), tuple(unknown), tuple(asks), tuple(scripts))
-    remember(_READINGS, key, (program, words, reading), 1024)
-    return reading
-
-
-_READINGS: OrderedDict[tuple[int, int], tuple[Program, tuple[Word, ...], Reading]] = OrderedDict()
+    return Reading(tuple(uses), frozenset(modes), tuple(unknown), tuple(asks), tuple(scripts))
 
 
 def _old_style(program: Program, words: tuple[Word, ...]) -> tuple[Word, ...]:
