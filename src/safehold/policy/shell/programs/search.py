@@ -145,10 +145,7 @@ def _search_words(words: tuple[Word, ...]) -> tuple[frozenset[int], tuple[int, .
     search = SEARCHES.get(name)
     if search is None:
         return frozenset(), ()
-    table = _table(name)
-    if table is not None:
-        return _read_with_table(search, table, words, start)
-    return _read(search, words, start)
+    return _read(search, words, start, _table(name))
 
 
 # The table each search program's options are read with, when it has one (`zgrep` passes
@@ -168,46 +165,28 @@ def _table(name: str) -> Program | None:
     return PROGRAMS.get(name)
 
 
-def _read_with_table(
-    search: Search, table: Program, words: tuple[Word, ...], start: int
-) -> tuple[frozenset[int], tuple[int, ...]]:
-    """`_read`, with each option word read by the program's own table (`resolve_option`)."""
-    out: set[int] = set()
-    pattern_given = False
-    operands: list[int] = []
-    i = start
-    options_done = False
-    while i < len(words):
-        w = words[i]
-        t = w.text
-        if not w.static or options_done or not t.startswith("-") or t == "-":
-            operands.append(i)
-            i += 1
-            continue
-        if t == "--":
-            options_done = True
-            i += 1
-            continue
-        resolved = resolve_option(table, t)
-        if resolved.unknown:
-            # The parser's reading is not known: no operand is taken for the pattern.
-            pattern_given = True
-        for flag, _opt in resolved.flags:
-            if flag in search.no_pattern_operand:
-                pattern_given = True
-        last = resolved.flags[-1] if resolved.flags else None
-        glued = resolved.value is not None
-        if last is None or not (glued or resolved.takes):
-            i += 1
-            continue
-        _takes, role = _option(search, last[0])
-        if role in _NOT_PATHS and (glued or i + 1 < len(words)):
-            out.add(i if glued else i + 1)
-        pattern_given = pattern_given or role in _GIVES_PATTERN
-        i += 1 if glued else 2
-    if search.first_operand_is_pattern and not pattern_given and operands:
-        out.add(operands[0])
-    return frozenset(i for i in out if words[i].static), tuple(operands)
+# One option word read: (words it takes, the index of a value that is no path or None,
+# whether it gives the pattern, so that no operand is the pattern).
+_Step = tuple[int, int | None, bool]
+
+
+def _table_option(search: Search, table: Program | None, words: tuple[Word, ...], i: int) -> _Step:
+    """The option word `words[i]` read by the program's own table (`resolve_option`)."""
+    assert table is not None
+    resolved = resolve_option(table, words[i].text)
+    # An unresolved word: the parser's reading is not known, so no operand is the pattern.
+    gives = resolved.unknown or any(f in search.no_pattern_operand for f, _ in resolved.flags)
+    last = resolved.flags[-1] if resolved.flags else None
+    glued = resolved.value is not None
+    if last is None or not (glued or resolved.takes):
+        return 1, None, gives
+    _takes, role = _option(search, last[0])
+    value_at = (i if glued else i + 1) if glued or i + 1 < len(words) else None
+    return (
+        1 if glued else 2,
+        value_at if role in _NOT_PATHS else None,
+        gives or (role in _GIVES_PATTERN),
+    )
 
 
 _SCRIPTED = frozenset({"sed", "gsed", "awk", "gawk", "mawk", "nawk"})
@@ -220,9 +199,37 @@ def script_words(words: tuple[Word, ...]) -> frozenset[int]:
     return pattern_words(words)
 
 
+def _list_option(search: Search, table: Program | None, words: tuple[Word, ...], i: int) -> _Step:
+    """The option word `words[i]` read with the `Search` lists alone."""
+    t = words[i].text
+    name, eq, _value = t.partition("=")
+    takes, role = _option(search, name if t.startswith("--") or eq else t)
+    gives = t in search.no_pattern_operand or name in search.no_pattern_operand
+    if takes is None and not t.startswith("--"):
+        # A short cluster: `-rn`, `-A3`, `-rne PAT`; the first letter that takes a
+        # value takes the rest of the word, or the next word.
+        for k in range(1, len(t)):
+            letter = "-" + t[k]
+            gives = gives or letter in search.no_pattern_operand
+            ctakes, crole = _option(search, letter)
+            if ctakes:
+                glued = k + 1 < len(t)  # a glued value: its word counts as a whole
+                at = (i if glued else i + 1) if glued or i + 1 < len(words) else None
+                gives = gives or crole in _GIVES_PATTERN
+                return 1 if glued else 2, at if crole in _NOT_PATHS else None, gives
+        return 1, None, gives
+    if takes:
+        at = (i if eq else i + 1) if eq or i + 1 < len(words) else None
+        return 1 if eq else 2, at if role in _NOT_PATHS else None, gives or role in _GIVES_PATTERN
+    return 1, None, gives
+
+
 def _read(
-    search: Search, words: tuple[Word, ...], start: int
+    search: Search, words: tuple[Word, ...], start: int, table: Program | None = None
 ) -> tuple[frozenset[int], tuple[int, ...]]:
+    """The pattern words and the operands, each option word read by `table` when the
+    program has one, else by the lists."""
+    option = _table_option if table is not None else _list_option
     out: set[int] = set()
     pattern_given = False
     operands: list[int] = []
@@ -239,35 +246,11 @@ def _read(
             options_done = True
             i += 1
             continue
-        name, eq, _value = t.partition("=")
-        takes, role = _option(search, name if t.startswith("--") or eq else t)
-        if t in search.no_pattern_operand or name in search.no_pattern_operand:
-            pattern_given = True
-        if takes is None and not t.startswith("--"):
-            # A short cluster: `-rn`, `-A3`, `-rne PAT`; the first letter that takes a
-            # value takes the rest of the word, or the next word.
-            for k in range(1, len(t)):
-                letter = "-" + t[k]
-                if letter in search.no_pattern_operand:
-                    pattern_given = True
-                ctakes, crole = _option(search, letter)
-                if ctakes:
-                    glued = k + 1 < len(t)  # a glued value: its word counts as a whole
-                    if crole in _NOT_PATHS and (glued or i + 1 < len(words)):
-                        out.add(i if glued else i + 1)
-                    pattern_given = pattern_given or crole in _GIVES_PATTERN
-                    i += 1 if glued else 2
-                    break
-            else:
-                i += 1
-            continue
-        if takes:
-            if role in _NOT_PATHS and (eq or i + 1 < len(words)):
-                out.add(i if eq else i + 1)
-            pattern_given = pattern_given or role in _GIVES_PATTERN
-            i += 1 if eq else 2
-            continue
-        i += 1
+        step, value_at, gives = option(search, table, words, i)
+        if value_at is not None:
+            out.add(value_at)
+        pattern_given = pattern_given or gives
+        i += step
     if search.first_operand_is_pattern and not pattern_given and operands:
         out.add(operands[0])
     # A computed word (`$x`, an unquoted glob) may become several words, the rest of them
