@@ -127,7 +127,19 @@ def test_the_host_view_told_on_demand_is_the_host_assessment(tmp_path: Path) -> 
     sandboxed = SafetyConfig().with_mode("auto")
     host = sandboxed.without_sandbox()
     told = 0
-    for command in ("git status", "npm test", "cat src/app.py | sort", "frobnicate src", "ls ~"):
+    commands = (
+        "git status",
+        "npm test",
+        "cat src/app.py | sort",
+        "frobnicate src",
+        "ls ~",
+        # Computed words: the host's view adds `computed-path` (`_check_computed`).
+        'rm -rf "$D"',
+        "wc --files0-from=names.lst",
+        "git add --pathspec-from-file=names.lst",
+        'cat "$HOME/notes" "$X"',
+    )
+    for command in commands:
         on_sandbox = assess_command(command, config=sandboxed, policy=compile_policy(sandboxed, ws))
         view = on_sandbox.host_view()
         on_host = assess_command(command, config=host, policy=compile_policy(host, ws))
@@ -138,7 +150,7 @@ def test_the_host_view_told_on_demand_is_the_host_assessment(tmp_path: Path) -> 
                 on_host.reasons,
                 on_host.grant_key,
             )
-    assert told >= 3
+    assert told >= 7
 
 
 def test_checks_made_once_per_decision_keep_the_private_tmp_apart(tmp_path: Path) -> None:

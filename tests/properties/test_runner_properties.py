@@ -56,6 +56,9 @@ PARTS = (
     "export HTTPS_PROXY=http://$H:1; git status",
     "grep -rn TODO .",
     "npm test",
+    # Computed paths: the host asks for them, the sandbox does not (`assess._check_computed`).
+    'rm -rf "$D"',
+    "wc --files0-from=names.lst",
 )
 OPERATORS = (" && ", " | ", "; ")
 
@@ -102,6 +105,11 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> str:
     call=ToolCall("run", {"command": 'eval "$X"', "args": ["-la"]}, ToolKind.EXECUTE),
     config=SafetyConfig().with_mode(Mode.AUTO),
     grant=True,
+)
+@example(  # a path list read from a file (computed paths) was allowed on the host's view
+    call=ToolCall("bash", {"command": "wc --files0-from=names.lst"}, ToolKind.EXECUTE),
+    config=SafetyConfig().with_mode(Mode.AUTO),
+    grant=False,
 )
 def test_the_host_decision_is_never_looser_than_the_sandbox_decision(
     ws: str, call: ToolCall, config: SafetyConfig, grant: bool

@@ -350,19 +350,23 @@ def _same_on_host(
 
     The sandbox loosens in exactly these places: code no analysis reads (opaque) runs, and
     on the host the Python reader reads it instead; an absolute `/tmp/…` word, redirection
-    or directory is the private scratch (`private_scratch`); a computed word is no unknown
-    path; the workspace under `/tmp` is not read from outside. Conservative: any of them, in
+    or directory is the private scratch (`private_scratch`); the workspace under `/tmp` is
+    not read from outside; on the host a loop's `"$VAR"` and a listing's `{}` stand for the
+    words they take (`_expand_loops`, `_expand_listings`). Conservative: any of them, in
     any spelling, and the host is judged by a second pass. What only the host adds on top
-    (the closed world, tree walks) is added by `_host_findings`.
+    of the same analysis (the closed world, computed words, tree walks) is added by
+    `_host_findings`.
     """
     if analysis.opaque or any("/tmp" in r.target for r in analysis.redirects):
         return False
     if _workspace_read(policy, config) != _workspace_read_on_host(policy, config):
         return False
+    if any(cmd.loops for cmd in analysis.commands) or listings(analysis):
+        return False
     for cmd in analysis.commands:
         for layer in (*cmd.wrapper_words, cmd.words):
             for w in layer:
-                if "/tmp" in w.text or not (w.static or w.home):
+                if "/tmp" in w.text:
                     return False
         setting = cmd.assignments or cmd.program in _SETTERS  # else no variable is set
         if setting and (any("/tmp" in a for a in cmd.assignments) or _variable_destinations(cmd)):
@@ -381,9 +385,11 @@ def _host_findings(
     base: str,
     allow_reasons: list[Reason] | None,
 ) -> _Findings:
-    """`found` plus what only a host run adds: the closed world and the tree walks."""
+    """`found` plus what only a host run adds: the closed world, computed words and the
+    tree walks."""
     host = _Findings(list(found.deny), list(found.ask), found.grantable, found.places)
     host.exists, host.declared = found.exists, found.declared
+    _check_computed(analysis, policy, host, base)
     _closed_world(analysis, config, host, allow_reasons, policy, base)
     _check_trees(analysis, policy, host, base)
     _check_deleted_trees(analysis, policy, host, base)
@@ -1935,27 +1941,23 @@ def _check_roles(
     found: _Findings,
     base: str,
 ) -> None:
-    """Judge every role each command gives a word (see `roles`), and its classes."""
-    unconfined = config.sandbox.mode == "none"
+    """Judge every role each command gives a word (see `roles`), and its classes.
+
+    A word computed at run time has no path to judge: where nothing confines the command,
+    `_check_computed` asks for it (the host's only addition here, so a sandboxed pass can
+    tell the host's view: `_host_findings`).
+    """
     for cmd in analysis.commands:
         for layer in (*cmd.wrapper_words, cmd.words):
             for verdict, reason in class_reasons(layer, stdin_fed=cmd.stdin_fed):
                 _add(found, Finding(verdict, reason, verdict is not Verdict.DENY))
         dirs, uses, modes = _place(cmd, base, policy, found)
         program = cmd.program
-        # A glob's matches are judged as paths, but a tree walk below them is not looked
-        # through (`grep -r KEY src/*`): for a walker a glob stays an unknown path. Nor
-        # under xargs or `find -exec`: the words they fill in (`{}`, `xargs -I '*'`) look
-        # like globs but are whatever they read at run time.
-        globs = unconfined and walking(cmd.words) is None and not _fills_words(cmd)
         for use in [*uses, *_variable_destinations(cmd)]:
             if use.role in _CHANGES:
-                _judge_change_use(use, program, modes, dirs, policy, config, found, unconfined)
+                _judge_change_use(use, program, modes, dirs, policy, config, found)
             elif use.role == "read":
-                if not (use.word.static or use.word.home):
-                    if unconfined and not (globs and _workspace_glob(use.word, dirs, policy)):
-                        _add(found, _computed(program, use))
-                elif use.option == "script":
+                if (use.word.static or use.word.home) and use.option == "script":
                     # A file named inside a script (`sed 'r F'`, awk `getline < F`) is no
                     # word of its own: judged as an argument the program reads is.
                     _check_argument(use.word.text, dirs, policy, found)
@@ -1963,7 +1965,37 @@ def _check_roles(
             else:
                 for finding in judge_use(use, program, cmd.stdin_fed, config):
                     _add(found, finding)
-        if unconfined and cmd.words and program not in _NO_FILES and not uses:
+    if config.sandbox.mode == "none":
+        _check_computed(analysis, policy, found, base)
+
+
+def _check_computed(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> None:
+    """Unconfined, a word computed at run time in a role that reads or changes files may be
+    any path: it asks (`computed-path`), unless it is a glob over the workspace, whose
+    matches are judged instead. So does a computed argument of a program without roles."""
+    for cmd in analysis.commands:
+        dirs, uses, _ = _place(cmd, base, policy, found)
+        program = cmd.program
+        # A glob's matches are judged as paths, but a tree walk below them is not looked
+        # through (`grep -r KEY src/*`): for a walker a glob stays an unknown path. Nor
+        # under xargs or `find -exec`: the words they fill in (`{}`, `xargs -I '*'`) look
+        # like globs but are whatever they read at run time.
+        globs = walking(cmd.words) is None and not _fills_words(cmd)
+        for use in [*uses, *_variable_destinations(cmd)]:
+            if use.role in _CHANGES:
+                # A computed mount source asks even in the sandbox (`_judge_change_use`).
+                computed = use.role != "mount" and _computed_change(use.word)
+            else:
+                computed = use.role == "read" and not (
+                    use.word.static
+                    or use.word.home
+                    or (globs and _workspace_glob(use.word, dirs, policy))
+                )
+            if computed:
+                _add(found, _computed(program, use))
+        if cmd.words and program not in _NO_FILES and not uses:
             # Nothing confines an unknown program's computed arguments: each may be a path.
             for w in cmd.words[1:]:
                 if not (w.static or w.home or (globs and _workspace_glob(w, dirs, policy))):
@@ -2051,6 +2083,20 @@ def _computed(program: str, use: RoleUse) -> Finding:
     )
 
 
+def _tilde_form(text: str) -> str | None:
+    """`$HOME/x`, `${HOME}/x`, `~/x` spelled as `~/x`; None for any other computed text."""
+    for home in ("$HOME", "${HOME}", "~"):
+        if text == home or text.startswith(home + "/"):
+            return "~" + text[len(home) :]
+    return None
+
+
+def _computed_change(word: Word) -> bool:
+    """A word a program writes or deletes that no check can judge: computed at run time
+    and not a `$HOME` spelling (`_judge_change_use`)."""
+    return not (word.static or word.home) and _tilde_form(word.text) is None
+
+
 def _judge_change_use(
     use: RoleUse,
     program: str,
@@ -2059,7 +2105,6 @@ def _judge_change_use(
     policy: CompiledPolicy,
     config: SafetyConfig,
     found: _Findings,
-    unconfined: bool,
 ) -> None:
     word = use.word
     source = _mount_source(word.text) if use.role == "mount" else word.text
@@ -2067,14 +2112,12 @@ def _judge_change_use(
         return  # a named volume, not a host path
     text = source
     if not (word.static or word.home):
-        for home in ("$HOME", "${HOME}", "~"):
-            if text == home or text.startswith(home + "/"):
-                text = "~" + text[len(home) :]
-                break
-        else:
-            if unconfined or use.role == "mount":
+        home = _tilde_form(text)
+        if home is None:
+            if use.role == "mount":  # a computed bind mount: even in the sandbox
                 _add(found, _computed(program, use))
-            return
+            return  # else unconfined only: `_check_computed`
+        text = home
     if not text.startswith(("/", "~")) and None in dirs and use.role != "mount":
         _add(
             found,
