@@ -4,9 +4,10 @@ The callback offers four options with stable ids and maps the reply fail-closed:
 offered option id counts; `cancelled`, an unknown id, a malformed reply, a client error, a
 closed connection, a missing connection and the timeout are all non-allow outcomes. A
 reply is read by its shape (the SDK's models, or exactly the protocol's fields), so a
-connection that is not the SDK's is read the same way. On timeout the request is abandoned: the SDK drops the pending entry (so a late answer changes
-nothing) and, from agent-client-protocol 1.0.0rc3 on, sends `$/cancel_request` so the
-editor can close its dialog. Task cancellation propagates.
+connection that is not the SDK's is read the same way. On timeout the request is
+abandoned: the SDK drops the pending entry (so a late answer changes nothing) and, from
+agent-client-protocol 1.0.0rc3 on, sends `$/cancel_request` so the editor can close its
+dialog. Task cancellation propagates.
 """
 
 from __future__ import annotations
