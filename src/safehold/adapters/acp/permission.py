@@ -2,10 +2,12 @@
 
 The callback offers four options with stable ids and maps the reply fail-closed: only an
 offered option id counts; `cancelled`, an unknown id, a malformed reply, a client error, a
-closed connection, a missing connection and the timeout are all non-allow outcomes. On
-timeout the request is abandoned: the SDK drops the pending entry (so a late answer changes
-nothing) and, from agent-client-protocol 1.0.0rc3 on, sends `$/cancel_request` so the
-editor can close its dialog. Task cancellation propagates.
+closed connection, a missing connection and the timeout are all non-allow outcomes. A
+reply is read by its shape (the SDK's models, or exactly the protocol's fields), so a
+connection that is not the SDK's is read the same way. On timeout the request is
+abandoned: the SDK drops the pending entry (so a late answer changes nothing) and, from
+agent-client-protocol 1.0.0rc3 on, sends `$/cancel_request` so the editor can close its
+dialog. Task cancellation propagates.
 """
 
 from __future__ import annotations
@@ -328,7 +330,7 @@ def make_acp_approval_callback(
 def outcome_of_response(
     response: object, tool_call_id: str = "?", options: PermissionOptions = DEFAULT_OPTIONS
 ) -> ApprovalOutcome:
-    """Map a `RequestPermissionResponse` to an outcome; anything but an offered option fails."""
+    """Map a permission reply to an outcome; anything but an offered option fails."""
     return answer_of_response(response, tool_call_id, options).outcome
 
 
@@ -338,25 +340,86 @@ _FAILED: Final = ApprovalAnswer(ApprovalOutcome.FAILED)
 def answer_of_response(
     response: object, tool_call_id: str = "?", options: PermissionOptions = DEFAULT_OPTIONS
 ) -> ApprovalAnswer:
-    """As `outcome_of_response`, with the scope and lifetime the chosen option gives a grant."""
-    if not isinstance(response, RequestPermissionResponse):
+    """As `outcome_of_response`, with the scope and lifetime the chosen option gives a grant.
+
+    The reply is read by its shape (see `_read_reply`): only an outcome that is the SDK's
+    `AllowedOutcome`, or a mapping with exactly the protocol's fields, whose `optionId` is a
+    `str` among the offered ids (or their aliases), allows.
+    """
+    try:
+        read = _read_reply(response)
+    except Exception:  # a property or a mapping that raises while read: malformed
+        read = None
+    if read is None:
         logger.warning("permission for %s refused: malformed reply %r", tool_call_id, response)
         return _FAILED
-    outcome = response.outcome
-    if isinstance(outcome, DeniedOutcome) or getattr(outcome, "outcome", None) == "cancelled":
+    if read is _CANCELLED:
         return ApprovalAnswer(ApprovalOutcome.CANCELLED)
-    option_id = getattr(outcome, "option_id", None)
-    if not isinstance(outcome, AllowedOutcome) or getattr(outcome, "outcome", None) != "selected":
-        logger.warning("permission for %s refused: malformed outcome %r", tool_call_id, outcome)
-        return _FAILED
-    chosen = options.answer_of(option_id)
+    chosen = options.answer_of(read)
     if chosen is None:
         # The SDK does not check that the id was offered; we do (ACP schema v2 requires it).
-        logger.warning(
-            "permission for %s refused: option %r was not offered", tool_call_id, option_id
-        )
+        logger.warning("permission for %s refused: option %r was not offered", tool_call_id, read)
         return _FAILED
     return chosen
+
+
+_CANCELLED: Final = object()
+"""What `_read_reply` returns for a `cancelled` outcome."""
+
+# The protocol's fields (JSON names) of a `RequestPermissionResponse` and of its two
+# outcomes; each may also carry `_meta` (an object or null), which is never read.
+_REPLY_FIELDS: Final = frozenset({"outcome"})
+_SELECTED_FIELDS: Final = frozenset({"outcome", "optionId"})
+_CANCELLED_FIELDS: Final = frozenset({"outcome"})
+
+
+def _read_reply(response: object) -> str | object | None:
+    """The option id a reply selects, `_CANCELLED`, or None for a malformed reply.
+
+    The reply is the SDK's `RequestPermissionResponse`, a mapping with exactly the
+    protocol's fields, or another object (a test double, another SDK's model) whose
+    `outcome` attribute is read. The outcome decides, and is read strictly: the SDK's
+    `AllowedOutcome` or `DeniedOutcome` (by type), or a mapping with exactly the fields of
+    one of them. An option id counts only as an exact `str`; anything else (a missing or
+    extra field, another type, a mock's made-up attribute) is malformed.
+    """
+    if isinstance(response, RequestPermissionResponse):
+        outcome: object = response.outcome
+    elif isinstance(response, Mapping):
+        fields = dict(response)
+        outcome = fields["outcome"] if _names(fields) == _REPLY_FIELDS else None
+    else:
+        outcome = getattr(response, "outcome", None)
+    if isinstance(outcome, DeniedOutcome):
+        return _CANCELLED
+    if isinstance(outcome, AllowedOutcome):
+        # The type says `selected`; a double of it may lack the field, but never disagree.
+        selected = getattr(outcome, "outcome", "selected")
+        option_id = getattr(outcome, "option_id", None)
+        return option_id if _is_str(selected, "selected") and _is_str(option_id) else None
+    if isinstance(outcome, Mapping):
+        fields = dict(outcome)  # one copy: every check reads the same values
+        kind, names = fields.get("outcome"), _names(fields)
+        if names == _CANCELLED_FIELDS and _is_str(kind, "cancelled"):
+            return _CANCELLED
+        if names == _SELECTED_FIELDS and _is_str(kind, "selected"):
+            option_id = fields["optionId"]
+            return option_id if _is_str(option_id) else None
+    return None
+
+
+def _names(fields: dict[Any, Any]) -> frozenset[Any] | None:
+    """The protocol field names of a mapping (without `_meta`, which must be an object or
+    null); None when `_meta` is something else."""
+    meta = fields.get("_meta")
+    if meta is not None and not isinstance(meta, Mapping):
+        return None
+    return frozenset(fields) - {"_meta"}
+
+
+def _is_str(value: object, expected: str | None = None) -> bool:
+    """True for an exact `str` (no subclass, no mock), equal to `expected` when given."""
+    return type(value) is str and (expected is None or value == expected)
 
 
 # -- what the person sees --------------------------------------------------------------
