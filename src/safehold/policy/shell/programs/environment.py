@@ -182,6 +182,9 @@ _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
         "SSH_AUTH_SOCK",  # the ssh agent socket ssh, git and scp sign with (ssh(1))
         "SVN_SSH",  # the tunnel program svn runs for svn+ssh:// (svn book, "Tunneling")
         "HGRCPATH",  # Mercurial's config files, whose hooks run commands (hg help config)
+        # The backup suffix of cp, mv, ln, install and patch (coreutils manual, "Backup
+        # options"): `SIMPLE_BACKUP_SUFFIX=.json cp -b x .mcp` writes `.mcp.json`.
+        "SIMPLE_BACKUP_SUFFIX",
     }
 )
 _DANGEROUS_ENV_PREFIXES = (
