@@ -443,7 +443,13 @@ ROLES = Program(
             last="write",
         ),
         "fetch": Program(first="network", options={"--depth": _V, "-j": _V, "--jobs": _V}),
-        "pull": Program(first="network", options={"--depth": _V, "-s": _STRATEGY, "-X": _V}),
+        # `git pull` merges what it fetched into the work tree (git-pull(1): "Incorporates
+        # changes from a remote repository into the current branch"): a write of `.`.
+        "pull": Program(
+            first="network",
+            options={"--depth": _V, "-s": _STRATEGY, "-X": _V},
+            implicit=(("write", "."),),
+        ),
         "ls-remote": Program(first="network"),
         # Understood: the forms that change nothing. `add`, `set-url`, `rename`,
         # `remove`, `prune`, `update`, … change where `git push`/`fetch` go (or fetch):

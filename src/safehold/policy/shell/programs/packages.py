@@ -308,10 +308,10 @@ _CARGO = Program(
     options=_CARGO_OPTIONS,
     subcommands={
         **_subcommands(_CARGO_OPTIONS, _CARGO_RUNS, _CARGO_OTHERS),
-        **{
-            name: Program(options=_CARGO_OPTIONS, first="write")
-            for name in ("new", "init", "vendor")
-        },
+        **{name: Program(options=_CARGO_OPTIONS, first="write") for name in ("new", "init")},
+        # cargo-vendor(1): "Vendor all dependencies … into the specified <path> directory"
+        # (`vendor` when none is given): the crates' sources, downloaded.
+        "vendor": Program(options=_CARGO_OPTIONS, first="write", implicit=(("write", "vendor"),)),
         # cargo-clean(1): "With no options, cargo clean will delete the entire target
         # directory", which `--target-dir DIR` names: DIR is deleted (`--target-dir .` is
         # the workspace). It takes no operand (`gc` is nightly's: the download cache).
