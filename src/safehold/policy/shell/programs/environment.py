@@ -185,6 +185,11 @@ _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
         # The backup suffix of cp, mv, ln, install and patch (coreutils manual, "Backup
         # options"): `SIMPLE_BACKUP_SUFFIX=.json cp -b x .mcp` writes `.mcp.json`.
         "SIMPLE_BACKUP_SUFFIX",
+        # kubectl's preferences file (kubernetes.io, "Kubectl user preferences (kuberc)",
+        # 1.33+): default option values for each command, `--kubeconfig` among them (whose
+        # `exec` plugin kubectl runs); the editor `kubectl edit` runs.
+        "KUBERC",
+        "KUBE_EDITOR",
     }
 )
 _DANGEROUS_ENV_PREFIXES = (
@@ -213,6 +218,7 @@ _DANGEROUS_ENV_PREFIXES = (
     "GH_",  # gh's pager, browser, editor, config directory, host and token
     "DOCKER_",
     "KUBECONFIG",
+    "KUBECTL_",  # `KUBECTL_KUBERC` turns the kuberc file on, `KUBECTL_EXTERNAL_DIFF` a program
 )
 
 
