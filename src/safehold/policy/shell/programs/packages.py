@@ -169,7 +169,7 @@ _NPM_RUNS = frozenset(
 _NPM_OTHERS = frozenset(
     {
         "access", "completion", "deprecate", "diff", "dist-tag",
-        "dist-tags", "doctor", "explain", "why", "find-dupes", "fund", "get",
+        "dist-tags", "doctor", "explain", "why", "find-dupes", "get",
         "help", "hlep", "help-search", "ll", "la", "ls", "list", "org", "ogr", "outdated",
         "owner", "author", "ping", "pkg", "prefix", "profile", "publish", "query",
         "restart", "root", "run-script", "run", "rum", "urn", "sbom", "search", "find", "s",
@@ -196,6 +196,9 @@ _NPM = Program(
             subcommands={name: Program(options=_NPM_OPTIONS) for name in ("ls", "verify")},
         ),
         "pack": Program(options=_NPM_OPTIONS, understood_operand=no_operand),
+        # `npm fund` lists the funding URLs; `npm fund PKG` "tries to open its funding url
+        # using the --browser config param" (npm-fund(1)): an operand is not understood.
+        "fund": Program(options=_NPM_OPTIONS, understood_operand=no_operand),
     },
 )
 # pnpm does not read npm's command list. A word that is none of its commands runs the
