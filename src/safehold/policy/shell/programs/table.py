@@ -221,6 +221,9 @@ class Program:
     # of the command's role uses (its URL operands, an output directory) and its modes,
     # giving each file written (a computed word where the server names it). Writes.
     url_names: Callable[[Sequence[RoleUse], frozenset[str]], list[Word]] | None = None
+    # Files the program writes named after its operands, a function of the role uses and
+    # the modes as `url_names` is (`gzip f` writes `f.gz`, `gunzip f.gz` writes `f`). Writes.
+    siblings: Callable[[Sequence[RoleUse], frozenset[str]], list[Word]] | None = None
     # Which operands the program is understood with; every other operand is not
     # understood (`date MMDDhhmm` sets the clock, `hostname NAME` the host name, `ps eww`
     # shows other processes' environments). None: every operand is.
@@ -685,6 +688,8 @@ def _read(
     )
     if spec.url_names is not None:
         uses.extend(RoleUse("write", w, "url-name") for w in spec.url_names(uses, frozenset(modes)))
+    if spec.siblings is not None:
+        uses.extend(RoleUse("write", w, "sibling") for w in spec.siblings(uses, frozenset(modes)))
     if NAMES_FROM_INPUT in modes:
         uses.append(RoleUse("read", _COMPUTED, "names"))
     if WRITES_ANYWHERE in modes:
