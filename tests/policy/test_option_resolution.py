@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from safehold.policy.shell.programs.table import Opt, Parser, Program, read_roles, resolve_option
@@ -24,6 +26,7 @@ def _program(parser: Parser) -> Program:
         },
         operands="read",
         parser=parser,
+        source="a complete test table",
     )
 
 
@@ -56,6 +59,30 @@ def test_a_glued_prefix_value_gets_the_options_role() -> None:
     reading = read_roles(_program("getopt_long"), _words("--outp=~/.bashrc", "a"))
     assert ("write", "~/.bashrc") in [(u.role, u.word.text) for u in reading.uses]
     assert reading.unknown == ()
+
+
+@pytest.mark.parametrize("parser", ["getopt_long", "git", "argparse"])
+def test_a_prefix_in_an_incomplete_table_is_read_but_not_understood(parser: Parser) -> None:
+    # The program may have an option the table lacks that the word names exactly or is
+    # also a prefix of (npm's `--global` against a table holding only `--globalconfig`).
+    partial = dataclasses.replace(_program(parser), source="")
+    resolved = resolve_option(partial, "--outp=~/.bashrc")
+    assert resolved.unknown
+    reading = read_roles(partial, _words("--outp=~/.bashrc", "a"))
+    assert ("write", "~/.bashrc") in [(u.role, u.word.text) for u in reading.uses]
+    assert reading.unknown == ("--outp=~/.bashrc",)
+    assert not resolve_option(partial, "--output=x").unknown  # exact names still are
+
+
+def test_a_prefix_of_a_left_out_option_is_not_understood() -> None:
+    # `pip install --python X`: pip's own `--python` (left out), not `--python-version`.
+    program = dataclasses.replace(
+        _program("argparse"), left_out=frozenset({"--regexp-file", "--reg"})
+    )
+    assert resolve_option(program, "--rege").unknown
+    assert resolve_option(program, "--reg").unknown
+    assert resolve_option(program, "--regexp").flags[0][0] == "--regexp"
+    assert not resolve_option(program, "--regexp").unknown
 
 
 def test_an_unknown_long_option_is_reported() -> None:

@@ -91,7 +91,10 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("docker",): frozenset({"-H", "--host", "--config"}),
     # A kubeconfig's `exec` plugin runs a command; `--server` gets the current credentials;
     # impersonation (programs/kubectl.py). Files and raw API paths may name Secrets.
-    ("kubectl",): frozenset({"--kubeconfig", "-s", "--server", "--as", "--as-group", "--as-uid"}),
+    ("kubectl",): frozenset(
+        {"--kubeconfig", "-s", "--server", "--as", "--as-group", "--as-uid"}
+        | {"--insecure-skip-tls-verify"}  # the user's credentials over an unchecked TLS link
+    ),
     ("kubectl", "get"): frozenset({"-f", "--filename", "-k", "--kustomize", "--raw"}),
     ("kubectl", "describe"): frozenset({"-f", "--filename", "-k", "--kustomize"}),
     ("kubectl", "wait"): frozenset({"-f", "--filename"}),

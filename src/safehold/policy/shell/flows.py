@@ -296,7 +296,7 @@ _FOREIGN_WRITERS = frozenset(
         "curl", "wget", "aria2c", "http", "gh", "git", "svn", "hg", "scp", "sftp", "rsync",
         "tar", "bsdtar", "unzip", "7z", "7za", "unrar", "gunzip", "zcat", "bunzip2", "unxz",
         "zstd", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg", "docker",
-        "podman", "kubectl", "pip", "pip3", "npm", "npx", "pnpm", "yarn",
+        "podman", "kubectl", "pip", "pip3", "npm", "npx", "pnpm", "yarn", "cargo",
     }
 )  # fmt: skip
 # Programs whose standard output is such content: downloaders, decoders and decompressors.

@@ -149,7 +149,10 @@ def awk_files(program: str) -> list[tuple[Role, str | None]]:
 
 
 # `-i[SUFFIX]`: the suffix, if any, is glued on (`-i.bak`); a separate word is the script.
-_INPLACE = Opt(takes=True, optional=True, mode="inplace")
+# It names the backup of each file edited (sed(1), "-i[SUFFIX]": FILE+SUFFIX, or with `*`
+# "each asterisk is replaced with the basename of the current file", which may "place
+# backup copies … into another directory": `-i'.git/*' config` replaces `.git/config`).
+_INPLACE = Opt(takes=True, optional=True, mode="inplace", backup="sed")
 _READ = Opt(takes=True, role="read")
 # `sed SCRIPT FILE…` reads its files; `sed -i` rewrites them. Every option of GNU sed 4.9.
 SED_ROLES = Program(

@@ -286,7 +286,8 @@ CLASSES: tuple[tuple[Verdict, str, str, tuple[str, ...]], ...] = (
         # (npm-owner(1), npm-access(1), npm-dist-tag(1), npm-deprecate(1),
         # npm-unpublish(1), npm-token(1), npm-team(1), npm-org(1), npm-hook(1) of npm 10;
         # pnpm hands these commands to npm; cargo-owner(1), cargo-yank(1)): who owns or
-        # may publish a package, which version installs by default, tokens.
+        # may publish a package, which version installs by default, tokens; the account's
+        # profile and its two-factor setting (npm-profile(1)), its stars (npm-star(1)).
         Verdict.ASK,
         "registry-change",
         "changes a package registry's owners, access, tags, versions or tokens with the "
@@ -320,6 +321,11 @@ CLASSES: tuple[tuple[Verdict, str, str, tuple[str, ...]], ...] = (
                     "hook add",
                     "hook update",
                     "hook rm",
+                    "profile set",
+                    "profile enable-2fa",
+                    "profile disable-2fa",
+                    "star",
+                    "unstar",
                 )
             ),
             *(f"yarn {verb}" for verb in ("owner add", "owner remove", "tag add", "tag remove")),

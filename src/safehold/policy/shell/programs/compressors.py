@@ -18,7 +18,15 @@ and `move` come before `output` and `stdout`, so a conflicting pair reads the st
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import NAMES_FROM_INPUT, WRITES_ANYWHERE, Opt, Program
+from collections.abc import Callable, Sequence
+
+from safehold.policy.shell.programs.table import (
+    NAMES_FROM_INPUT,
+    WRITES_ANYWHERE,
+    Opt,
+    Program,
+    RoleUse,
+)
 from safehold.policy.shell.programs.vocab import (
     DIGITS,
     HELP,
@@ -28,12 +36,61 @@ from safehold.policy.shell.programs.vocab import (
     valued,
     values,
 )
+from safehold.policy.shell.words import Word
 
 __all__ = ["PROGRAMS"]
 
+_DECOMPRESS = "decompress"
+
+
+def _siblings(
+    suffix: str, strips: tuple[tuple[str, str], ...], *, unpacks: bool = False, other: str = ""
+) -> Callable[[Sequence[RoleUse], frozenset[str]], list[Word]]:
+    """The sibling each operand is (de)compressed into (`Program.siblings`): FILE+`suffix`
+    compressing; FILE with a known ending replaced (`strips`: `.gz` by nothing, `.tgz` by
+    `.tar`) decompressing (`unpacks`, or `-d`), or FILE+`other` when none is known (bzip2's
+    `.out`; gzip and xz skip such a file). A computed operand gives a computed sibling."""
+
+    def names(uses: Sequence[RoleUse], modes: frozenset[str]) -> list[Word]:
+        back = unpacks or _DECOMPRESS in modes
+        out: list[Word] = []
+        for use in uses:
+            word = use.word
+            if use.option or use.role not in ("delete", "write"):
+                continue  # `-c`, `-l`, `-t` read their operands; `-o F` is judged as given
+            if not word.static:
+                out.append(word)
+                continue
+            text = word.text
+            if not back:
+                out.append(Word(text + suffix, True, word.splits, word.home))
+                continue
+            ending = next((s for s in strips if text.endswith(s[0]) and text != s[0]), None)
+            if ending is not None:
+                named = text[: len(text) - len(ending[0])] + ending[1]
+                out.append(Word(named, True, word.splits, word.home))
+            elif other:
+                out.append(Word(text + other, True, word.splits, word.home))
+        return out
+
+    return names
+
+
 _KEEP = Opt(mode="keep")
 _STDOUT = Opt(mode="stdout")
-_READS = {"keep": Program(operands="write"), "stdout": Program(operands="read")}
+# gzip(1), "-d"/"-S": the endings gunzip recognises; `.tgz` and `.taz` become `.tar`.
+_GZ_ENDINGS = (
+    (".tgz", ".tar"), (".taz", ".tar"), (".gz", ""), ("-gz", ""), (".z", ""), ("-z", ""),
+    ("_z", ""), (".Z", ""),
+)  # fmt: skip
+_GZ_SIBLINGS = _siblings(".gz", _GZ_ENDINGS)
+_READS = {
+    "keep": Program(operands="write", siblings=_GZ_SIBLINGS),
+    "stdout": Program(operands="read"),
+}
+# `-S SUFFIX` names each sibling FILE+SUFFIX, or strips SUFFIX when decompressing (gzip(1),
+# xz(1)): `gzip -S rc .bash` writes `.bashrc`. Read, and not understood.
+_SUFFIX = Opt(takes=True, setting=lambda v: None)
 
 # gzip 1.12 `--help` (getopt_long). `gunzip` is `gzip -d`, `zcat` is `gzip -cd`: scripts
 # that pass every option on.
@@ -41,8 +98,9 @@ _GZIP_OPTIONS = {
     **HELP,
     **dict.fromkeys(("-c", "--stdout", "-l", "--list", "-t", "--test"), _STDOUT),
     **dict.fromkeys(("-k", "--keep"), _KEEP),
-    **values("-S", "--suffix"),
-    **flags("-d", "--decompress", "-f", "--force", "-h", "-L", "--license", "-n"),
+    **dict.fromkeys(("-S", "--suffix"), _SUFFIX),
+    **dict.fromkeys(("-d", "--decompress"), Opt(mode=_DECOMPRESS)),
+    **flags("-f", "--force", "-h", "-L", "--license", "-n"),
     **flags("--no-name", "-q", "--quiet", "-r", "--recursive", "--rsyncable"),
     # `-N`: decompressing, the file is named by the archive's header (its last component,
     # beside the input: `.envrc`, `.npmrc`), not by the input's name: a computed write.
@@ -51,7 +109,9 @@ _GZIP_OPTIONS = {
     **flags(*(f"-{d}" for d in "123456789")),
 }
 _GZIP = "gzip 1.12 --help"
-_GZIP_TABLE = Program(options=_GZIP_OPTIONS, operands="delete", modes=_READS, source=_GZIP)
+_GZIP_TABLE = Program(
+    options=_GZIP_OPTIONS, operands="delete", modes=_READS, source=_GZIP, siblings=_GZ_SIBLINGS
+)
 _ZCAT = Program(options=_GZIP_OPTIONS, operands="read", source=f"zcat ({_GZIP})")
 
 # XZ Utils 5.4.1 `xz --long-help` (getopt_long). `unxz`, `xzcat`, `lzma`, `unlzma`,
@@ -65,18 +125,35 @@ _XZ_OPTIONS = {
         ("--files", "--files0"),
         Opt(takes=True, optional=True, role="read", mode=NAMES_FROM_INPUT),
     ),
-    **values("-S", "--suffix", "-F", "--format", "-C", "--check", "-T", "--threads"),
+    **dict.fromkeys(("-S", "--suffix"), _SUFFIX),
+    **dict.fromkeys(("-d", "--decompress"), Opt(mode=_DECOMPRESS)),
+    **values("-F", "--format", "-C", "--check", "-T", "--threads"),
     **values("--block-size", "--block-list", "--flush-timeout", "--memlimit-compress"),
     **values("--memlimit-decompress", "--memlimit-mt-decompress", "-M", "--memlimit"),
     **optional("--lzma1", "--lzma2", "--x86", "--arm", "--armthumb", "--arm64", "--powerpc"),
     **optional("--ia64", "--sparc", "--delta"),
-    **flags("-z", "--compress", "-d", "--decompress", "-f", "--force", "--single-stream"),
+    **flags("-z", "--compress", "-f", "--force", "--single-stream"),
     **flags("--no-sparse", "--ignore-check", "-e", "--extreme", "--no-adjust", "-q"),
     **flags("--quiet", "-v", "--verbose", "-Q", "--no-warn", "--robot", "--info-memory"),
     **flags("-h", "-H", "--long-help", "-V", *DIGITS),
 }
 _XZ = "XZ Utils 5.4.1 xz --long-help"
-_XZ_TABLE = Program(options=_XZ_OPTIONS, operands="delete", modes=_READS, source=_XZ)
+# xz(1), "--suffix": `.xz` and `.txz` (`.tar`), `.lzma` and `.tlz` for `--format=lzma`.
+_XZ_ENDINGS = ((".txz", ".tar"), (".tlz", ".tar"), (".xz", ""), (".lzma", ""))
+
+
+def _xz(suffix: str, unpacks: bool) -> Program:
+    siblings = _siblings(suffix, _XZ_ENDINGS, unpacks=unpacks)
+    modes = {
+        "keep": Program(operands="write", siblings=siblings),
+        "stdout": Program(operands="read"),
+    }
+    return Program(
+        options=_XZ_OPTIONS, operands="delete", modes=modes, source=_XZ, siblings=siblings
+    )
+
+
+_XZ_TABLE = _xz(".xz", unpacks=False)
 _XZCAT = Program(options=_XZ_OPTIONS, operands="read", source=f"xzcat ({_XZ})")
 
 # bzip2 1.0.8 `--help`: its own parser reads clusters (`-dc`) and long options spelled in
@@ -85,14 +162,33 @@ _BZIP2_OPTIONS = {
     **HELP,
     **dict.fromkeys(("-c", "--stdout", "-t", "--test"), _STDOUT),
     **dict.fromkeys(("-k", "--keep"), _KEEP),
-    **flags("-h", "-d", "--decompress", "-z", "--compress", "-f", "--force", "-q", "--quiet"),
+    **dict.fromkeys(("-d", "--decompress"), Opt(mode=_DECOMPRESS)),
+    **flags("-h", "-z", "--compress", "-f", "--force", "-q", "--quiet"),
     **flags("-v", "--verbose", "-L", "--license", "-V", "-s", "--small", "--fast", "--best"),
     **flags(*(f"-{d}" for d in "123456789")),
 }
 _BZIP2 = "bzip2 1.0.8 --help"
-_BZIP2_TABLE = Program(
-    options=_BZIP2_OPTIONS, operands="delete", modes=_READS, parser="getopt", source=_BZIP2
-)
+# bzip2(1): `.bz2`, `.bz`, `.tbz2` and `.tbz` (`.tar`); any other name gets `.out`.
+_BZ_ENDINGS = ((".tbz2", ".tar"), (".tbz", ".tar"), (".bz2", ""), (".bz", ""))
+
+
+def _bzip2(unpacks: bool) -> Program:
+    siblings = _siblings(".bz2", _BZ_ENDINGS, unpacks=unpacks, other=".out")
+    modes = {
+        "keep": Program(operands="write", siblings=siblings),
+        "stdout": Program(operands="read"),
+    }
+    return Program(
+        options=_BZIP2_OPTIONS,
+        operands="delete",
+        modes=modes,
+        parser="getopt",
+        source=_BZIP2,
+        siblings=siblings,
+    )
+
+
+_BZIP2_TABLE = _bzip2(unpacks=False)
 _BZCAT = Program(
     options=_BZIP2_OPTIONS, operands="read", parser="getopt", source=f"bzcat ({_BZIP2})"
 )
@@ -113,7 +209,8 @@ _ZSTD_OPTIONS = {
     **optional("--train-fastcover", "--train-legacy"),
     **values("--auto-threads", "--stream-size", "--size-hint", "--target-compressed-block-size"),
     **values("--format", "--maxdict", "--dictID", "--priority"),
-    **flags("-d", "--decompress", "-f", "--force", "-h", "-H", "-V", "-v", "--verbose", "-q"),
+    **dict.fromkeys(("-d", "--decompress"), Opt(mode=_DECOMPRESS)),
+    **flags("-f", "--force", "-h", "-H", "-V", "-v", "--verbose", "-q"),
     **flags("--quiet", "--progress", "--no-progress", "-r", "--asyncio", "--no-asyncio"),
     **flags("--check", "--no-check", "--ultra", "--adapt", "--single-thread", "--rsyncable"),
     **flags("--exclude-compressed", "--no-dictID", "--compress-literals"),
@@ -122,14 +219,30 @@ _ZSTD_OPTIONS = {
     **DIGITS,
 }
 _ZSTD = "zstd 1.5.4 --help"
-_ZSTD_MODES = {
-    "move": Program(operands="delete"),
-    "output": Program(operands="write"),
-    "stdout": Program(operands="read"),
-}
-_ZSTD_TABLE = Program(
-    options=_ZSTD_OPTIONS, operands="write", modes=_ZSTD_MODES, parser="getopt", source=_ZSTD
-)
+# zstd(1): `.zst` and `.tzst` (`.tar`), and the other formats it decompresses.
+_ZST_ENDINGS = (
+    (".tzst", ".tar"), (".zst", ""), (".gz", ""), (".xz", ""), (".lzma", ""), (".lz4", ""),
+)  # fmt: skip
+
+
+def _zstd(unpacks: bool) -> Program:
+    siblings = _siblings(".zst", _ZST_ENDINGS, unpacks=unpacks)
+    modes = {
+        "move": Program(operands="delete", siblings=siblings),
+        "output": Program(operands="write"),
+        "stdout": Program(operands="read"),
+    }
+    return Program(
+        options=_ZSTD_OPTIONS,
+        operands="write",
+        modes=modes,
+        parser="getopt",
+        source=_ZSTD,
+        siblings=siblings,
+    )
+
+
+_ZSTD_TABLE = _zstd(unpacks=False)
 _ZSTDCAT = Program(
     options=_ZSTD_OPTIONS,
     operands="read",
@@ -138,22 +251,30 @@ _ZSTDCAT = Program(
     source=f"zstdcat ({_ZSTD})",
 )
 
+_GUNZIP_SIBLINGS = _siblings(".gz", _GZ_ENDINGS, unpacks=True)
 PROGRAMS: dict[str, Program] = {
     "gzip": _GZIP_TABLE,
     "gunzip": Program(
-        options=_GZIP_OPTIONS, operands="delete", modes=_READS, source=f"gunzip ({_GZIP})"
+        options=_GZIP_OPTIONS,
+        operands="delete",
+        modes={
+            "keep": Program(operands="write", siblings=_GUNZIP_SIBLINGS),
+            "stdout": Program(operands="read"),
+        },
+        source=f"gunzip ({_GZIP})",
+        siblings=_GUNZIP_SIBLINGS,
     ),
     "zcat": _ZCAT,
     "xz": _XZ_TABLE,
-    "unxz": _XZ_TABLE,
-    "lzma": _XZ_TABLE,
-    "unlzma": _XZ_TABLE,
+    "unxz": _xz(".xz", unpacks=True),
+    "lzma": _xz(".lzma", unpacks=False),
+    "unlzma": _xz(".lzma", unpacks=True),
     "xzcat": _XZCAT,
     "lzcat": _XZCAT,
     "bzip2": _BZIP2_TABLE,
-    "bunzip2": _BZIP2_TABLE,
+    "bunzip2": _bzip2(unpacks=True),
     "bzcat": _BZCAT,
     "zstd": _ZSTD_TABLE,
-    "unzstd": _ZSTD_TABLE,
+    "unzstd": _zstd(unpacks=True),
     "zstdcat": _ZSTDCAT,
 }

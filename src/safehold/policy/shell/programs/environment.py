@@ -182,6 +182,14 @@ _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
         "SSH_AUTH_SOCK",  # the ssh agent socket ssh, git and scp sign with (ssh(1))
         "SVN_SSH",  # the tunnel program svn runs for svn+ssh:// (svn book, "Tunneling")
         "HGRCPATH",  # Mercurial's config files, whose hooks run commands (hg help config)
+        # The backup suffix of cp, mv, ln, install and patch (coreutils manual, "Backup
+        # options"): `SIMPLE_BACKUP_SUFFIX=.json cp -b x .mcp` writes `.mcp.json`.
+        "SIMPLE_BACKUP_SUFFIX",
+        # kubectl's preferences file (kubernetes.io, "Kubectl user preferences (kuberc)",
+        # 1.33+): default option values for each command, `--kubeconfig` among them (whose
+        # `exec` plugin kubectl runs); the editor `kubectl edit` runs.
+        "KUBERC",
+        "KUBE_EDITOR",
     }
 )
 _DANGEROUS_ENV_PREFIXES = (
@@ -210,6 +218,7 @@ _DANGEROUS_ENV_PREFIXES = (
     "GH_",  # gh's pager, browser, editor, config directory, host and token
     "DOCKER_",
     "KUBECONFIG",
+    "KUBECTL_",  # `KUBECTL_KUBERC` turns the kuberc file on, `KUBECTL_EXTERNAL_DIFF` a program
 )
 
 

@@ -27,10 +27,15 @@ LINKS = "links"
 """The mode of cp's `-l`/`--link` and `-s`/`--symbolic-link`: it makes links, not copies."""
 _MAKES_LINKS = Opt(mode=LINKS)
 _TO_DIR = Opt(takes=True, role="write", mode="to-dir")
+# `-S SUFFIX` (cp(1), mv(1), ln(1), install(1): "override the usual backup suffix"): the
+# backup of each file overwritten is DEST+SUFFIX, a write (`cp -S .json x .mcp` leaves
+# the old `.mcp` as `.mcp.json`).
+_SUFFIX = Opt(takes=True, backup="suffix")
 _COPY_OPTIONS = {
     "-t": _TO_DIR,
     "--target-directory": _TO_DIR,
-    **values("-S", "--suffix"),
+    "-S": Opt(takes=True, backup="suffix", long="--suffix"),
+    "--suffix": _SUFFIX,
     **optional("--backup", "--context"),
     **flags("-b", "-f", "--force", "-i", "--interactive", "-n", "--no-clobber", "-u"),
     **flags("--update", "-v", "--verbose", "-T", "--no-target-directory", "-Z"),

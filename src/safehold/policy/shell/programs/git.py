@@ -14,7 +14,7 @@ from safehold.policy.shell.programs.step import (
     opaque,
     unknown_option,
 )
-from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.table import Opt, Program, Setting
 from safehold.policy.shell.programs.vocab import flags, no_operand
 from safehold.policy.shell.words import Word
 
@@ -426,6 +426,10 @@ _READING: dict[str, Program] = {
         modes={"hard": Program(parser="git", operands="write", implicit=(("write", "."),))},
     ),
 }
+# `-s STRATEGY` (git-merge(1), "MERGE STRATEGIES"): the built-in strategies; any other
+# name runs the program `git-merge-STRATEGY` found on PATH: not understood.
+_STRATEGIES = frozenset({"ort", "recursive", "resolve", "octopus", "ours", "subtree"})
+_STRATEGY = Opt(takes=True, setting=lambda v: Setting() if v in _STRATEGIES else None)
 # What git subcommands do with their operands, for `assess`. The work tree itself is the
 # current directory (`.`, moved by `git -C`): commands that rewrite or clean it write or
 # delete there.
@@ -439,7 +443,13 @@ ROLES = Program(
             last="write",
         ),
         "fetch": Program(first="network", options={"--depth": _V, "-j": _V, "--jobs": _V}),
-        "pull": Program(first="network", options={"--depth": _V, "-s": _V, "-X": _V}),
+        # `git pull` merges what it fetched into the work tree (git-pull(1): "Incorporates
+        # changes from a remote repository into the current branch"): a write of `.`.
+        "pull": Program(
+            first="network",
+            options={"--depth": _V, "-s": _STRATEGY, "-X": _V},
+            implicit=(("write", "."),),
+        ),
         "ls-remote": Program(first="network"),
         # Understood: the forms that change nothing. `add`, `set-url`, `rename`,
         # `remove`, `prune`, `update`, … change where `git push`/`fetch` go (or fetch):

@@ -19,7 +19,8 @@ subcommand talks to the cluster the user's kubeconfig names, with the user's cre
 Left out, so they ask: the global `--kubeconfig` (a kubeconfig's `exec` credential plugin is
 a command kubectl runs: one from the workspace would run its code), `-s`/`--server` (sends
 the current credentials to the server it names) and `--as`/`--as-group`/`--as-uid`
-(impersonation); `get`/`describe`'s `-f`/`-k` (a file can name Secret objects) and `get
+(impersonation), `--insecure-skip-tls-verify` (credentials over an unchecked connection);
+`get`/`describe`'s `-f`/`-k` (a file can name Secret objects) and `get
 --raw` (any API path); `wait -f` (it prints what the file names); `config view
 --raw`/`--flatten` (print the credentials). Plugins
 (`kubectl NAME` runs `kubectl-NAME`) and subcommands not tabled here (`plugin`, `kustomize`,
@@ -73,8 +74,11 @@ _PRINT = {**_O, **_TEMPLATE, **flags("--show-managed-fields")}
 _FILES = valued("read", "-f", "--filename", "-k", "--kustomize")
 _SELECT = {**values("-l", "--selector"), **flags("-R", "--recursive")}
 
+# Left out too: `--insecure-skip-tls-verify` ("the server's certificate will not be
+# checked for validity. This will make your HTTPS connections insecure", `kubectl
+# options`): the user's credentials then go to whoever answers, as pip's `--trusted-host`.
 _GLOBAL = {
-    **flags("--disable-compression", "--insecure-skip-tls-verify"),
+    **flags("--disable-compression"),
     **flags("--match-server-version", "--warnings-as-errors", "-h", "--help"),
     **values("--cluster", "--context", "--log-flush-frequency", "-n", "--namespace"),
     **values("--password", "--profile", "--request-timeout", "--tls-server-name"),

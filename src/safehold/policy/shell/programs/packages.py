@@ -36,6 +36,9 @@ _PIP_INDEX = {
     **flags("--no-index"),
 }
 _PIP_SOURCE = "pip 23.2.1 and 26.3 --help"
+# The general options left out above: a word naming one, or a prefix of one, is not read
+# as another option (`pip install --python X` is pip's `--python`, not `--python-version`).
+_PIP_LEFT_OUT = frozenset({"--python", "--keyring-provider", "--trusted-host", "--find-links"})
 # Options pip 25-26 added to install and list: release filters and a refresh (values that
 # name packages or a date, no file).
 _PIP_RELEASES = {
@@ -67,6 +70,7 @@ _PIP_INSTALL = Program(
     },
     parser="argparse",
     source=f"pip install ({_PIP_SOURCE})",
+    left_out=_PIP_LEFT_OUT,
     fetches_code=True,  # builds from source run the package's setup code
 )
 _PIP_LIST = Program(
@@ -83,11 +87,13 @@ _PIP_LIST = Program(
     },
     parser="argparse",
     source=f"pip list ({_PIP_SOURCE})",
+    left_out=_PIP_LEFT_OUT,
 )
 _PIP_SHOW = Program(
     options={**_PIP_GENERAL, **flags("-f", "--files")},
     parser="argparse",
     source=f"pip show ({_PIP_SOURCE}); operands are package names",
+    left_out=_PIP_LEFT_OUT,
 )
 _PIP_FREEZE = Program(
     options={
@@ -98,11 +104,14 @@ _PIP_FREEZE = Program(
     },
     parser="argparse",
     source=f"pip freeze ({_PIP_SOURCE})",
+    left_out=_PIP_LEFT_OUT,
 )
+# `pip [GENERAL OPTIONS] SUBCOMMAND`: the general options may come first too. `--python`
+# is left out (pip(1): "Run pip with the specified Python interpreter": `pip
+# --python=./x.sh list` runs `./x.sh`), as are `-f`/`--find-links` (above).
 _PIP = Program(
-    options={"--log": _WRITE, "--cache-dir": _WRITE, "--python": _V, "--proxy": _NET,
-             "-i": _NET, "--index-url": _NET, "--extra-index-url": _NET, "-f": _NET,
-             "--find-links": _NET},
+    options={"--log": _WRITE, "--cache-dir": _WRITE, "--proxy": _NET,
+             "-i": _NET, "--index-url": _NET, "--extra-index-url": _NET},
     subcommands={
         "install": _PIP_INSTALL,
         "list": _PIP_LIST,
@@ -116,6 +125,7 @@ _PIP = Program(
             options={"-w": _WRITE, "--wheel-dir": _WRITE, "-r": _READ}, fetches_code=True
         ),
     },
+    left_out=_PIP_LEFT_OUT,
 )  # fmt: skip
 _NPM_OPTIONS = {
     "--prefix": _WRITE, "-C": _WRITE, "--cache": _WRITE, "--userconfig": _READ,
@@ -152,13 +162,16 @@ _NPM_RUNS = frozenset(
 )  # fmt: skip
 # Left out, so that they ask: `login`, `adduser`, `add-user`, `logout` (write or revoke
 # the token in the user's `~/.npmrc`), `token` (lists and makes access tokens), `set`
-# (`config set`); `config`, `cache` and `pack` are below.
+# (`config set`); `bugs`, `issues`, `docs`, `home` and `repo`, which open a URL the
+# package's metadata names "using the --browser config param" (npm-docs(1), npm-bugs(1),
+# npm-repo(1)): a program the configuration names, with a URL from the registry; `config`,
+# `cache` and `pack` are below.
 _NPM_OTHERS = frozenset(
     {
-        "access", "bugs", "issues", "completion", "deprecate", "diff", "dist-tag",
-        "dist-tags", "docs", "home", "doctor", "explain", "why", "find-dupes", "fund", "get",
+        "access", "completion", "deprecate", "diff", "dist-tag",
+        "dist-tags", "doctor", "explain", "why", "find-dupes", "get",
         "help", "hlep", "help-search", "ll", "la", "ls", "list", "org", "ogr", "outdated",
-        "owner", "author", "ping", "pkg", "prefix", "profile", "publish", "query", "repo",
+        "owner", "author", "ping", "pkg", "prefix", "profile", "publish", "query",
         "restart", "root", "run-script", "run", "rum", "urn", "sbom", "search", "find", "s",
         "se", "shrinkwrap", "star", "stars", "start", "stop", "team", "test", "t", "tst",
         "unpublish", "unstar", "version", "verison", "view", "info", "show", "v", "whoami",
@@ -183,6 +196,44 @@ _NPM = Program(
             subcommands={name: Program(options=_NPM_OPTIONS) for name in ("ls", "verify")},
         ),
         "pack": Program(options=_NPM_OPTIONS, understood_operand=no_operand),
+        # `npm fund` lists the funding URLs; `npm fund PKG` "tries to open its funding url
+        # using the --browser config param" (npm-fund(1)): an operand is not understood.
+        "fund": Program(options=_NPM_OPTIONS, understood_operand=no_operand),
+    },
+)
+# pnpm does not read npm's command list. A word that is none of its commands runs the
+# package.json script of that name, or else the program of that name ("If there is no
+# script with the specified name, then pnpm will execute the command as a shell script",
+# pnpm(1), "pnpm <cmd>"): `pnpm find ~ …` is `find`. Its commands (pnpm 10,
+# pnpm/src/cmd/index.ts) that fetch and run packages, as npm's do; the read-only ones and
+# the scripts; and the registry commands pnpm 10 hands to npm (pnpm/src/main.ts; pnpm 11
+# refuses them), read with npm's tables. Everything else (`pnpm lint`, `pnpm store prune`,
+# `pnpm env use`, `pnpm patch`, `pnpm setup`, `pnpm self-update`) is not understood.
+_PNPM_RUNS = frozenset(
+    {
+        "install", "i", "add", "update", "up", "upgrade", "remove", "rm", "uninstall", "un",
+        "link", "ln", "unlink", "rebuild", "rb", "prune", "dedupe", "install-test", "it",
+        "import", "fetch", "exec", "dlx", "create", "audit",
+    }
+)  # fmt: skip
+_PNPM_OTHERS = frozenset(
+    {
+        "test", "t", "tst", "run", "run-script", "start", "restart", "list", "ls", "ll",
+        "la", "outdated", "why", "root", "bin", "licenses", "doctor", "help", "completion",
+        "publish", "config", "c", "get",
+        # Handed to npm by pnpm 10.
+        "access", "deprecate", "dist-tag", "info", "owner", "ping", "prefix", "profile",
+        "pkg", "search", "s", "se", "show", "star", "stars", "team", "unpublish", "unstar",
+        "v", "version", "view", "whoami",
+    }
+)  # fmt: skip
+_PNPM = Program(
+    options=_NPM_OPTIONS,
+    subcommands={
+        **_subcommands(_NPM_OPTIONS, _PNPM_RUNS, frozenset()),
+        **{
+            name: _NPM.subcommands.get(name, Program(options=_NPM_OPTIONS)) for name in _PNPM_OTHERS
+        },
     },
 )
 # `cargo --config KEY=VALUE` (cargo(1), "Configuration"; the keys: The Cargo Book, "Cargo
@@ -226,11 +277,15 @@ def _cargo_config(text: str) -> Setting | None:
     return None
 
 
+# `--target TRIPLE` "may also be a path to a target spec JSON file" (cargo-build(1)): read.
+# Left out, so that they ask: `-Z FLAG` (cargo(1): "Unstable (nightly-only) flags": each
+# turns on a feature whose effects the table does not know, `-Zscript` runs a file, `-Zgc`
+# makes `cargo clean gc` empty the user's download cache).
 _CARGO_OPTIONS = {
     "--root": _WRITE, "--target-dir": _WRITE, "--manifest-path": _READ,
     "--config": Opt(takes=True, setting=_cargo_config),
-    "-Z": _V, "-p": _V, "--package": _V, "--bin": _V, "--features": _V, "-F": _V, "-j": _V,
-    "--jobs": _V, "--target": _V,
+    "-p": _V, "--package": _V, "--bin": _V, "--features": _V, "-F": _V, "-j": _V,
+    "--jobs": _V, "--target": _READ,
 }  # fmt: skip
 # cargo 1.95 `cargo --list`. Building runs build scripts and procedural macros of every
 # dependency, downloaded as the manifest says: build, check, test, run, bench, doc, clippy,
@@ -247,7 +302,7 @@ _CARGO_RUNS = frozenset(
 # `new PATH`, `init [PATH]` and `vendor [PATH]` write the directory they are given.
 _CARGO_OTHERS = frozenset(
     {
-        "add", "clean", "config", "fetch", "fmt", "generate-lockfile", "help", "info",
+        "add", "config", "fetch", "generate-lockfile", "help", "info",
         "locate-project", "metadata", "owner", "pkgid", "publish", "read-manifest", "remove",
         "rm", "report", "search", "tree", "update", "verify-project", "version", "yank",
     }
@@ -256,10 +311,20 @@ _CARGO = Program(
     options=_CARGO_OPTIONS,
     subcommands={
         **_subcommands(_CARGO_OPTIONS, _CARGO_RUNS, _CARGO_OTHERS),
-        **{
-            name: Program(options=_CARGO_OPTIONS, first="write")
-            for name in ("new", "init", "vendor")
-        },
+        **{name: Program(options=_CARGO_OPTIONS, first="write") for name in ("new", "init")},
+        # cargo-vendor(1): "Vendor all dependencies … into the specified <path> directory"
+        # (`vendor` when none is given): the crates' sources, downloaded.
+        "vendor": Program(options=_CARGO_OPTIONS, first="write", implicit=(("write", "vendor"),)),
+        # cargo-clean(1): "With no options, cargo clean will delete the entire target
+        # directory", which `--target-dir DIR` names: DIR is deleted (`--target-dir .` is
+        # the workspace). It takes no operand (`gc` is nightly's: the download cache).
+        "clean": Program(
+            options={**_CARGO_OPTIONS, "--target-dir": Opt(takes=True, role="delete")},
+            understood_operand=no_operand,
+        ),
+        # cargo-fmt: the words after `--` are rustfmt's (`--print-config default PATH`
+        # writes PATH, rustfmt(1)): not understood.
+        "fmt": Program(options=_CARGO_OPTIONS, forwards_rest=True),
     },
 )
 
@@ -267,6 +332,6 @@ PROGRAMS: dict[str, Program] = {
     "pip": _PIP,
     "pip3": _PIP,
     "npm": _NPM,
-    "pnpm": _NPM,
+    "pnpm": _PNPM,
     "cargo": _CARGO,
 }

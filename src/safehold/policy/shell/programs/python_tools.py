@@ -15,18 +15,49 @@ written; `--junit-xml`, `--log-file`, `--debug=FILE` write.
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import Opt, Program
+from safehold.policy.shell.programs.table import Opt, Program, Setting
 from safehold.policy.shell.programs.vocab import HELP, flags, optional, valued, values
 
 __all__ = ["PROGRAMS"]
 
 _CODE = Opt(takes=True, role="exec", ends=True)
+# `-X NAME[=VALUE]` (python(1) and `--help-xoptions`, CPython 3.11 to 3.13): the options
+# that only change what the interpreter reports or how it runs. `pycache_prefix=PATH`
+# writes the bytecode cache below PATH; any other name (`presite=MODULE` imports a module
+# first, a name a later version adds) is not understood.
+_X_PLAIN = frozenset(
+    {
+        "faulthandler", "showrefcount", "tracemalloc", "importtime", "dev", "utf8",
+        "warn_default_encoding", "no_debug_ranges", "frozen_modules", "int_max_str_digits",
+        "perf", "perf_jit", "cpu_count", "gil",
+    }
+)  # fmt: skip
+
+
+def _x_option(text: str) -> Setting | None:
+    name, eq, value = text.partition("=")
+    if name == "pycache_prefix" and eq and value:
+        return Setting(uses=(("write", value),))
+    return Setting() if name in _X_PLAIN else None
+
+
+def _warning_filter(text: str) -> Setting | None:
+    """`-W action:message:category:module:lineno` (python(1), "-W arg"; pytest's `-W`
+    reads it alike): a category spelled with a dot is imported from its module
+    (`ignore::pkg.Warning` imports `pkg`, the way `-m pkg` runs it): not understood."""
+    fields = text.split(":")
+    return None if len(fields) > 2 and "." in fields[2] else Setting()
+
+
+_WARNINGS = Opt(takes=True, setting=_warning_filter)
 _PYTHON = Program(
     options={
         **flags("-b", "-bb", "-B", "-d", "-E", "-h", "-?", "--help", "-i", "-I", "-O", "-OO"),
         **flags("-P", "-q", "-s", "-S", "-u", "-v", "-V", "--version", "-x"),
         **flags("--help-env", "--help-xoptions", "--help-all"),
-        **values("-W", "-X", "--check-hash-based-pycs"),
+        **values("--check-hash-based-pycs"),
+        "-W": _WARNINGS,
+        "-X": Opt(takes=True, setting=_x_option),
         "-c": _CODE,
         "-m": _CODE,
     },
@@ -56,7 +87,8 @@ _PYTEST = Program(
         **values("-k", "-m", "--maxfail", "--pdbcls", "--capture", "--lfnf"),
         **values("--last-failed-no-failures", "--durations", "--durations-min", "-r"),
         **values("--verbosity", "--tb", "--show-capture", "--color", "--code-highlight"),
-        **values("--junit-prefix", "-W", "--pythonwarnings", "--max-warnings", "--ignore"),
+        **values("--junit-prefix", "--max-warnings", "--ignore"),
+        **dict.fromkeys(("-W", "--pythonwarnings"), _WARNINGS),
         **values("--ignore-glob", "--deselect", "--import-mode", "--doctest-report"),
         **values("--doctest-glob", "-p", "--assert", "--log-level", "--log-format"),
         **values("--log-date-format", "--log-cli-level", "--log-cli-format"),

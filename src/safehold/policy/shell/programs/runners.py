@@ -400,6 +400,8 @@ _MAKE = Program(
     },
     variable_operands=True,
     source="GNU Make 4.3 (make --help)",
+    # A prefix of these is not read as a listed option: `--e` is `--eval` or ambiguous.
+    left_out=frozenset({"--eval", "--touch"}),
 )
 
 PROGRAMS: dict[str, Program] = {

@@ -10,6 +10,7 @@ Family modules (`files`, `network`, `archives`, `git`, …) hold the tables.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -125,6 +126,11 @@ class Opt:
     # The value is a setting read by this function (see `Setting`); a computed value, or
     # one it returns None for, is not understood.
     setting: Callable[[str], Setting | None] | None = None
+    # The value names the backup the program keeps of each file it overwrites, which is
+    # written too: `suffix`, FILE+VALUE (coreutils' `cp -S SUFFIX`; in a destination
+    # directory, DIR/SOURCE+VALUE); `sed`, FILE+VALUE or, when VALUE holds `*`, VALUE in
+    # FILE's directory with each `*` replaced by FILE's base name (GNU sed's `-i'bak/*'`).
+    backup: Literal["", "suffix", "sed"] = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +192,10 @@ class Program:
     # Where the option list comes from: the program and version whose `--help` or man page
     # it was taken from ("GNU grep 3.11"). Empty: the list is not (yet) complete.
     source: str = ""
+    # Long options the program accepts that the table leaves out on purpose (they ask): a
+    # word that names one, or is a prefix of one, is not read as a table option by prefix
+    # (`pip install --python X`: pip's own `--python`, not `--python-version`).
+    left_out: frozenset[str] = frozenset()
     # The (sub)command downloads packages and runs code that comes with them: install and
     # build scripts (`pip install`, `npm install`, `cargo build`). Read as the mode
     # `FETCHES_CODE`; unconfined it asks (security-model rule 3: downloaded code).
@@ -211,6 +221,9 @@ class Program:
     # of the command's role uses (its URL operands, an output directory) and its modes,
     # giving each file written (a computed word where the server names it). Writes.
     url_names: Callable[[Sequence[RoleUse], frozenset[str]], list[Word]] | None = None
+    # Files the program writes named after its operands, a function of the role uses and
+    # the modes as `url_names` is (`gzip f` writes `f.gz`, `gunzip f.gz` writes `f`). Writes.
+    siblings: Callable[[Sequence[RoleUse], frozenset[str]], list[Word]] | None = None
     # Which operands the program is understood with; every other operand is not
     # understood (`date MMDDhhmm` sets the clock, `hostname NAME` the host name, `ps eww`
     # shows other processes' environments). None: every operand is.
@@ -255,19 +268,25 @@ _BOOLS = frozenset(
 )
 
 
-def _long(options: Mapping[str, Opt], name: str, parser: Parser) -> tuple[str, Opt] | None:
-    """The long option `name` names: itself, or the one option it is a unique prefix of."""
+def _long(program: Program, name: str) -> tuple[str, Opt, bool] | None:
+    """The long option `name` names: itself, or the one option it is a unique prefix of,
+    and whether that reading is certain. A prefix is certain only in a complete table
+    (`Program.source`) when no option the table leaves out (`Program.left_out`) starts with
+    it too: otherwise the program may have an option of that name, or the prefix may be
+    ambiguous there (`npm --glob`: npm's `--global`, not the table's `--globalconfig`)."""
+    options, parser = program.options, program.parser
     opt = options.get(name)
     if opt is not None:
-        return name, opt
+        return name, opt, True
     if parser not in _PREFIXES:
         return None
     matches = [k for k in options if k.startswith(name) and k.startswith("--")]
     if len(matches) == 1:
-        return matches[0], options[matches[0]]
+        certain = bool(program.source) and not any(k.startswith(name) for k in program.left_out)
+        return matches[0], options[matches[0]], certain
     if parser == "git" and name.startswith("--no-"):
         # git's parse-options: every flag `--X` has its negation `--no-X` (also abbreviated).
-        found = _long(options, "--" + name[5:], parser)
+        found = _long(program, "--" + name[5:])
         if found is not None and not found[1].takes:
             return found
     return None  # unknown, or an ambiguous prefix: either way the parser's reading is unknown
@@ -295,24 +314,26 @@ def resolve_option(program: Program, text: str) -> Resolved:
         # `--out=F` (and `-out=F` for parsers that spell long options with one dash;
         # pflag reads `-r=false` and `-F=v` as one option and its value, and `-Fk=v` as
         # the cluster `-F` `k=v`, below).
-        found = _long(opts, name, parser) if name.startswith("--") else None
+        found = _long(program, name) if name.startswith("--") else None
         if found is None and name in opts:
-            found = name, opts[name]
+            found = name, opts[name], True
         if found is not None and not found[1].takes and parser == "pflag":
             # pflag's boolean flags take `=true`/`=false` (Go's strconv.ParseBool spellings).
-            return Resolved((found,), None, False) if value in _BOOLS else _UNKNOWN
+            return Resolved((found[:2],), None, False) if value in _BOOLS else _UNKNOWN
         # No option is named `-vx`: a parser that reads clusters reads `-vx=1` as `-v`
         # with the value `x=1` (awk's `-vNAME=VALUE`), below.
         glued = found is None and name[1:2] != "-" and parser in _CLUSTERS
         if not glued:
             if found is None or not found[1].takes:
                 return _UNKNOWN  # an unknown option, or a value for one that takes none
-            return Resolved((found,), value, False)
+            # An uncertain prefix is still read (its value judged) but not understood.
+            return Resolved((found[:2],), value, False, not found[2])
     if text.startswith("--"):
-        found = _long(opts, text, parser)
+        found = _long(program, text)
         if found is None:
             return _UNKNOWN
-        return Resolved((found,), None, found[1].takes and not found[1].optional)
+        takes = found[1].takes and not found[1].optional
+        return Resolved((found[:2],), None, takes, not found[2])
     if parser not in _CLUSTERS or len(text) < 3:
         return _UNKNOWN
     # A cluster of short options: `-rf`, `-avz`, `-ofile`, `-voProxyCommand=x`.
@@ -470,6 +491,7 @@ def _read(
     modes: set[str] = set()
     unknown: list[str] = []
     operands: list[Word] = []
+    backups: list[tuple[str, Opt, Word]] = []
     first_operand_at = -1
     unknown_at_operand = 0
     operands_done = False
@@ -576,6 +598,8 @@ def _read(
                     )
                     if setting.mode:
                         modes.add(setting.mode)
+            if opt.backup:
+                backups.append((opt.long or name, opt, holder))
             if opt.script:
                 scripts.append(holder)
             if opt.ends:
@@ -654,6 +678,8 @@ def _read(
             role = spec.last
         if role is not None:
             uses.append(RoleUse(role, w))
+    for option, opt, named in backups:
+        uses.extend(_backups(option, opt, named, uses))
     if spec.remote_copy:
         uses = _remote_roles(uses, paths)
     uses.extend(
@@ -662,6 +688,8 @@ def _read(
     )
     if spec.url_names is not None:
         uses.extend(RoleUse("write", w, "url-name") for w in spec.url_names(uses, frozenset(modes)))
+    if spec.siblings is not None:
+        uses.extend(RoleUse("write", w, "sibling") for w in spec.siblings(uses, frozenset(modes)))
     if NAMES_FROM_INPUT in modes:
         uses.append(RoleUse("read", _COMPUTED, "names"))
     if WRITES_ANYWHERE in modes:
@@ -671,6 +699,30 @@ def _read(
     if spec.unpacks:
         modes.add(UNPACKS)
     return uses, modes, unknown
+
+
+def _backups(option: str, opt: Opt, value: Word, uses: list[RoleUse]) -> list[RoleUse]:
+    """The backups `option VALUE` names (`Opt.backup`): one write per file the command
+    writes, and per source in a destination directory; computed when a word is."""
+    targets = [u.word for u in uses if u.role == "write" and u.option != option]
+    sources = [u.word for u in uses if u.role in ("read", "delete") and not u.option]
+    out: list[RoleUse] = []
+    for target in targets:
+        if not (value.static and target.static):
+            out.append(RoleUse("write", _COMPUTED, option))
+            continue
+        names = [target.text]
+        if opt.backup == "suffix":
+            names += [f"{target.text.rstrip('/')}/{posixpath.basename(s.text.rstrip('/'))}"
+                      for s in sources if s.static]  # fmt: skip
+        for name in names:
+            if opt.backup == "sed" and "*" in value.text:
+                head, base = posixpath.split(name)
+                backup = posixpath.join(head, value.text.replace("*", base))
+            else:
+                backup = name + value.text
+            out.append(RoleUse("write", Word(backup, True, target.splits, target.home), option))
+    return out
 
 
 def is_remote(word: Word) -> bool:
