@@ -51,7 +51,8 @@ _CP = Program(
     },
     operands="read",
     last="write",
-    modes={"to-dir": Program(operands="read")},
+    # `-l`/`-s` (`LINKS`): each source gets a new name, which writes it (as `ln`'s).
+    modes={"to-dir": Program(operands="read"), LINKS: Program(operands="write")},
     source=f"cp ({_CU})",
 )
 _MV = Program(
@@ -77,11 +78,15 @@ _INSTALL = Program(
     last="write",
     modes={"to-dir": Program(operands="read"), "dirs": Program(operands="write")},
 )
+# `ln SOURCE NAME` makes a hard link (ln(1): "By default, each destination (name of new
+# link) should not already exist"; `-s` makes symbolic ones): NAME is the same file as
+# SOURCE, so whoever writes NAME writes SOURCE, in this command or a later one that sees only
+# a plain file (`ln .git/config c`, then `echo … >> c`). The source is judged as a write.
 _LN = Program(
     options=_COPY_OPTIONS,
-    operands="read",
+    operands="write",
     last="write",
-    modes={"to-dir": Program(operands="read")},
+    modes={"to-dir": Program(operands="write")},
 )
 _RECURSIVE = Opt(mode="recursive")
 # csplit `-b FORMAT`: understood while it names no directory.
@@ -127,7 +132,7 @@ PROGRAMS: dict[str, Program] = {
     "mv": _MV,
     "install": _INSTALL,
     "ln": _LN,
-    "link": Program(operands="read", last="write"),
+    "link": Program(operands="write", last="write"),  # link(1): a hard link, as `ln`'s
     "rm": _RM,
     "rmdir": _DELETE,
     "unlink": _DELETE,
