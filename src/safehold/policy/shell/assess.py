@@ -56,8 +56,7 @@ from safehold.policy.shell.programs.files import copies_as_links
 from safehold.policy.shell.programs.find import find_roots_at
 from safehold.policy.shell.programs.interpreters import program_family, python_module
 from safehold.policy.shell.programs.network import URL_VARIABLES
-from safehold.policy.shell.programs.runners import PROGRAMS as WRAPPER_ROLES
-from safehold.policy.shell.programs.runners import chdir_values
+from safehold.policy.shell.programs.runners import WRAPPER_ROLES, chdir_values
 from safehold.policy.shell.programs.search import (
     pattern_words,
     script_words,

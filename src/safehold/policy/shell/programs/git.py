@@ -490,7 +490,10 @@ ROLES = Program(
         ),
         "mv": _complete("mv", go.MV, operands="delete", last="write"),
         "clean": Program(options={"-e": _V, "--exclude": _V}, implicit=(("delete", "."),)),
-        "init": Program(options={"--separate-git-dir": _WRITE, "-b": _V}, first="write"),
+        # `git init` with no directory makes the repository in `.`.
+        "init": Program(
+            options={"--separate-git-dir": _WRITE, "-b": _V}, first="write", implicit=(("write", "."),)
+        ),
         "archive": Program(options={"-o": _WRITE, "--output": _WRITE, "--prefix": _V,
                                     "--format": _V, "--remote": Opt(takes=True,
                                                                     role="network")}),
