@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from safehold.policy.paths import kernel_path
 from safehold.policy.shell.words import Word
 
-__all__ = ["BASE", "MAX_DIRS", "PHYSICAL", "Dir", "Location", "resolve_chdir", "resolve_dir"]
+__all__ = [
+    "BASE",
+    "MAX_DIRS",
+    "PHYSICAL",
+    "Dir",
+    "Location",
+    "chdir_move",
+    "resolve_chdir",
+    "resolve_dir",
+]
 
 Dir = str | None
 BASE = "."
@@ -59,6 +68,18 @@ def _moves(base: str, target: str) -> set[Dir]:
     logical = _join(base, target)
     raw = target if target.startswith("/") else f"{base}/{target}"
     return {logical, PHYSICAL + raw} if _climbs(raw) else {logical}
+
+
+def chdir_move(base: Dir, target: Word) -> Dir:
+    """Where chdir(2) of `target` from `base` lands (a program's `-C DIR`: no logical step):
+    physical when the text climbs; None when it is computed."""
+    if base is None or not target.static:
+        return None
+    text = target.text
+    if base.startswith(PHYSICAL):
+        return PHYSICAL + text if text.startswith("/") else f"{base}/{text}"
+    raw = text if text.startswith("/") else f"{base}/{text}"
+    return PHYSICAL + raw if _climbs(raw) else _join(base, text)
 
 
 def _join(base: str, target: str) -> str:

@@ -335,6 +335,12 @@ _CHDIR_OPTIONS: dict[str, tuple[WrapperOptions, frozenset[str]]] = {
 }
 
 
+# Actions that run their command in the folder of each match (find(1), "-execdir command":
+# "the specified command is run from the subdirectory containing the matched file"): where
+# it runs is computed.
+_RUNS_IN_MATCH_DIR: dict[str, tuple[str, ...]] = {"find": ("-execdir", "-okdir")}
+
+
 def chdir_values(layer: tuple[Word, ...]) -> list[Word]:
     """The directories a wrapper layer (argv) changes to before running its inner program,
     read with the wrapper's own option grammar (`read_options`, as its step reads it): `env
@@ -342,7 +348,10 @@ def chdir_values(layer: tuple[Word, ...]) -> list[Word]:
     ends) is a computed one: where the program runs is then not known."""
     if not layer:
         return []
-    known = _CHDIR_OPTIONS.get(layer[0].text.rsplit("/", 1)[-1])
+    name = layer[0].text.rsplit("/", 1)[-1]
+    if layer[-1].static and layer[-1].text in _RUNS_IN_MATCH_DIR.get(name, ()):
+        return [Word("", False)]  # `find -execdir CMD`: in each match's folder, not known here
+    known = _CHDIR_OPTIONS.get(name)
     if known is None:
         return []
     opts, names = known
