@@ -168,7 +168,10 @@ class Location:
             target = args[0]
             text = target.text
             if target.home and not target.static and text.startswith("~"):
-                new = {text} if text == "~" or text.startswith("~/") else {None}
+                if text == "~" or text.startswith("~/"):
+                    new = _moves("~", text[2:]) if text[2:] else {"~"}
+                else:
+                    new = {None}
             elif not target.static or text == "-" or (name == "pushd" and text[:1] in "+-"):
                 new = {None}  # `cd "$d"`, `cd -` ($OLDPWD), `pushd +1` (a stack rotation)
             else:
