@@ -73,13 +73,16 @@ def _moves(base: str, target: str) -> set[Dir]:
 def chdir_move(base: Dir, target: Word) -> Dir:
     """Where chdir(2) of `target` from `base` lands (a program's `-C DIR`: no logical step):
     physical when the text climbs; None when it is computed."""
-    if base is None or not target.static:
+    if base is None or not (target.static or target.home):
         return None
     text = target.text
+    rooted = text.startswith("/") or (target.home and text.startswith("~"))
     if base.startswith(PHYSICAL):
-        return PHYSICAL + text if text.startswith("/") else f"{base}/{text}"
-    raw = text if text.startswith("/") else f"{base}/{text}"
-    return PHYSICAL + raw if _climbs(raw) else _join(base, text)
+        return PHYSICAL + text if rooted else f"{base}/{text}"
+    raw = text if rooted else f"{base}/{text}"
+    if _climbs(raw):
+        return PHYSICAL + raw
+    return raw if target.home and rooted else _join(base, text)
 
 
 def _join(base: str, target: str) -> str:
