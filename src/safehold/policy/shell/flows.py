@@ -66,6 +66,7 @@ from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.table import Role, RoleUse, first_operand, read_roles
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import code_strings
+from safehold.policy.shell.words import Word
 
 __all__ = ["Flows", "Through", "follow"]
 
@@ -974,8 +975,7 @@ def _links(
     for cmd, dirs, uses in placed:
         if cmd.program not in _LINKERS and not _copies_as_links(cmd):
             continue
-        targets = [u.word for u in uses if u.role == "read" and u.word.static]
-        names = [u.word for u in uses if u.role == "write" and u.word.static]
+        targets, names = _link_ends(cmd, uses)
         for name in names:
             for link in _absolute(name.text, dirs, home):
                 for target in targets:
@@ -987,6 +987,27 @@ def _links(
                         inside = posixpath.join(link, posixpath.basename(full))
                         out.append((inside, full))
     return out
+
+
+def _link_ends(cmd: SimpleCommand, uses: Sequence[RoleUse]) -> tuple[list[Word], list[Word]]:
+    """What a link-making step's links point to, and where they are made: the operands
+    before the last, and the last one (or `-t DIR`; a lone operand's link is `./NAME`).
+    Read by position, not role: a hard link's source is written as its name is (`files`)."""
+    to_dir = [u.word for u in uses if u.option and u.role == "write" and u.word.static]
+    operands = [
+        u.word
+        for u in uses
+        if not u.option
+        and u.role in ("read", "write")
+        and u.word.static
+        and any(u.word is w for w in cmd.words)
+    ]
+    if to_dir:
+        return operands, to_dir
+    if len(operands) > 1:
+        return operands[:-1], operands[-1:]
+    # `ln TARGET`: the link is `./NAME`, NAME being TARGET's last name.
+    return operands, [Word(posixpath.basename(w.text.rstrip("/")) or ".", True) for w in operands]
 
 
 def _copies_as_links(cmd: SimpleCommand) -> bool:

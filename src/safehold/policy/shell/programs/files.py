@@ -53,8 +53,7 @@ _CP = Program(
     },
     operands="read",
     last="write",
-    # `-l`/`-s` (`LINKS`): each source gets a new name, which writes it (as `ln`'s).
-    modes={"to-dir": Program(operands="read"), LINKS: Program(operands="write")},
+    modes={"to-dir": Program(operands="read")},
     source=f"cp ({_CU})",
 )
 _MV = Program(
