@@ -49,6 +49,7 @@ __all__ = [
     "compile_policy",
     "entry_exists",
     "kernel_path",
+    "link_points_to",
     "list_directory",
     "resolve_path",
     "volume_folds_case",
@@ -182,6 +183,17 @@ def _walk(path: str) -> tuple[str, bool]:
         parts.reverse()
         pending.extend(parts)
     return resolved or "/", via_magic
+
+
+def link_points_to(path: str) -> str | None:
+    """Where the symbolic link at the absolute `path` leads (resolved); None when no link
+    is there (lstat, then `resolve_path`)."""
+    try:
+        if not stat.S_ISLNK(os.lstat(path).st_mode):
+            return None
+        return resolve_path(path)[0]
+    except (OSError, ValueError):
+        return None
 
 
 def kernel_path(path: str) -> str:

@@ -43,7 +43,7 @@ from safehold.policy.program_config import declared_tables
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.effects import expanded_effects, host_effects
-from safehold.policy.shell.flows import follow
+from safehold.policy.shell.flows import carries_links, follow
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.judge import judge
 from safehold.policy.shell.listings import LISTED_ROLES, SPLIT_CHARACTERS, listed, listings
@@ -985,7 +985,14 @@ def _check_paths(
                 "relative paths name cannot be checked",
             ),
         )
-    linker = next((c for c in analysis.commands if _makes_links(c)), None)
+    linker = next(
+        (
+            c
+            for c, place in placed
+            if _makes_links(c) or carries_links(c, place[0], place[1], policy.home)
+        ),
+        None,
+    )
     if linker is not None and analysis.redirects:
         # `ln -s ~/.bashrc x; echo evil >> x`: the redirect target is checked now, before
         # the link exists, so where it lands is not known.
