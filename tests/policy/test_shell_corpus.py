@@ -84,6 +84,16 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (ws / ".env").write_text("TOKEN=x")
     (ws / "package.json").write_text("{}")
     (ws / "innocent").symlink_to(home / ".ssh" / "id_rsa")
+    # round12-reach.toml: `deeplink` is a link two levels down, so `deeplink/..` is
+    # `deep/a` for the kernel and `.` for `normpath`; beside it, a folder holding a
+    # denied file, a link out of the workspace and a (dangling) link to `.vscode`.
+    (ws / "deep" / "a" / "b").mkdir(parents=True)
+    (ws / "deep" / "a" / "envdir").mkdir()
+    (ws / "deep" / "a" / "envdir" / ".env").write_text("TOKEN=x")
+    (home / "elsewhere").mkdir()
+    (ws / "deep" / "a" / "out").symlink_to(home / "elsewhere")
+    (ws / "deep" / "a" / "vs").symlink_to(ws / ".vscode")
+    (ws / "deeplink").symlink_to(ws / "deep" / "a" / "b")
     return ws
 
 

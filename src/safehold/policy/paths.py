@@ -48,6 +48,8 @@ __all__ = [
     "PathRejected",
     "compile_policy",
     "entry_exists",
+    "kernel_path",
+    "link_points_to",
     "list_directory",
     "resolve_path",
     "volume_folds_case",
@@ -181,6 +183,44 @@ def _walk(path: str) -> tuple[str, bool]:
         parts.reverse()
         pending.extend(parts)
     return resolved or "/", via_magic
+
+
+def link_points_to(path: str) -> str | None:
+    """Where the symbolic link at the absolute `path` leads (resolved); None when no link
+    is there (lstat, then `resolve_path`)."""
+    try:
+        if not stat.S_ISLNK(os.lstat(path).st_mode):
+            return None
+        return resolve_path(path)[0]
+    except (OSError, ValueError):
+        return None
+
+
+def kernel_path(path: str) -> str:
+    """Where the kernel takes the absolute `path`, normalised, its last names unresolved.
+
+    A program hands `x/../y` to a system call as it is, and the kernel takes each `..`
+    after the links before it (`link/..` is the parent of the link's target), where
+    `posixpath.normpath` only drops a name. The part up to the last `..` is resolved as
+    the kernel does; the names after it stay as spelled, so a link there is still judged
+    by its own name and then by where it points. The lexical form is returned whenever
+    it reaches the same place, so a path without links is spelled as before. A part the
+    kernel cannot resolve (a loop) fails the call there: the lexical form is returned.
+    """
+    lexical = _lexical(path)
+    parts = path.split("/")
+    if ".." not in parts:
+        return lexical
+    last = len(parts) - 1 - parts[::-1].index("..")
+    prefix = "/".join(parts[: last + 1]) or "/"
+    rest = "/".join(parts[last + 1 :])
+    try:
+        physical = _walk(prefix)[0]
+        if physical == _walk(_lexical(prefix))[0]:
+            return lexical
+    except (OSError, ValueError):
+        return lexical
+    return _lexical(f"{physical}/{rest}" if rest else physical)
 
 
 def volume_folds_case(root: str) -> bool:

@@ -32,6 +32,7 @@ from safehold.policy.shell.heredocs import (
     data_bodies,
     quote_lone_dashes,
 )
+from safehold.policy.shell.locations import MAX_DIRS, chdir_move
 from safehold.policy.shell.parse import (
     SHELL_KEYWORDS,
     Loop,
@@ -57,6 +58,7 @@ from safehold.policy.shell.programs.environment import (
 )
 from safehold.policy.shell.programs.files import STDIN_COPIERS, copies_stdin
 from safehold.policy.shell.programs.interpreters import program_family
+from safehold.policy.shell.programs.runners import chdir_values
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import Unwrapped, program_name
 from safehold.policy.shell.sandboxed import code_paths
@@ -662,7 +664,7 @@ def _emit(
                 depth=depth + 1,
                 layers=(*layers, *entry.layers),
                 assigns=(*assigns, *raw.assignments, *entry.assignments),
-                dirs=raw.dirs,
+                dirs=_script_dirs(raw.dirs, entry.layers),
             )
             continue
         if entry.words and entry.words[0].static and entry.words[0].text in _RESERVED:
@@ -696,6 +698,22 @@ def _emit(
             words = entry.words
             copied = _copied(program_name(words[0]), words, raw, acc) if words else None
             acc.commands.append(_simple(entry, raw, layers, assigns, copied))
+
+
+def _script_dirs(
+    dirs: frozenset[str | None], layers: tuple[tuple[Word, ...], ...]
+) -> frozenset[str | None]:
+    """Where a script a wrapper runs starts: where the shell was, and where each wrapper's
+    own `-C DIR` moves it (`env -C .git sh -c 'echo x > config'` writes `.git/config`;
+    `find -execdir sh -c …` runs it in a folder not known here). The shell's directory
+    stays a candidate, as for a program the wrapper runs (`assess`)."""
+    out = set(dirs)
+    for layer in layers:
+        for value in chdir_values(layer):
+            out |= {chdir_move(d, value) for d in list(out)}
+    if len(out) > MAX_DIRS:
+        return frozenset({None})
+    return frozenset(out)
 
 
 def _stdin_body(raw: RawCommand, acc: _Acc) -> str | None:
@@ -743,7 +761,7 @@ def _stdin_script(
             depth=depth + 1,
             layers=(*layers, *entry.layers, entry.words),
             assigns=(*assigns, *raw.assignments, *entry.assignments),
-            dirs=raw.dirs,
+            dirs=_script_dirs(raw.dirs, entry.layers),
         )
         return True
     acc.code.append(body)

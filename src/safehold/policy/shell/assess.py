@@ -38,16 +38,16 @@ from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Reason, Verdict
 from safehold.policy.gitignore import ignore_filter, repository_root
 from safehold.policy.grants import command_grant_key
-from safehold.policy.paths import PathCheck, list_directory, looked_checks
+from safehold.policy.paths import PathCheck, kernel_path, list_directory, looked_checks
 from safehold.policy.program_config import declared_tables
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.effects import expanded_effects, host_effects
-from safehold.policy.shell.flows import follow
+from safehold.policy.shell.flows import carries_links, follow
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.judge import judge
 from safehold.policy.shell.listings import LISTED_ROLES, SPLIT_CHARACTERS, listed, listings
-from safehold.policy.shell.locations import resolve_dir
+from safehold.policy.shell.locations import PHYSICAL, resolve_chdir, resolve_dir
 from safehold.policy.shell.parse import Loop, is_plain_text, plain_heredoc_words, plain_words
 from safehold.policy.shell.programs import module_command, program_for
 from safehold.policy.shell.programs.classes import class_reasons, spellings
@@ -56,8 +56,7 @@ from safehold.policy.shell.programs.files import copies_as_links
 from safehold.policy.shell.programs.find import find_roots_at
 from safehold.policy.shell.programs.interpreters import program_family, python_module
 from safehold.policy.shell.programs.network import URL_VARIABLES
-from safehold.policy.shell.programs.runners import PROGRAMS as WRAPPER_ROLES
-from safehold.policy.shell.programs.runners import chdir_values
+from safehold.policy.shell.programs.runners import WRAPPER_ROLES, chdir_values
 from safehold.policy.shell.programs.search import (
     pattern_words,
     script_words,
@@ -186,7 +185,8 @@ def _base(cwd: object, policy: CompiledPolicy, found: _Findings) -> str:
             Reason("cwd-invalid", "cwd", "argument `cwd` must be a non-empty path string"),
         )
         return posixpath.normpath(policy.workspace)
-    return resolve_dir(cwd, policy.workspace, policy.home) or policy.workspace
+    # The client enters `cwd` with chdir(2): `link/..` is the parent of the link's target.
+    return resolve_chdir(cwd, policy.workspace, policy.home)
 
 
 def _assess(
@@ -815,6 +815,10 @@ def _command_dirs(
     # cached per command text, so a repeated command brings the same `cmd` object: it is
     # remembered by identity, the entry keeping `cmd` alive so its id is not reused.
     home = policy.home
+    if _reads_links(cmd):
+        # A physical directory or a `-C DIR` that climbs is resolved through the links on
+        # the way (`resolve_chdir`): never remembered across decisions, a link may change.
+        return _command_dirs_of(cmd, base, home, declared)
     known = _DIRS.get(id(cmd))
     if (
         known is not None
@@ -831,6 +835,15 @@ def _command_dirs(
     entry = (cmd, base, home, tuple(dirs), tuple(uses), modes, declared)
     remember(_DIRS, id(cmd), entry, _DIRS_SIZE)
     return dirs, uses, modes
+
+
+def _reads_links(cmd: SimpleCommand) -> bool:
+    """True when where `cmd` runs depends on links: a `PHYSICAL` directory of its `cd`
+    chain, or a word holding `..` (a `-C DIR` that climbs)."""
+    if any(d is not None and d.startswith(PHYSICAL) for d in cmd.dirs):
+        return True
+    words = [*cmd.words, *(w for layer in cmd.wrapper_words for w in layer)]
+    return any(".." in w.text for w in words)
 
 
 def _command_dirs_by_value(
@@ -907,7 +920,7 @@ def _command_dirs_of(
             continue
         for d in list(dirs):
             if d is not None:
-                moved = resolve_dir(word.text, d, home)
+                moved = resolve_chdir(word.text, d, home)  # chdir(2): `..` after links
                 if moved not in dirs:
                     dirs.append(moved)
     return dirs, uses, modes
@@ -978,7 +991,14 @@ def _check_paths(
                 "relative paths name cannot be checked",
             ),
         )
-    linker = next((c for c in analysis.commands if _makes_links(c)), None)
+    linker = next(
+        (
+            c
+            for c, place in placed
+            if _makes_links(c) or carries_links(c, place[0], place[1], policy.home)
+        ),
+        None,
+    )
     if linker is not None and analysis.redirects:
         # `ln -s ~/.bashrc x; echo evil >> x`: the redirect target is checked now, before
         # the link exists, so where it lands is not known.
@@ -1179,7 +1199,7 @@ def _check_trees(
             if not word.static or is_remote(word):
                 continue  # a computed word already asks without the sandbox
             for spelling in _spellings(word.text, dirs):
-                full = posixpath.normpath(_absolute(policy, spelling))
+                full = kernel_path(_absolute(policy, spelling))
                 if default and walk.repo_root:
                     full = repository_root(full) or full  # `git add -A`: the whole work tree
                 if not os.path.isdir(full):
@@ -1500,7 +1520,7 @@ def _walk_named(
     `access` the policy allows; the scans and the budget of entries left."""
     scans: list[tuple[str, TreeScan]] = []
     for spelling in _spellings(text, dirs):
-        full = posixpath.normpath(_absolute(policy, spelling))
+        full = kernel_path(_absolute(policy, spelling))
         if full in walked or not os.path.isdir(full):
             continue
         walked.add(full)
@@ -1679,7 +1699,7 @@ def _check_outside_read(
     for spelling in _spellings(text, dirs):
         if not path_like and not _exists(policy, spelling, found):
             continue  # a bare word is a path only if such a file exists
-        if posixpath.normpath(_absolute(policy, spelling)) in _HARMLESS_DEVICES:
+        if kernel_path(_absolute(policy, spelling)) in _HARMLESS_DEVICES:
             continue
         check = policy.check_path(spelling, "read")
         if check.verdict is not Verdict.ALLOW:
@@ -2132,10 +2152,7 @@ def _judge_change_use(
                 False,
             ),
         )
-    for spelling in _spellings(text, dirs):
-        full = resolve_dir(spelling, policy.workspace, policy.home)
-        if full is None:
-            continue
+    for full in (f for spelling in _spellings(text, dirs) for f in _reached(spelling, policy)):
         for finding in judge_change(
             full,
             use.role,
@@ -2146,6 +2163,14 @@ def _judge_change_use(
             spelled=text,
         ):
             _add(found, finding)
+
+
+def _reached(spelling: str, policy: CompiledPolicy) -> list[str]:
+    """The places a path word names: as spelled (normalised), and, when it differs, where
+    the kernel takes it (`link/../x` is beside the link's target: `paths.kernel_path`)."""
+    spelled = resolve_dir(spelling, policy.workspace, policy.home) or policy.workspace
+    real = resolve_chdir(spelling, policy.workspace, policy.home)
+    return [spelled] if real == spelled else [spelled, real]
 
 
 def _mount_source(value: str) -> str | None:

@@ -43,9 +43,10 @@ from dataclasses import dataclass
 
 from safehold.policy.config import DEFAULT_COMMAND_RULES
 from safehold.policy.decision import Reason, Verdict
+from safehold.policy.paths import kernel_path, link_points_to
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.hazards import hazards
-from safehold.policy.shell.locations import resolve_dir
+from safehold.policy.shell.locations import PHYSICAL, resolve_dir
 from safehold.policy.shell.programs import PROGRAMS, program_for
 from safehold.policy.shell.programs.awk_sed import sed_output_texts
 from safehold.policy.shell.programs.files import copies_as_links
@@ -66,6 +67,7 @@ from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.table import Role, RoleUse, first_operand, read_roles
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import code_strings
+from safehold.policy.shell.words import Word
 
 __all__ = ["Flows", "Through", "follow"]
 
@@ -81,6 +83,10 @@ _SEDS = frozenset({"sed", "gsed"})
 _CODE_WRITES = frozenset({"python open"})
 # Link makers: their written operand is a link to their read operand.
 _LINKERS = frozenset({"ln", "link"})
+# Programs that move or copy a file under a new name: a symbolic link among their sources
+# may stay a link there (mv(1); cp(1): "When copying from a symbolic link, cp normally
+# follows the link only when not copying recursively", and `-P`, `-d`, `-a` keep it).
+_LINK_CARRIERS = frozenset({"mv", "cp"})
 # Options that make a program save into its current directory under a name the server or
 # the URL picks (curl's `-O`, `-J`, `--remote-name`, `--remote-name-all`; documented in
 # curl(1)); `git clone URL` with no directory makes one named after the URL.
@@ -944,14 +950,46 @@ def _through(
     for cmd, dirs, uses in placed:
         if cmd.program in _LINKERS:
             continue
+        # A directory reached by climbing (`cd x/../g`, `locations.PHYSICAL`), as written.
+        climbed = [_climbed(d, base, home) for d in cmd.dirs if d and d.startswith(PHYSICAL)]
         for use in uses:
             if use.role in ("write", "delete", "perm", "read") and use.word.static:
-                for full in _absolute(use.word.text, dirs, home):
+                for full in _spelled(use.word.text, [*dirs, *climbed], home):
                     out += _via(links, full, use.role, use.word.text, cmd.program)
     for r in analysis.redirects:
         spots = [resolve_dir(d, base, home) for d in r.dirs]
-        for full in _absolute(r.target, spots, home):
+        spots += [_climbed(d, base, home) for d in r.dirs if d and d.startswith(PHYSICAL)]
+        for full in _spelled(r.target, spots, home):
             out += _via(links, full, r.access, r.target, r.writer or "a redirection")
+    return out
+
+
+def _climbed(d: str, base: str, home: str) -> str:
+    """A `PHYSICAL` directory as written, absolute: `base/x/../g` (`_via` climbs it)."""
+    text = d[len(PHYSICAL) :]
+    if text == "~" or text.startswith("~/"):
+        return home.rstrip("/") + text[1:]
+    return text if text.startswith("/") else f"{base}/{text}"
+
+
+def _spelled(text: str, dirs: Sequence[str | None], home: str) -> list[str]:
+    """`_absolute`, and for a path that climbs, its join as written (`x/../g/config`), whose
+    `..` is taken after a link the line makes (`_via`)."""
+    out = _absolute(text, dirs, home)
+    if "/.." not in f"/{text}" and not any(d and "/.." in d for d in dirs):
+        return out
+    for d in dirs:
+        if d is None:
+            continue
+        if text.startswith("/"):
+            raw = text
+        elif text == "~" or text.startswith("~/"):
+            raw = home.rstrip("/") + text[1:]
+        else:
+            raw = f"{d}/{text}"
+        raw = re.sub("/(?:\\./)+", "/", re.sub("/+", "/", raw))
+        if raw not in out:
+            out.append(raw)
     return out
 
 
@@ -961,7 +999,8 @@ def _via(
     out = []
     for link, target in links:
         if full == link or full.startswith(link + "/"):
-            landed = posixpath.normpath(target + full[len(link) :])
+            # `..` after the link climbs from where it leads, as the kernel takes it.
+            landed = kernel_path(target + full[len(link) :])
             out.append(Through(role, landed, spelled, program))
     return out
 
@@ -973,9 +1012,9 @@ def _links(
     out: list[tuple[str, str]] = []
     for cmd, dirs, uses in placed:
         if cmd.program not in _LINKERS and not _copies_as_links(cmd):
+            out += _carried(cmd, dirs, uses, home)
             continue
-        targets = [u.word for u in uses if u.role == "read" and u.word.static]
-        names = [u.word for u in uses if u.role == "write" and u.word.static]
+        targets, names = _link_ends(cmd, uses)
         for name in names:
             for link in _absolute(name.text, dirs, home):
                 for target in targets:
@@ -987,6 +1026,55 @@ def _links(
                         inside = posixpath.join(link, posixpath.basename(full))
                         out.append((inside, full))
     return out
+
+
+def _carried(
+    cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], home: str
+) -> list[tuple[str, str]]:
+    """(new name, where it leads) for each existing symbolic link `mv` or `cp` gives a new
+    name (`mv deeplink x`, `cp -P lib/g gg`): a link made in this line, as `ln`'s."""
+    if cmd.program not in _LINK_CARRIERS:
+        return []
+    out: list[tuple[str, str]] = []
+    sources, names = _link_ends(cmd, uses)
+    for source in sources:
+        for full in _absolute(source.text, dirs, home):
+            target = link_points_to(full)
+            if target is None:
+                continue
+            for name in names:
+                for link in _absolute(name.text, dirs, home):
+                    out.append((link, target))
+                    out.append((posixpath.join(link, posixpath.basename(full)), target))
+    return out
+
+
+def carries_links(
+    cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], home: str
+) -> bool:
+    """True when `cmd` moves or copies an existing symbolic link under a new name."""
+    return bool(_carried(cmd, dirs, uses, home))
+
+
+def _link_ends(cmd: SimpleCommand, uses: Sequence[RoleUse]) -> tuple[list[Word], list[Word]]:
+    """What a link-making step's links point to, and where they are made: the operands
+    before the last, and the last one (or `-t DIR`; a lone operand's link is `./NAME`).
+    Read by position, not role: a hard link's source is written as its name is (`files`)."""
+    to_dir = [u.word for u in uses if u.option and u.role == "write" and u.word.static]
+    operands = [
+        u.word
+        for u in uses
+        if not u.option
+        and u.role in ("read", "write", "delete")
+        and u.word.static
+        and any(u.word is w for w in cmd.words)
+    ]
+    if to_dir:
+        return operands, to_dir
+    if len(operands) > 1:
+        return operands[:-1], operands[-1:]
+    # `ln TARGET`: the link is `./NAME`, NAME being TARGET's last name.
+    return operands, [Word(posixpath.basename(w.text.rstrip("/")) or ".", True) for w in operands]
 
 
 def _copies_as_links(cmd: SimpleCommand) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from safehold.policy.shell.programs.find import FIND
-from safehold.policy.shell.programs.table import Opt, Program, Setting, read_roles
+from safehold.policy.shell.programs.table import Opt, Program, Role, Setting, read_roles
 from safehold.policy.shell.programs.vocab import HELP, flags, names_from, optional, valued, values
 from safehold.policy.shell.words import Word
 
@@ -23,6 +23,8 @@ _READ = Opt(takes=True, role="read")
 _WRITE = Opt(takes=True, role="write")
 
 _CU = "GNU coreutils 9.1 --help"
+# Roles on words a program is not given: it writes in the directory it runs in.
+_HERE: tuple[tuple[Role, str | None], ...] = (("write", "."),)
 LINKS = "links"
 """The mode of cp's `-l`/`--link` and `-s`/`--symbolic-link`: it makes links, not copies."""
 _MAKES_LINKS = Opt(mode=LINKS)
@@ -82,11 +84,16 @@ _INSTALL = Program(
     last="write",
     modes={"to-dir": Program(operands="read"), "dirs": Program(operands="write")},
 )
+# `ln SOURCE NAME` makes a hard link (ln(1): "By default, each destination (name of new
+# link) should not already exist"; `-s` makes symbolic ones): NAME is the same file as
+# SOURCE, so whoever writes NAME writes SOURCE, in this command or a later one that sees only
+# a plain file (`ln .git/config c`, then `echo … >> c`). The source is judged as a write.
 _LN = Program(
     options=_COPY_OPTIONS,
-    operands="read",
+    operands="write",
     last="write",
-    modes={"to-dir": Program(operands="read")},
+    modes={"to-dir": Program(operands="write")},
+    implicit=_HERE,  # `ln TARGET`: the link is made in `.`, under TARGET's name
 )
 _RECURSIVE = Opt(mode="recursive")
 # csplit `-b FORMAT`: understood while it names no directory.
@@ -132,7 +139,7 @@ PROGRAMS: dict[str, Program] = {
     "mv": _MV,
     "install": _INSTALL,
     "ln": _LN,
-    "link": Program(operands="read", last="write"),
+    "link": Program(operands="write", last="write"),  # link(1): a hard link, as `ln`'s
     "rm": _RM,
     "rmdir": _DELETE,
     "unlink": _DELETE,
@@ -199,6 +206,7 @@ PROGRAMS: dict[str, Program] = {
         },
         first="read",
         last="write",
+        implicit=_HERE,  # with no PREFIX, the pieces are `./xaa`, `./xab`, …
     ),
     # Each piece is written to PREFIX followed by `sprintf(FORMAT, N)`: a FORMAT with a `/`
     # (`-b '/../../../home/u/.bashrc%.0d'`, `%.0d` printing nothing) moves the file out of
@@ -213,6 +221,7 @@ PROGRAMS: dict[str, Program] = {
             **flags("--silent", "-z", "--elide-empty-files"),
         },
         first="read",
+        implicit=_HERE,  # with no `--prefix`, the pieces are `./xx00`, `./xx01`, …
         source=f"csplit ({_CU})",
     ),
     "find": FIND,

@@ -209,6 +209,12 @@ def _at(words: tuple[Word, ...], i: int) -> Word:
 # `diff.external`, which git runs. Which repository DIR holds is not told by the words:
 # only `-C .` and `--git-dir=.git` are understood; others are not (asked unconfined).
 _SAME_REPOSITORY = {"-C": ("", "."), "--git-dir": (".git",)}
+# `git --work-tree=DIR` (git(1), "--work-tree=<path>"): the root of the working tree, which
+# git enters when it runs outside it. `checkout -f`, `reset --hard`, `stash pop` write every
+# tracked file there (`--work-tree=.git checkout -f` writes a tracked `hooks/pre-commit` into
+# `.git/hooks`), and the operands are taken from there, neither of which the words tell:
+# only the directory git runs in is understood.
+_SAME_WORK_TREE = {"--work-tree": ("", ".")}
 # Flags that name a repository as `--git-dir` does (git(1)): `--bare` makes the current
 # directory the repository, so a `config` file there (written by an earlier command: it is
 # no protected `.git/config`) sets `core.pager` or an alias git runs.
@@ -218,10 +224,19 @@ _REPOSITORY_FLAGS = {"--bare": ("--git-dir", ".")}
 def _other_repository(option: str, value: Word) -> Reasons:
     """Why `git OPTION VALUE` may use another repository's configuration, or None."""
     allowed = _SAME_REPOSITORY.get(option)
-    if allowed is None:
+    tree = _SAME_WORK_TREE.get(option)
+    if allowed is None and tree is None:
         return ()
-    if value.static and (value.text in allowed or posixpath.normpath(value.text) in allowed):
+    same = allowed or tree or ()
+    if value.static and (value.text in same or posixpath.normpath(value.text) in same):
         return ()
+    if tree is not None:
+        return opaque(
+            "not-understood",
+            f"git {option}",
+            f"`git {option} {value.text[:60]}` checks files out to and reads them from that "
+            "tree, which the analysis does not follow",
+        )
     return opaque(
         "not-understood",
         f"git {option}",
@@ -485,7 +500,10 @@ ROLES = Program(
         ),
         "mv": _complete("mv", go.MV, operands="delete", last="write"),
         "clean": Program(options={"-e": _V, "--exclude": _V}, implicit=(("delete", "."),)),
-        "init": Program(options={"--separate-git-dir": _WRITE, "-b": _V}, first="write"),
+        # `git init` with no directory makes the repository in `.`.
+        "init": Program(
+            options={"--separate-git-dir": _WRITE, "-b": _V}, first="write", implicit=(("write", "."),)
+        ),
         "archive": Program(options={"-o": _WRITE, "--output": _WRITE, "--prefix": _V,
                                     "--format": _V, "--remote": Opt(takes=True,
                                                                     role="network")}),

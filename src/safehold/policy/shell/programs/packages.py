@@ -6,11 +6,13 @@ where project-level installs read requirement files and write their targets.
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import Opt, Program, Setting
+from safehold.policy.shell.programs.table import Opt, Program, Role, Setting
 from safehold.policy.shell.programs.vocab import flags, no_operand, valued, values
 
 __all__ = ["PROGRAMS"]
 
+# Roles on words a subcommand is not given: it writes in the directory it runs in.
+_HERE: tuple[tuple[Role, str | None], ...] = (("write", "."),)
 _V = Opt(takes=True)
 _READ = Opt(takes=True, role="read")
 _WRITE = Opt(takes=True, role="write")
@@ -195,7 +197,8 @@ _NPM = Program(
             options=_NPM_OPTIONS,
             subcommands={name: Program(options=_NPM_OPTIONS) for name in ("ls", "verify")},
         ),
-        "pack": Program(options=_NPM_OPTIONS, understood_operand=no_operand),
+        # `npm pack` writes NAME-VERSION.tgz in `.` unless `--pack-destination` says where.
+        "pack": Program(options=_NPM_OPTIONS, understood_operand=no_operand, implicit=_HERE),
         # `npm fund` lists the funding URLs; `npm fund PKG` "tries to open its funding url
         # using the --browser config param" (npm-fund(1)): an operand is not understood.
         "fund": Program(options=_NPM_OPTIONS, understood_operand=no_operand),
@@ -311,7 +314,11 @@ _CARGO = Program(
     options=_CARGO_OPTIONS,
     subcommands={
         **_subcommands(_CARGO_OPTIONS, _CARGO_RUNS, _CARGO_OTHERS),
-        **{name: Program(options=_CARGO_OPTIONS, first="write") for name in ("new", "init")},
+        # `cargo init` with no path writes in `.` (`Cargo.toml`).
+        **{
+            name: Program(options=_CARGO_OPTIONS, first="write", implicit=_HERE)
+            for name in ("new", "init")
+        },
         # cargo-vendor(1): "Vendor all dependencies … into the specified <path> directory"
         # (`vendor` when none is given): the crates' sources, downloaded.
         "vendor": Program(options=_CARGO_OPTIONS, first="write", implicit=(("write", "vendor"),)),

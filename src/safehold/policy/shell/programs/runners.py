@@ -17,7 +17,7 @@ from safehold.policy.shell.programs.table import Opt, Program, read_roles
 from safehold.policy.shell.programs.vocab import flags, optional, valued
 from safehold.policy.shell.words import Word
 
-__all__ = ["PROGRAMS", "STDIN_WORDS", "STEPS", "chdir_values"]
+__all__ = ["PROGRAMS", "STDIN_WORDS", "STEPS", "WRAPPER_ROLES", "chdir_values"]
 
 STDIN_WORDS = Word("<stdin words>", False, True)
 """The word `xargs` appends to its command: the words it reads from its standard input."""
@@ -335,6 +335,12 @@ _CHDIR_OPTIONS: dict[str, tuple[WrapperOptions, frozenset[str]]] = {
 }
 
 
+# Actions that run their command in the folder of each match (find(1), "-execdir command":
+# "the specified command is run from the subdirectory containing the matched file"): where
+# it runs is computed.
+_RUNS_IN_MATCH_DIR: dict[str, tuple[str, ...]] = {"find": ("-execdir", "-okdir")}
+
+
 def chdir_values(layer: tuple[Word, ...]) -> list[Word]:
     """The directories a wrapper layer (argv) changes to before running its inner program,
     read with the wrapper's own option grammar (`read_options`, as its step reads it): `env
@@ -342,7 +348,10 @@ def chdir_values(layer: tuple[Word, ...]) -> list[Word]:
     ends) is a computed one: where the program runs is then not known."""
     if not layer:
         return []
-    known = _CHDIR_OPTIONS.get(layer[0].text.rsplit("/", 1)[-1])
+    name = layer[0].text.rsplit("/", 1)[-1]
+    if layer[-1].static and layer[-1].text in _RUNS_IN_MATCH_DIR.get(name, ()):
+        return [Word("", False)]  # `find -execdir CMD`: in each match's folder, not known here
+    known = _CHDIR_OPTIONS.get(name)
     if known is None:
         return []
     opts, names = known
@@ -404,6 +413,24 @@ _MAKE = Program(
     left_out=frozenset({"--eval", "--touch"}),
 )
 
+# git's own options before the subcommand (git(1), read by git.c's loop: exact words, a
+# value glued with `=` or the next word). `--work-tree=DIR` is where `checkout -f`,
+# `reset --hard` and `stash pop` write every tracked file: DIR is written (as `tar -x`
+# writes `.`), so `--work-tree=.` run in `.git/hooks` is a write there. `-C` moves the
+# program (`chdir_values`); the other values name no file of this machine's tree.
+_GIT = Program(
+    options={
+        **{f: Opt() for f in GIT_FLAGS},
+        "--work-tree": Opt(takes=True, role="write"),
+        **{o: Opt(takes=True) for o in GIT_ARG_OPTS - {"--work-tree"}},
+        "-c": Opt(takes=True),
+    },
+    options_first=True,
+    stop_at=0,
+    parser="exact",
+    source="git 2.39 (git(1), OPTIONS)",
+)
+
 PROGRAMS: dict[str, Program] = {
     "make": _MAKE,
     "gmake": _MAKE,
@@ -424,3 +451,7 @@ PROGRAMS: dict[str, Program] = {
         source="GNU time 1.9 (time --help)",
     ),
 }
+# The tables a wrapper layer's own options are read with (`assess`): the programs above, and
+# git's options before its subcommand (git is a program of `programs.git`, its global
+# options a layer of its own).
+WRAPPER_ROLES: dict[str, Program] = {**PROGRAMS, "git": _GIT}
