@@ -9,6 +9,7 @@ Output (stdout): `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from typing import Any, Final
@@ -64,7 +65,10 @@ def parse(
         and os.path.normpath(cwd) != workspace
     ):
         # The shell runs where the session `cd`-ed to, not necessarily the project root.
-        call = table.to_call(name, {**arguments, "cwd": cwd}, tool_call_id=call.tool_call_id)
+        # (`cwd` comes from the payload, not the model: it is no unknown argument.)
+        shell = table.to_call(name, {**arguments, "cwd": cwd}, tool_call_id=call.tool_call_id)
+        known = None if shell.known_args is None else (*shell.known_args, "cwd")
+        call = dataclasses.replace(shell, known_args=known)
     return HookCall(
         call,
         workspace,
