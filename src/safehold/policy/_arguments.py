@@ -27,6 +27,7 @@ from safehold.policy.decision import Reason
 from safehold.policy.urls import URL_IN_TEXT
 
 __all__ = [
+    "CALL_CWD",
     "COMMON_PATH_ARGUMENTS",
     "Arguments",
     "PathArgument",
@@ -310,6 +311,13 @@ _BASE_NAMES: Final = frozenset(
 )
 
 
+CALL_CWD: Final = "(cwd)"
+"""The argument an adapter adds for the directory the agent's tools resolve relative paths
+from, when that is not the workspace (Claude Code's session `cwd` after a `cd`): a base
+directory only, judged as a path only for a search tool given no other path (it then
+searches there). `(` is in no tool's own argument name."""
+
+
 @functools.lru_cache(maxsize=4096)
 def _normal(key: object) -> str:
     """`filePath`, `FILE_PATH`, `file-path`, ` file_path ` and `file_path` are one name."""
@@ -429,6 +437,26 @@ _URL_TEXT = URL_IN_TEXT
 _WHOLE_URL = re.compile(r"(?i)^\s*(?:[a-z][a-z0-9+.-]*://|(?:https?|wss?|ftps?):)\S+$")
 
 
+_TABS_NEWLINES: Final = str.maketrans("", "", "\t\n\r")
+_NAME_WORD = re.compile(r"[^\s,;]+")
+_MAX_NAME_WORDS: Final = 8
+
+
+def _undecorated(word: str) -> str:
+    """`@a/b.py:12:3` → `a/b.py`; `a.py#L4-L9` → `a.py` (string operations: linear)."""
+    word = word.lstrip("@")
+    head, mark, tail = word.partition("#L")
+    if mark and tail[:1].isdigit():
+        word = head
+    for _ in range(2):  # `file:line` and `file:line:column`
+        head, colon, tail = word.rpartition(":")
+        if colon and tail.isdigit():
+            word = head
+    return word
+
+
+# scp-style `user@host:path` (git, rsync, scp): the host is where the tool connects.
+_SCP_ADDRESS = re.compile(r"^\s*[\w.+-]{1,64}@([\w.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):\S*$")
 # A dotted IPv4 address or a bracketed IPv6 one, with an optional port and path.
 _BARE_ADDRESS = re.compile(
     r"^\s*(?:\d{1,10}(?:\.\d{1,10}){1,3}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?(?:/\S*)?\s*$"
@@ -494,6 +522,8 @@ class _Finder:
             return
         if isinstance(value, Mapping):
             for key in sorted(value, key=str):
+                if not where and key == CALL_CWD:
+                    continue  # where the agent is, not what the tool touches: a base
                 sub = f"{where}.{key}" if where else str(key)
                 item = value[key]
                 name = _normal(key)
@@ -550,26 +580,29 @@ class _Finder:
             named.add(patched)
             self.take(patched, f"{where} (patch file {len(named)})", depth + 1, declared=True)
 
-    def key_path(self, key: object, name: str, where: str, parent: str, write: bool) -> None:
+    def key_path(self, key: object, name: str, where: str, parent: str, write: bool) -> bool:
         """A mapping key that is a path (`{"files": {".git/hooks/pre-commit": "..."}}`).
 
         Any key that looks like a path, and below the top level (where a tool's own argument
         names are) one holding a `/` or naming an existing entry, unless it is a name the
         tables know (`file_path`, `content`, `url`)."""
         if not isinstance(key, str) or not key.strip() or len(key) > _MAX_VALUE_CHARS:
-            return
+            return False
         if _looks_like_path(key) or _home_spelled(key) is not None:
             self.add_path(where, key, write, by_value=True)
-            return
+            return True
         if not parent or name in _KNOWN_NORMAL or _is_path_name(key) or "\n" in key:
-            return
+            return False
         stripped = key.strip()
         if "/" in stripped and not any(c.isspace() for c in stripped):
             self.add_path(where, key, write, by_value=True)
-        elif self.exists is not None:
+            return True
+        if self.exists is not None:
             self.asked_files = True
             if self.exists(stripped):
                 self.add_path(where, key, write, by_value=True)
+                return True
+        return False
 
     def text(self, value: object, where: str, depth: int) -> None:
         """Free text of a tool whose side is unknown (an MCP tool's `query`): the absolute
@@ -602,6 +635,8 @@ class _Finder:
             # An address without a scheme (`{"u": "169.254.169.254"}`) may be where a tool
             # connects: a denied one counts, as a URL named in text does.
             self.url_mentions.append(PathArgument(where, "http://" + text.strip()))
+        elif (scp := _SCP_ADDRESS.match(text)) is not None:
+            self.url_mentions.append(PathArgument(where, f"ssh://{scp.group(1)}/"))
         else:
             self.asked_files = True  # with or without `exists`: the answer is the filesystem's
             stripped = text.strip()
@@ -614,6 +649,23 @@ class _Finder:
                 self.add_path(where, value, write, by_value=True)
             else:
                 self.mention(text, where)
+            self.decorated(stripped, where, write)
+
+    def decorated(self, text: str, where: str, write: bool) -> None:
+        """Names of the workspace a tool may read out of a short text: `@file` (a mention),
+        `file:12` or `file#L12` (a place in it), `a.py,b.py` or `a.py b.py` (a list)."""
+        if self.exists is None or not any(c in text for c in "@:#, \t"):
+            return
+        words: list[str] = []
+        for m in _NAME_WORD.finditer(text):
+            if len(words) >= _MAX_NAME_WORDS:
+                return  # a sentence, not a list of names
+            words.append(m.group())
+        for one in words:
+            word = _undecorated(one)
+            folder = word.rpartition("/")[0]
+            if word and (self.exists(word) or (folder and self.exists(folder))):
+                self.add_path(where, word, write, by_value=True)
 
     def mention(self, text: str, where: str) -> None:
         """Absolute and home paths inside free text: a tool may act on what its text names."""
@@ -671,9 +723,12 @@ class _Finder:
             # Everything under a path name is a path: `{"path": {"value": ".env"}}`.
             for key in sorted(value, key=str):
                 sub = f"{where}.{key}"
-                # A key may be the path (`{"files": {"a/b.py": "text"}}`).
-                self.key_path(key, _normal(key), sub, where, write)
                 write_here = write or _normal(key) in _WRITE_NAMES
+                if self.key_path(key, _normal(key), sub, where, write):
+                    # The key is the path (`{"files": {"a/b.py": "text"}}`), so the value
+                    # is what goes there: searched, not taken as a path itself.
+                    self.search(value[key], sub, depth + 1, write=write_here)
+                    continue
                 self.take(value[key], sub, depth + 1, declared=False, write=write_here)
         elif isinstance(value, Sequence) and not isinstance(value, bytearray):
             for i, item in enumerate(value):
@@ -701,6 +756,11 @@ class _Finder:
         if self.over(where, depth):
             return
         if isinstance(value, str):
+            joined = value.translate(_TABS_NEWLINES)
+            if not text and joined != value and _WHOLE_URL.match(joined):
+                # WHATWG URL parsers (browsers, Node's `fetch`) drop tabs and newlines
+                # anywhere in a URL: `http://169.254.\n169.254/` is the metadata service.
+                self.urls.append(PathArgument(where, joined.strip()))
             if _local(value):
                 self.add_path(where, value, False)
             elif text or not _WHOLE_URL.match(value):
@@ -942,6 +1002,9 @@ def _read(call: ToolCall, exists: Callable[[str], bool] | None) -> tuple[Argumen
     for i, location in enumerate(call.locations):
         path = getattr(location, "path", location)
         finder.take(path, f"locations[{i}]", 1, declared=True)
+    here = call.arguments.get(CALL_CWD)
+    if call.kind is ToolKind.SEARCH and isinstance(here, str) and not finder.found:
+        finder.add_path(CALL_CWD, here, False)  # a search given no path searches there
     for key in (*call.url_args, *call.glob_args):
         value = call.arguments.get(key)
         if not (value is None or isinstance(value, str) or _strings(value)):
@@ -1018,7 +1081,8 @@ def base_directories(arguments: Mapping[str, object]) -> tuple[str, ...]:
     """The string values of the top-level base-directory names (`cwd`, `dir_path`, `root`)."""
     out: list[str] = []
     for key, value in arguments.items():
-        if _normal(key) in _BASE_NAMES and isinstance(value, str) and value.strip():
+        base = key == CALL_CWD or _normal(key) in _BASE_NAMES
+        if base and isinstance(value, str) and value.strip():
             out.append(value.strip())
     return tuple(dict.fromkeys(out))
 

@@ -639,6 +639,14 @@ def _command_of(call: ToolCall) -> tuple[object, list[Reason], str | None]:
     args = call.arguments
     command = args.get("command")
     problems: list[Reason] = []
+    if "command" not in args:
+        problems.append(
+            Reason(
+                "command-invalid",
+                "command",
+                "argument `command` is missing: a tool that runs a command must say which",
+            )
+        )
     extra = args.get("args")
     shell_text = None
     if extra is not None:
