@@ -60,10 +60,11 @@ def parse(
         name, arguments, tool_call_id=tool_use_id if isinstance(tool_use_id, str) else None
     )
     moved = bool(cwd) and os.path.normpath(str(cwd)) != workspace
-    if moved and call.kind is not ToolKind.EXECUTE and CALL_CWD not in call.arguments:
+    if moved and call.kind is not ToolKind.EXECUTE:
         # Claude Code's file tools resolve a relative `file_path` from the session's
         # directory, and Glob and Grep search there when given no `path`: after a `cd
-        # .git/hooks`, `Write {"file_path": "pre-commit"}` writes the hook.
+        # .git/hooks`, `Write {"file_path": "pre-commit"}` writes the hook. (The payload's
+        # value wins over any the model spelled so.)
         here = table.to_call(name, {**arguments, CALL_CWD: cwd}, tool_call_id=call.tool_call_id)
         known = None if here.known_args is None else (*here.known_args, CALL_CWD)
         call = dataclasses.replace(here, known_args=known)
