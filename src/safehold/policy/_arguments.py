@@ -1049,7 +1049,11 @@ def _switches(arguments: Mapping[str, object]) -> _Switch:
     for key, value in items:
         found: list[_Switch] = []
         name = _normal(key)
-        on = value is True or (isinstance(value, str) and value.strip().lower() in _TRUE_WORDS)
+        on = (
+            value is True
+            or (type(value) is int and value == 1)
+            or (isinstance(value, str) and value.strip().lower() in _TRUE_WORDS)
+        )
         off = value is False or (isinstance(value, str) and value.strip().lower() in _FALSE_WORDS)
         if on and name in _FOLLOW_NAMES:
             found.append(_Switch(follow=True))
@@ -1064,7 +1068,14 @@ def _switches(arguments: Mapping[str, object]) -> _Switch:
                 found.append(_SWITCH_FLAGS[flag])
         words: Sequence[object] = ()
         if name not in _TEXT_NAMES and name not in _GLOB_NAMES:  # a pattern `-L` is text
-            words = [value] if isinstance(value, str) else value if _strings(value) else ()  # type: ignore[assignment]
+            # `"--hidden --follow"` in one string, or a list of flags.
+            words = (
+                value.split(None, 64)
+                if isinstance(value, str)
+                else value
+                if _strings(value)
+                else ()
+            )  # type: ignore[assignment]
         for word in words[:64]:
             if isinstance(word, str) and word.strip() in _SWITCH_FLAGS:
                 found.append(_SWITCH_FLAGS[word.strip()])
