@@ -1069,13 +1069,10 @@ def _switches(arguments: Mapping[str, object]) -> _Switch:
         words: Sequence[object] = ()
         if name not in _TEXT_NAMES and name not in _GLOB_NAMES:  # a pattern `-L` is text
             # `"--hidden --follow"` in one string, or a list of flags.
-            words = (
-                value.split(None, 64)
-                if isinstance(value, str)
-                else value
-                if _strings(value)
-                else ()
-            )  # type: ignore[assignment]
+            if isinstance(value, str):
+                words = value.split(None, 64)
+            elif isinstance(value, Sequence) and _strings(value):
+                words = value
         for word in words[:64]:
             if isinstance(word, str) and word.strip() in _SWITCH_FLAGS:
                 found.append(_SWITCH_FLAGS[word.strip()])
