@@ -270,6 +270,7 @@ _SWITCH_FLAGS: Final = {
     "-uu": _Switch(hidden=True, ignored=True),
     "-uuu": _Switch(hidden=True, ignored=True),
 }
+_NOT_SWITCHES: Final = _TEXT_NAMES | _GLOB_NAMES | _COMMAND_NAMES | _COMMAND_TEXT_NAMES
 _TRUE_WORDS: Final = frozenset({"true", "yes", "on", "1"})
 _FALSE_WORDS: Final = frozenset({"false", "no", "off", "0"})
 # Top-level flags by which a tool follows the links it meets below a directory it walks
@@ -1067,7 +1068,9 @@ def _switches(arguments: Mapping[str, object]) -> _Switch:
             if flag in _SWITCH_FLAGS:
                 found.append(_SWITCH_FLAGS[flag])
         words: Sequence[object] = ()
-        if name not in _TEXT_NAMES and name not in _GLOB_NAMES:  # a pattern `-L` is text
+        # A pattern `-L` is text, and a command line's own flags (`ls -R`) are the shell
+        # analysis's to read, not the tool's switches.
+        if name not in _NOT_SWITCHES:
             # `"--hidden --follow"` in one string, or a list of flags.
             if isinstance(value, str):
                 words = value.split(None, 64)
