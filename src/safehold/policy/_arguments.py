@@ -425,6 +425,8 @@ class Arguments:
     ignored: bool = False
     """A switch (`no_ignore: true`, `respect_git_ignore: false`) makes a search read what
     `.gitignore` leaves out."""
+    text_mentions: tuple[PathArgument, ...] = ()
+    """Paths and URLs named in the free text of a tool of unknown side: a denied one asks."""
 
 
 # Splits free text into words at characters no path contains in practice (one character
@@ -488,6 +490,8 @@ class _Finder:
         self.commands: list[tuple[str, object]] = []
         self.mentions: list[PathArgument] = []
         self.url_mentions: list[PathArgument] = []
+        self.text_paths: list[PathArgument] = []
+        self.text_urls: list[PathArgument] = []
         self.code: list[PathArgument] = []
         self.invalid: list[Reason] = []
         self.limits: list[Reason] = []
@@ -607,14 +611,15 @@ class _Finder:
 
     def text(self, value: object, where: str, depth: int) -> None:
         """Free text of a tool whose side is unknown (an MCP tool's `query`): the absolute
-        paths and URLs it names are checked against the denied lists."""
+        paths and URLs it names are checked against the denied lists (an ask: text may name
+        a file without the tool opening it)."""
         if self.over(where, depth):
             return
         if isinstance(value, str | bytes):
             text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
             if _looks_like_patch(text):
                 self.patch(text, where, depth)
-            self.mention(text, where)
+            self.mention(text, where, free=True)
         elif isinstance(value, Mapping):
             for key in sorted(value, key=str):
                 self.text(value[key], f"{where}.{key}", depth + 1)
@@ -668,11 +673,15 @@ class _Finder:
             if word and (self.exists(word) or (folder and self.exists(folder))):
                 self.add_path(where, word, write, by_value=True)
 
-    def mention(self, text: str, where: str) -> None:
-        """Absolute and home paths inside free text: a tool may act on what its text names."""
+    def mention(self, text: str, where: str, *, free: bool = False) -> None:
+        """Absolute and home paths inside free text: a tool may act on what its text names.
+        `free`: the text is under a free-text name (`query`), so a denied name there asks."""
+        paths, urls = (
+            (self.text_paths, self.text_urls) if free else (self.mentions, self.url_mentions)
+        )
         for m in _PATH_WORD.finditer(text):
             word = m.group()
-            if len(self.mentions) >= _MAX_PATHS:
+            if len(paths) >= _MAX_PATHS:
                 self.limit(where, f"names more than {_MAX_PATHS} paths in its text")
                 return
             if word[:5].lower() == "file:":
@@ -680,7 +689,7 @@ class _Finder:
                 word = "/" + rest.lstrip("/") if rest.startswith("/") else rest
             home = _home_spelled(word)
             if home is not None or word.startswith(("/", "~/")):
-                self.mentions.append(PathArgument(where, home or word))
+                paths.append(PathArgument(where, home or word))
         if "://" in text or ":/" in text:
             # A web URL named in the text (`fetch('http://169.254.169.254/')` in a browser
             # tool's script): only a denied host counts, as for a path named in text.
@@ -688,7 +697,7 @@ class _Finder:
                 if i >= _MAX_URLS:
                     self.limit(where, f"holds more than {_MAX_URLS} URLs")
                     break
-                self.url_mentions.append(PathArgument(where, m.group()))
+                urls.append(PathArgument(where, m.group()))
 
     def add_path(
         self, where: str, value: str | bytes, write: bool, *, by_value: bool = False
@@ -1026,6 +1035,7 @@ def _read(call: ToolCall, exists: Callable[[str], bool] | None) -> tuple[Argumen
         tuple(finder.code),
         switch.hidden,
         switch.ignored,
+        (*finder.text_paths, *finder.text_urls),
     )
     return found, finder.asked_files or bool(bases)
 

@@ -418,6 +418,25 @@ def _step2_paths(
                 Reason(r.code, r.rule, f"argument `{url.where}` names it in its text: {r.message}")
                 for r in named.reasons
             )
+    for named_in in args.text_mentions:
+        # The free text of a tool of unknown side (an MCP tool's `query`): the tool may act
+        # on it (a database reads the file its query names) or it may be only words, so a
+        # denied name there asks, every time.
+        raw = str(named_in.raw)
+        if "://" in raw:
+            url_check = check_url(raw, policy.config.network)
+            found = url_check.reasons if url_check.verdict is Verdict.DENY else ()
+        else:
+            found = tuple(r for r in policy.check_denied(raw) if r.code == "path-denied")
+        steps.hard_ask.extend(
+            Reason(
+                "text-names-denied",
+                r.rule,
+                f"argument `{named_in.where}` of a tool of unknown side names it in its "
+                f"text, and the tool may act on it: {r.message}",
+            )
+            for r in found
+        )
     return canonicals
 
 
