@@ -18,6 +18,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Final
 
 from safehold.errors import value_kind
@@ -441,6 +442,14 @@ _WHOLE_URL = re.compile(r"(?i)^\s*(?:[a-z][a-z0-9+.-]*://|(?:https?|wss?|ftps?):
 
 
 _TABS_NEWLINES: Final = str.maketrans("", "", "\t\n\r")
+_PATH_HEADS: Final = frozenset("/~.$ \t")
+
+
+def _path_head(key: object) -> bool:
+    """Whether a key may look like a path (`/`, `~`, `.`, `$HOME`, `file:`): a quick test."""
+    return isinstance(key, str) and (key[:1] in _PATH_HEADS or key[:5].lower() == "file:")
+
+
 _NAME_WORD = re.compile(r"[^\s,;]+")
 _MAX_NAME_WORDS: Final = 8
 
@@ -460,6 +469,7 @@ def _undecorated(word: str) -> str:
 
 # scp-style `user@host:path` (git, rsync, scp): the host is where the tool connects.
 _SCP_ADDRESS = re.compile(r"^\s*[\w.+-]{1,64}@([\w.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):\S*$")
+_ADDRESS_HEADS: Final = frozenset("0123456789[")
 # A dotted IPv4 address or a bracketed IPv6 one, with an optional port and path.
 _BARE_ADDRESS = re.compile(
     r"^\s*(?:\d{1,10}(?:\.\d{1,10}){1,3}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?(?:/\S*)?\s*$"
@@ -532,7 +542,8 @@ class _Finder:
                 sub = f"{where}.{key}" if where else str(key)
                 item = value[key]
                 name = _normal(key)
-                self.key_path(key, name, sub, where, write)
+                if where or _path_head(key):
+                    self.key_path(key, name, sub, where, write)
                 if isinstance(item, str) and _is_patch(key, item):
                     self.patch(item, sub, depth)
                 if name in _COMMAND_NAMES and (where or key != "command"):
@@ -591,9 +602,11 @@ class _Finder:
         Any key that looks like a path, and below the top level (where a tool's own argument
         names are) one holding a `/` or naming an existing entry, unless it is a name the
         tables know (`file_path`, `content`, `url`)."""
-        if not isinstance(key, str) or not key.strip() or len(key) > _MAX_VALUE_CHARS:
+        if not isinstance(key, str) or len(key) > _MAX_VALUE_CHARS:
             return False
-        if _looks_like_path(key) or _home_spelled(key) is not None:
+        if not key.strip():
+            return False
+        if _path_head(key) and (_looks_like_path(key) or _home_spelled(key) is not None):
             self.add_path(where, key, write, by_value=True)
             return True
         if not parent or name in _KNOWN_NORMAL or _is_path_name(key) or "\n" in key:
@@ -637,11 +650,11 @@ class _Finder:
             self.urls.append(PathArgument(where, text.strip()))
         elif _looks_like_path(text) or _home_spelled(text) is not None:
             self.add_path(where, value, write, by_value=True)
-        elif _BARE_ADDRESS.match(text):
+        elif text.lstrip()[:1] in _ADDRESS_HEADS and _BARE_ADDRESS.match(text):
             # An address without a scheme (`{"u": "169.254.169.254"}`) may be where a tool
             # connects: a denied one counts, as a URL named in text does.
             self.url_mentions.append(PathArgument(where, "http://" + text.strip()))
-        elif (scp := _SCP_ADDRESS.match(text)) is not None:
+        elif "@" in text and (scp := _SCP_ADDRESS.match(text)) is not None:
             self.url_mentions.append(PathArgument(where, f"ssh://{scp.group(1)}/"))
         else:
             self.asked_files = True  # with or without `exists`: the answer is the filesystem's
@@ -1052,14 +1065,31 @@ def _strings(value: object) -> bool:
 def _switches(arguments: Mapping[str, object]) -> _Switch:
     """What the call's top-level switches widen (`follow: true`, `hidden: true`,
     `respect_git_ignore: false`, `{"flags": ["--no-ignore", "-L"]}`, `{"-L": true}`)."""
-    follow = hidden = ignored = False
-    items = list(arguments.items())
-    for value in arguments.values():
-        if isinstance(value, Mapping):  # Gemini CLI's `file_filtering_options` table
-            items.extend(list(value.items())[:64])
-    for key, value in items:
-        found: list[_Switch] = []
-        name = _normal(key)
+    found: list[_Switch] = []
+    for key, value in arguments.items():
+        if isinstance(value, dict | MappingProxyType):  # Gemini CLI's `file_filtering_options`
+            for inner, setting in list(value.items())[:64]:
+                _switch(inner, setting, found)
+        else:
+            _switch(key, value, found)
+    if not found:
+        return _NO_SWITCH  # the common case
+    return _Switch(
+        any(one.follow for one in found),
+        any(one.hidden for one in found),
+        any(one.ignored for one in found),
+    )
+
+
+_NO_SWITCH: Final = _Switch()
+_SWITCH_NAMES: Final = _FOLLOW_NAMES | frozenset(_SWITCH_ON) | frozenset(_SWITCH_OFF)
+_FLAG_NAMES: Final = frozenset(_normal(flag) for flag in _SWITCH_FLAGS)  # `L`, `hidden`, `uu`
+
+
+def _switch(key: object, value: object, found: list[_Switch]) -> None:
+    """The switches one argument sets: by its name and value, or as flags in its value."""
+    name = _normal(key)
+    if name in _SWITCH_NAMES or name in _FLAG_NAMES or (type(key) is str and key[:1] == "-"):
         on = (
             value is True
             or (type(value) is int and value == 1)
@@ -1077,25 +1107,18 @@ def _switches(arguments: Mapping[str, object]) -> _Switch:
             flag = flag if flag.startswith("-") else ("-" if len(flag) == 1 else "--") + flag
             if flag in _SWITCH_FLAGS:
                 found.append(_SWITCH_FLAGS[flag])
-        words: Sequence[object] = ()
-        # A pattern `-L` is text, and a command line's own flags (`ls -R`) are the shell
-        # analysis's to read, not the tool's switches.
-        if name not in _NOT_SWITCHES:
-            # `"--hidden --follow"` in one string, or a list of flags.
-            if isinstance(value, str):
-                words = value.split(None, 64)
-            elif isinstance(value, Sequence) and _strings(value):
-                words = value
-        for word in words[:64]:
-            if isinstance(word, str) and word.strip() in _SWITCH_FLAGS:
-                found.append(_SWITCH_FLAGS[word.strip()])
-        for one in found:
-            follow, hidden, ignored = (
-                follow or one.follow,
-                hidden or one.hidden,
-                ignored or one.ignored,
-            )
-    return _Switch(follow, hidden, ignored)
+    # A pattern `-L` is text, and a command line's own flags (`ls -R`) are the shell
+    # analysis's to read, not the tool's switches. `"--hidden --follow"` in one string, or a
+    # list of flags.
+    words: Sequence[object] = ()
+    if isinstance(value, str):
+        if "-" in value and name not in _NOT_SWITCHES:
+            words = value.split(None, 64)
+    elif isinstance(value, list | tuple) and name not in _NOT_SWITCHES and _strings(value):
+        words = value
+    for word in words[:64]:
+        if isinstance(word, str) and word.strip() in _SWITCH_FLAGS:
+            found.append(_SWITCH_FLAGS[word.strip()])
 
 
 def base_directories(arguments: Mapping[str, object]) -> tuple[str, ...]:
