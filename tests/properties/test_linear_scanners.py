@@ -88,6 +88,13 @@ def _arguments(key: str) -> Callable[[str], Any]:
     return read
 
 
+def _unknown(key: str) -> Callable[[str], Any]:
+    def read(text: str) -> Any:
+        return _read(ToolCall("tool", {key: text}, ToolKind.OTHER), lambda _name: False)
+
+    return read
+
+
 def _heredoc_walk(text: str) -> Any:
     return plain_heredoc_walk(text, frozenset({"."}))
 
@@ -102,6 +109,12 @@ SCANNERS: dict[str, tuple[Callable[[str], Any], Callable[[int], str]]] = {
     "arguments-blanks": (_arguments("notes"), lambda n: " " * n + "x"),
     "arguments-urls": (_arguments("url"), lambda n: "http://a" * (n // 8)),
     "arguments-paths": (_arguments("notes"), lambda n: "/a" * (n // 2)),
+    # Round 12: indented `*** Add File:` markers, git's C-quoted names, the free text of a
+    # tool of unknown side (searched for denied names and URLs).
+    "patch-indent": (_all_patch_paths, lambda n: "\n" + " \t" * (n // 2) + "*** Add"),
+    "patch-quoted": (_all_patch_paths, lambda n: '+++ "' + "\\1" * (n // 2)),
+    "diff-git-quoted": (_all_patch_paths, lambda n: 'diff --git "a' + " " * n + '" b'),
+    "arguments-unknown-text": (_unknown("query"), lambda n: "see http://a /b " * (n // 16)),
     "curl-glob": (lambda t: destinations("curl", "", t, True), lambda n: "{" * n + "x"),
     # The uncached scanners (`__wrapped__`: the decision remembers the last few texts).
     "code-strings-escapes": (code_strings.__wrapped__, lambda n: "'" + "\\ " * (n // 2)),

@@ -38,6 +38,8 @@ class ToolSpec:
     policy, ``glob_args`` (glob/include filters of search tools) to the denied paths.
     ``writes`` are files the tool changes though no argument names them (Gemini CLI's
     `save_memory` appends to `~/.gemini/GEMINI.md`): each is judged as a path argument.
+    ``arguments`` lists every argument the tool's own declaration has (None: not listed);
+    a call with any other argument asks (`argument-unknown`), whatever the mode.
     """
 
     kind: ToolKind
@@ -47,9 +49,14 @@ class ToolSpec:
     url_args: tuple[str, ...] = ()
     glob_args: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
+    arguments: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ToolKind(self.kind))
+        if isinstance(self.arguments, str):
+            raise TypeError(f"ToolSpec.arguments must be a tuple of keys, not {self.arguments!r}")
+        if self.arguments is not None:
+            object.__setattr__(self, "arguments", tuple(self.arguments))
         for name in ("path_args", "url_args", "glob_args", "writes"):
             value = getattr(self, name)
             if isinstance(value, str):
@@ -160,10 +167,13 @@ class ToolTable:
             if key is not None and key != canonical and key in arguments:
                 args[canonical] = arguments[key]
         path_args = spec.path_args
+        added: list[str] = [k for k in ("command", "cwd") if k not in arguments and k in args]
         for i, path in enumerate(spec.writes, start=1):
             key = f"(writes {i})"  # no tool's own key: `(` is not in any argument name
             args[key] = path
             path_args = (*path_args, key)
+            added.append(key)
+        known = None if spec.arguments is None else (*spec.arguments, *added)
         return ToolCall(
             name=name,
             arguments=args,
@@ -172,4 +182,5 @@ class ToolTable:
             path_args=path_args,
             glob_args=spec.glob_args,
             url_args=spec.url_args,
+            known_args=known,
         )

@@ -71,6 +71,8 @@ class ToolCall:
     common names (``path``, ``file_path``, ``src``, ...). ``locations`` are ACP
     ``ToolCallLocation`` paths. ``glob_args`` name glob/include filters (matched against the
     denied paths) and ``url_args`` free text holding URLs (judged by the URL policy).
+    ``known_args``, when given, lists every argument the tool documents (a tool table's
+    entry): any other argument asks, since what the tool does with it is unknown.
     """
 
     name: str
@@ -81,6 +83,7 @@ class ToolCall:
     path_args: tuple[str, ...] = ()
     glob_args: tuple[str, ...] = ()
     url_args: tuple[str, ...] = ()
+    known_args: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", _coerce_kind(self.kind))
@@ -90,6 +93,8 @@ class ToolCall:
         object.__setattr__(self, "path_args", tuple(self.path_args))
         object.__setattr__(self, "glob_args", tuple(self.glob_args))
         object.__setattr__(self, "url_args", tuple(self.url_args))
+        if self.known_args is not None:
+            object.__setattr__(self, "known_args", tuple(self.known_args))
 
     @property
     def side(self) -> Side:

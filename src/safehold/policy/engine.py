@@ -219,8 +219,10 @@ def _evaluate(
     narrowed = any(not str(g.raw).strip().startswith("!") for g in args.globs)
     searches = call.kind is ToolKind.SEARCH and not lists_names(call.name)
     if searches and canonicals is not None and not narrowed:
-        _step2_searched_trees(policy, canonicals or [policy.workspace], steps)
+        _step2_searched_trees(policy, canonicals or [policy.workspace], steps, args)
     hosts = _step2_urls(config, args, steps)
+    _step2_code(call, args, steps)
+    _step2_unknown_arguments(call, steps)
     assessment = None
     if Side.EXECUTE in sides and not config.read_only:
         assessment = _step3_command(config, policy, call, args, steps, assessed)
@@ -408,7 +410,70 @@ def _step2_paths(
             for r in policy.check_denied(mention.raw)
             if r.code == "path-denied"
         )
+    for url in args.url_mentions:
+        # Likewise a URL inside free text: only a denied host counts.
+        named = check_url(str(url.raw), policy.config.network)
+        if named.verdict is Verdict.DENY:
+            steps.deny.extend(
+                Reason(r.code, r.rule, f"argument `{url.where}` names it in its text: {r.message}")
+                for r in named.reasons
+            )
+    for named_in in args.text_mentions:
+        # The free text of a tool of unknown side (an MCP tool's `query`): the tool may act
+        # on it (a database reads the file its query names) or it may be only words, so a
+        # denied name there asks, every time.
+        raw = str(named_in.raw)
+        if "://" in raw:
+            url_check = check_url(raw, policy.config.network)
+            found = url_check.reasons if url_check.verdict is Verdict.DENY else ()
+        else:
+            found = tuple(r for r in policy.check_denied(raw) if r.code == "path-denied")
+        steps.hard_ask.extend(
+            Reason(
+                "text-names-denied",
+                r.rule,
+                f"argument `{named_in.where}` of a tool of unknown side names it in its "
+                f"text, and the tool may act on it: {r.message}",
+            )
+            for r in found
+        )
     return canonicals
+
+
+def _step2_unknown_arguments(call: ToolCall, steps: _Steps) -> None:
+    """An argument the tool's table entry does not list (`ToolCall.known_args`): what the
+    tool does with it is unknown (a mode, a second target), so the call asks, in every mode
+    (an "always" answer lifts it)."""
+    known = call.known_args
+    if known is None:
+        return
+    unknown = [str(k) for k in call.arguments if k not in known]
+    if unknown:
+        shown = ", ".join(f"`{k[:80]}`" for k in sorted(unknown)[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        steps.soft_ask.append(
+            Reason(
+                "argument-unknown",
+                "arguments",
+                f"`{call.name}` is given {shown}{more}, which safehold's table of its "
+                "arguments does not list, so what the tool does with it is unknown",
+            )
+        )
+
+
+def _step2_code(call: ToolCall, args: Arguments, steps: _Steps) -> None:
+    """Code a tool of unknown side (or a command tool) runs, under a code name (`code`,
+    `expression`, `function`): no analysis reads it, so it asks, as inline code on the
+    host does (an "always" answer for the tool lifts it)."""
+    for code in args.code:
+        steps.soft_ask.append(
+            Reason(
+                "code-unread",
+                "arguments",
+                f"argument `{code.where}` of `{call.name}` is code the tool runs, and "
+                "safehold cannot read what it does",
+            )
+        )
 
 
 def _below_bases(raw: object, bases: Sequence[str]) -> list[str]:
@@ -467,12 +532,14 @@ def _step2_deleted_trees(policy: CompiledPolicy, canonicals: list[str], steps: _
             steps.hard_ask.append(_unchecked_tree(root))
 
 
-def _step2_searched_trees(policy: CompiledPolicy, canonicals: list[str], steps: _Steps) -> None:
+def _step2_searched_trees(
+    policy: CompiledPolicy, canonicals: list[str], steps: _Steps, args: Arguments
+) -> None:
     """A search tool given a directory (or none: the workspace) reads every file below it,
     as `rg KEY DIR` does: a denied file there that the search does not leave out (hidden,
-    or ignored by `.gitignore`) asks, as for `rg` without the sandbox (the tool runs in the
-    agent's own process, so no sandbox hides it), and so does a tree too large to look
-    through."""
+    or ignored by `.gitignore`, unless a switch says it reads those too: `hidden: true`,
+    `no_ignore: true`) asks, as for `rg` without the sandbox (the tool runs in the agent's
+    own process, so no sandbox hides it), and so does a tree too large to look through."""
     budget = tree_scan.MAX_TREE_ENTRIES
     for root in dict.fromkeys(canonicals):
         if not os.path.isdir(root) or policy.check_path(root, "read").verdict is not Verdict.ALLOW:
@@ -480,9 +547,9 @@ def _step2_searched_trees(policy: CompiledPolicy, canonicals: list[str], steps: 
         scan = tree_scan.denied_below(
             policy,
             root,
-            follow_links=False,
-            skip_hidden=True,
-            skip=ignore_filter(root),
+            follow_links=args.follows,
+            skip_hidden=not args.hidden,
+            skip=None if args.ignored else ignore_filter(root),
             limit=max(budget, 0),
         )
         budget -= scan.seen
@@ -591,6 +658,14 @@ def _command_of(call: ToolCall) -> tuple[object, list[Reason], str | None]:
     args = call.arguments
     command = args.get("command")
     problems: list[Reason] = []
+    if "command" not in args:
+        problems.append(
+            Reason(
+                "command-invalid",
+                "command",
+                "argument `command` is missing: a tool that runs a command must say which",
+            )
+        )
     extra = args.get("args")
     shell_text = None
     if extra is not None:

@@ -106,6 +106,8 @@ def workspace_of(project_dir: str | None, cwd: str | None, project_var: str) -> 
     chosen, what = (project_dir, f"${project_var}") if project_dir else (cwd, "`cwd`")
     if not chosen:
         raise HookInputError(f"hook payload: no `cwd`, and ${project_var} is not set")
+    if not chosen.isprintable():
+        raise HookInputError(f"hook payload: {what} {chosen!r:.200} holds a control character")
     if not os.path.isabs(chosen):
         raise HookInputError(f"hook payload: {what} `{chosen}` is not an absolute path")
     if not os.path.isdir(chosen):

@@ -9,6 +9,7 @@ Output (stdout): `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from typing import Any, Final
@@ -21,6 +22,7 @@ from safehold.adapters.hooks._payload import (
 )
 from safehold.adapters.tables.claude_code import CLAUDE_CODE_TOOLS
 from safehold.adapters.tool_table import ToolTable
+from safehold.policy._arguments import CALL_CWD
 from safehold.policy.calls import ToolKind
 from safehold.policy.decision import Decision, Verdict
 
@@ -57,6 +59,15 @@ def parse(
     call = table.to_call(
         name, arguments, tool_call_id=tool_use_id if isinstance(tool_use_id, str) else None
     )
+    moved = bool(cwd) and os.path.normpath(str(cwd)) != workspace
+    if moved and call.kind is not ToolKind.EXECUTE:
+        # Claude Code's file tools resolve a relative `file_path` from the session's
+        # directory, and Glob and Grep search there when given no `path`: after a `cd
+        # .git/hooks`, `Write {"file_path": "pre-commit"}` writes the hook. (The payload's
+        # value wins over any the model spelled so.)
+        here = table.to_call(name, {**arguments, CALL_CWD: cwd}, tool_call_id=call.tool_call_id)
+        known = None if here.known_args is None else (*here.known_args, CALL_CWD)
+        call = dataclasses.replace(here, known_args=known)
     if (
         call.kind is ToolKind.EXECUTE
         and cwd
@@ -64,7 +75,10 @@ def parse(
         and os.path.normpath(cwd) != workspace
     ):
         # The shell runs where the session `cd`-ed to, not necessarily the project root.
-        call = table.to_call(name, {**arguments, "cwd": cwd}, tool_call_id=call.tool_call_id)
+        # (`cwd` comes from the payload, not the model: it is no unknown argument.)
+        shell = table.to_call(name, {**arguments, "cwd": cwd}, tool_call_id=call.tool_call_id)
+        known = None if shell.known_args is None else (*shell.known_args, "cwd")
+        call = dataclasses.replace(shell, known_args=known)
     return HookCall(
         call,
         workspace,

@@ -39,6 +39,69 @@ _RULES: tuple[tuple[Mapping[str, bool], ToolKind], ...] = (
 )
 
 
+# Words of a tool's name that say it changes something (`write_file`, `createNote`,
+# `run_query`): a read-only hint on such a tool is a claim its own name contradicts, so the
+# hint is not trusted and the tool stays unmapped (kind `other`, its paths judged as writes).
+_CHANGE_WORDS = frozenset(
+    {
+        "write",
+        "edit",
+        "create",
+        "delete",
+        "remove",
+        "move",
+        "rename",
+        "update",
+        "put",
+        "set",
+        "append",
+        "save",
+        "upload",
+        "patch",
+        "insert",
+        "replace",
+        "modify",
+        "exec",
+        "execute",
+        "run",
+        "kill",
+        "drop",
+        "commit",
+        "push",
+        "apply",
+        "install",
+        "chmod",
+        "chown",
+        "mkdir",
+        "truncate",
+        "overwrite",
+        "post",
+        "send",
+    }
+)
+
+
+def _name_words(name: str) -> list[str]:
+    """`write_file` → `write`, `file`; `createNote` → `create`, `note` (lower case)."""
+    words: list[str] = []
+    current = ""
+    for ch in name[:256]:
+        if not ch.isalnum():
+            words.append(current)
+            current = ""
+        elif ch.isupper() and current and not current[-1].isupper():
+            words.append(current)
+            current = ch
+        else:
+            current += ch
+    words.append(current)
+    return [w.lower() for w in words if w]
+
+
+def _says_change(name: str) -> bool:
+    return any(word in _CHANGE_WORDS for word in _name_words(name))
+
+
 def kind_from_annotations(annotations: object) -> ToolKind | None:
     """The kind a tool's explicit annotation hints give it, or None when it states none."""
     if not isinstance(annotations, Mapping):
@@ -116,6 +179,8 @@ def mcp_tool_table(tools: Mapping[str, Any], settings: McpSettings | None = None
     specs: dict[str, ToolSpec] = {}
     for name, hints in tools.items():
         kind = kind_from_annotations(hints)
+        if kind in (ToolKind.READ, ToolKind.FETCH) and isinstance(name, str) and _says_change(name):
+            kind = None  # `write_file` saying `readOnlyHint: true`: its name says otherwise
         if kind is not None and isinstance(name, str) and name and "*" not in name:
             specs[name] = ToolSpec(kind)
     if settings is not None:

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from safehold.adapters.mcp._kinds import McpSettings, mcp_tool_table
 from safehold.adapters.tool_table import ToolTable
+from safehold.errors import value_kind
 from safehold.policy.approval import ApprovalOutcome, ApprovalRequest, Gate
 from safehold.policy.decision import Decision
 
@@ -233,15 +234,11 @@ class McpProxy:
         params = message.get("params")
         name = params.get("name") if isinstance(params, dict) else None
         arguments = params.get("arguments") if isinstance(params, dict) else None
-        if not isinstance(name, str) or not isinstance(arguments, dict | None):
-            await self._client.send(
-                _error(
-                    request_id,
-                    _INVALID_REQUEST,
-                    "safehold: tools/call needs a name and object arguments",
-                )
-            )
+        problem = _call_problem(params, name, arguments)
+        if problem is not None:
+            await self._client.send(_error(request_id, _INVALID_REQUEST, problem))
             return
+        assert isinstance(name, str)
         if self._table.match(name) is None and self._list_stale:
             await self._list_tools(params.get("_meta") if isinstance(params, dict) else None)
         call = self._table.to_call(name, arguments or {}, tool_call_id=str(request_id))
@@ -355,6 +352,18 @@ class McpProxy:
                 elif message.get("method") == "notifications/tools/list_changed":
                     self._list_stale = True
             await self._client.send_raw(line)
+
+
+def _call_problem(params: object, name: object, arguments: object) -> str | None:
+    """What is wrong with a `tools/call` request's params, naming the field; None if nothing."""
+    if not isinstance(params, dict):
+        return f"safehold: tools/call `params` must be an object, got {value_kind(params)}"
+    if not isinstance(name, str) or not name:
+        return f"safehold: tools/call `params.name` must be a non-empty string, got {name!r:.80}"
+    if not isinstance(arguments, dict | None):
+        kind = value_kind(arguments)
+        return f"safehold: tools/call `params.arguments` must be an object, got {kind}"
+    return None
 
 
 async def _lines(reader: asyncio.StreamReader) -> Any:
