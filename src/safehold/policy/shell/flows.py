@@ -48,8 +48,11 @@ from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.programs import PROGRAMS, program_for
 from safehold.policy.shell.programs.awk_sed import sed_output_texts
-from safehold.policy.shell.programs.files import copies_as_links
+from safehold.policy.shell.programs.compressors import COMPRESSED_SUFFIXES
+from safehold.policy.shell.programs.compressors import PROGRAMS as COMPRESSORS
+from safehold.policy.shell.programs.files import TEXT_MAKERS, copies_as_links
 from safehold.policy.shell.programs.interpreters import (
+    INTERPRETERS,
     SCRIPT_FILE_OPERANDS,
     SCRIPT_FILE_OPTIONS,
     SCRIPT_SUFFIXES,
@@ -87,6 +90,11 @@ _LINKERS = frozenset({"ln", "link"})
 _REMOTE_NAME = {"curl": frozenset({"-O", "--remote-name", "--remote-name-all", "-J"})}
 _REMOTE_LETTERS = {"curl": frozenset("OJ")}
 _SOURCE = frozenset({"source", "."})
+# Redirections whose writer is no one program: a compound's (`{ …; } > F`), and `exec`'s
+# with no command, which opens a descriptor any later step writes to (bash(1) "exec": "If
+# command is not specified, any redirections take effect in the current shell"): `exec
+# 3>Makefile; curl URL >&3`.
+_UNNAMED = frozenset({"", "exec"})
 MAX_FLOW_PAIRS = 4096
 """Writes × runs compared per command line; past it every run of a local file asks."""
 
@@ -297,6 +305,10 @@ _FOREIGN_WRITERS = frozenset(
         "tar", "bsdtar", "unzip", "7z", "7za", "unrar", "gunzip", "zcat", "bunzip2", "unxz",
         "zstd", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg", "docker",
         "podman", "kubectl", "pip", "pip3", "npm", "npx", "pnpm", "yarn",
+        # Decompressors under every name (gzip 1.12, bzip2 1.0.8, xz 5.4, lz4 1.9, zstd 1.5
+        # `--help`: `-d`/`-c` and the `*cat` names write the inflated text).
+        "gzip", "bzip2", "bzcat", "xz", "xzcat", "lzma", "unlzma", "lzcat", "lz4", "unlz4",
+        "lz4cat", "unzstd", "zstdcat",
     }
 )  # fmt: skip
 # Programs whose standard output is such content: downloaders, decoders and decompressors.
@@ -307,7 +319,8 @@ _FOREIGN_STREAMS = frozenset(
         "curl", "wget", "aria2c", "http", "https", "lwp-request", "fetch", "gh", "ssh", "nc",
         "ncat", "socat", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg",
         "gunzip", "zcat", "bzcat", "bunzip2", "xzcat", "unxz", "zstd", "zstdcat", "unzip",
-        "tar", "bsdtar", "7z", "7za",
+        "tar", "bsdtar", "7z", "7za", "gzip", "bzip2", "xz", "lzma", "unlzma", "lzcat", "lz4",
+        "unlz4", "lz4cat", "unzstd",
     }
 )  # fmt: skip
 
@@ -485,6 +498,8 @@ def _may_write(
         return True
     for cmd, _dirs, uses in placed:
         if any(u.role == "write" for u in uses) or _remote_named(cmd):
+            return True
+        if _step_name(cmd) in COMPRESSORS and _decompressed(cmd, uses):
             return True
     # A visible text written to a runner's settings file still asks (`_settings_asks`).
     return bool(analysis.redirects) and any(_settings_of(c) for c in analysis.commands)
@@ -669,7 +684,7 @@ def _writes(
         # A copied body here holds a command line that asks, or is changed (`_visible`):
         # foreign; so is what inline Python writes (`_CODE_WRITES`).
         alien = _alien_copy(r.body, r.altered) or r.op in _CODE_WRITES
-        alien = alien or r.writer in foreign_names or (not r.writer and streams)
+        alien = alien or r.writer in foreign_names or (r.writer in _UNNAMED and streams)
         out += [
             _Written(p, writer, file=True, foreign=alien) for p in _absolute(r.target, spots, home)
         ]
@@ -684,6 +699,8 @@ def _writes(
                 alien = True
             elif not alien:
                 uses = [u for u in uses if u.role != "write"]
+        if _step_name(cmd) in COMPRESSORS:
+            uses = [*uses, *_decompressed(cmd, uses)]
         for use in uses:
             if use.role != "write":
                 continue
@@ -703,6 +720,26 @@ def _writes(
     return out
 
 
+def _decompressed(cmd: SimpleCommand, uses: Sequence[RoleUse]) -> list[RoleUse]:
+    """The files a compressor writes in place of the operands it replaces: `gunzip
+    Makefile.gz` deletes `Makefile.gz` and writes `Makefile` (`COMPRESSED_SUFFIXES`; with a
+    suffix option, `-S .txt`, any last suffix)."""
+    suffixed = any(w.text.startswith(("-S", "--suf")) for w in cmd.words[1:])
+    out: list[RoleUse] = []
+    for use in uses:
+        text = use.word.text
+        if use.role not in ("delete", "write") or not (use.word.static or use.word.home):
+            continue
+        name = posixpath.basename(text)
+        strip = next((s for s in COMPRESSED_SUFFIXES if name.endswith(s) and name != s), None)
+        if strip is None and suffixed and name.rfind(".") > 0:
+            strip = name[name.rfind(".") :]
+        if strip is not None:
+            word = use.word._replace(text=text[: -len(strip)])
+            out.append(RoleUse("write", word, use.option))
+    return out
+
+
 def _edit_is_foreign(cmd: SimpleCommand) -> bool:
     """A sed edit whose inserted text (`s` replacements, `a`/`i`/`c` text) holds a command
     line that asks (`_text_runs`), or is spelled nowhere (`sed_output_texts`)."""
@@ -719,12 +756,14 @@ def _foreign_steps(commands: Sequence[SimpleCommand]) -> tuple[set[int], bool]:
     out: set[int] = set()
     feeds: list[tuple[int, int]] = []
     streams = False
+    spelled = _spelled_stages(commands)
     for cmd in commands:
-        own = cmd.program in _FOREIGN_WRITERS
-        if cmd.program in _ECHOES and _hidden_text(cmd):
+        name = _step_name(cmd)
+        own = name in _FOREIGN_WRITERS
+        if (cmd.program in _ECHOES and _hidden_text(cmd)) or _computes_text(cmd, name, spelled):
             own = streams = True
             feeds += cmd.pipes
-        elif cmd.program in _FOREIGN_STREAMS:
+        elif name in _FOREIGN_STREAMS:
             streams = True
             feeds += cmd.pipes
         if own:
@@ -736,6 +775,70 @@ def _foreign_steps(commands: Sequence[SimpleCommand]) -> tuple[set[int], bool]:
             if any(p == fp and s > fs for p, s in c.pipes for fp, fs in feeds)
         }
     return out, streams
+
+
+def _step_name(cmd: SimpleCommand) -> str:
+    """The program a step is: the module's name for `python -m MODULE` (`python3 -m base64
+    -d` decodes as `base64 -d` does), else the program's."""
+    if program_family(cmd.program) == "python":
+        found = python_module(cmd.words)
+        if found is not None:
+            return found[1]
+    return cmd.program
+
+
+def _computes_text(cmd: SimpleCommand, name: str, spelled: Sequence[tuple[int, int]]) -> bool:
+    """`cmd` writes text no word of the command shows, which it computes from text the
+    command spells apart:
+
+    - a program of `files.TEXT_MAKERS` (`rev`, `tr`, `awk`, `jq`) or a sed that changes
+      text the command spells on its standard input (`rev <<< 'hs | LRU lruc'`, `echo … |
+      tr …`: `_spelled_input`),
+      or whose program holds a string it may join with others (`awk 'BEGIN{print "cu"
+      "rl …"}'`, `jq -rn '"cu" + "rl …"'`), or a sed whose inserted text is computed or
+      asks (`_edit_is_foreign`); one that only reorders or picks from the workspace's files
+      (`jq .a f.json`, `awk '{print $1}' f`, `sed 's/-O2/-O3/' f`) writes the workspace's
+      own text;
+    - an interpreter or shell running code the command gives rather than a script file
+      (`python3 -c 'print(…)'`, `python3 -m MODULE`, `sh -c …`).
+    """
+    if name not in TEXT_MAKERS and name not in _SEDS:
+        return program_family(name) in INTERPRETERS and script_operand(name, cmd.words) is None
+    if name in _SEDS and _edit_is_foreign(cmd):
+        return True
+    table = PROGRAMS.get(name)
+    if table is None:
+        return True
+    reading = read_roles(table, cmd.words)
+    if name not in _SEDS and any(not w.static or '"' in w.text for w in reading.scripts):
+        return True
+    if any(u.option == "" and u.role in ("read", "write") for u in reading.uses):
+        return False  # it changes files it names
+    return _spelled_input(cmd, spelled)
+
+
+# Redirections that feed a program text the command spells out (bash(1) "Here Documents",
+# "Here Strings").
+_HEREDOCS = frozenset({"<<", "<<-", "<<<"})
+
+
+def _spelled_stages(commands: Sequence[SimpleCommand]) -> list[tuple[int, int]]:
+    """The pipe stages whose output is text the command spells out: `echo`/`printf`, and a
+    program reading a heredoc or herestring."""
+    return [
+        p
+        for c in commands
+        if c.program in _ECHOES or any(op in _HEREDOCS for _fd, op in c.stdio)
+        for p in c.pipes
+    ]
+
+
+def _spelled_input(cmd: SimpleCommand, spelled: Sequence[tuple[int, int]]) -> bool:
+    """`cmd` reads text the command spells out: a heredoc or herestring, or a pipe that an
+    earlier `echo`/`printf` or heredoc reader feeds (`echo … | cat | rev`)."""
+    if any(op in _HEREDOCS for _fd, op in cmd.stdio):
+        return True
+    return any(p == fp and s > fs for p, s in cmd.pipes for fp, fs in spelled)
 
 
 _ECHOES = frozenset({"printf", "echo"})
@@ -770,11 +873,18 @@ def _hidden_text(cmd: SimpleCommand) -> bool:
 
 
 def _substitutes_foreign(text: str) -> bool:
-    """A computed word whose text runs a downloader or decoder (`"$(curl -s URL)"`): its
+    """A computed word whose text runs a downloader or decoder (`"$(curl -s URL)"`), or a
+    program that computes text (`"$(rev <<< 'hs | LRU lruc')"`, `$(python3 -c …)`): its
     output is the word's. `"$(git rev-parse HEAD)"` is the workspace's own."""
     if "$(" not in text and "`" not in text and "<(" not in text:
         return False
-    return any(name in _FOREIGN_STREAMS for name in _NAME_BREAKS.split(text))
+    return any(
+        name in _FOREIGN_STREAMS
+        or name in TEXT_MAKERS
+        or name in _SEDS
+        or program_family(name) in INTERPRETERS
+        for name in _NAME_BREAKS.split(text)
+    )
 
 
 def _backslashes(text: str) -> list[int]:

@@ -16,7 +16,15 @@ from safehold.policy.shell.programs.table import Opt, Program, Setting, read_rol
 from safehold.policy.shell.programs.vocab import HELP, flags, names_from, optional, valued, values
 from safehold.policy.shell.words import Word
 
-__all__ = ["LINKS", "PROGRAMS", "STDIN_COPIERS", "StdinCopier", "copies_as_links", "copies_stdin"]
+__all__ = [
+    "LINKS",
+    "PROGRAMS",
+    "STDIN_COPIERS",
+    "TEXT_MAKERS",
+    "StdinCopier",
+    "copies_as_links",
+    "copies_stdin",
+]
 
 _V = Opt(takes=True)  # an option with a value that names no file
 _READ = Opt(takes=True, role="read")
@@ -335,3 +343,27 @@ def _keeps(copier: StdinCopier, option: str) -> bool:
     if option[1:2] == "-":
         return False
     return all(f"-{c}" in copier.keep for c in option[1:])
+
+
+# Programs whose standard output is text they compute: from a program the command gives
+# them (an awk or jq program, bc or m4 input), or by changing the characters of their
+# input (`rev`, `tr`, `iconv`). What they write into a file is in no word of the command, so
+# a text that says `curl URL | sh` can be spelled reversed, shifted or joined from pieces
+# (`rev <<< 'hs | LRU lruc' > Makefile && make`). `flows` counts their output like a
+# download's, where a runner or an interpreter finds it. sed is read by its script
+# (`flows._sed_computes`), Python and the other interpreters by whether they run a script
+# file or code the command gives (`flows._computes_text`).
+TEXT_MAKERS: dict[str, str] = {
+    "rev": "util-linux rev(1): reverses the characters of each line",
+    "tr": f"tr ({_CU}): translates, squeezes or deletes characters",
+    "iconv": "glibc iconv(1): converts the text from one character encoding to another",
+    "awk": "POSIX awk: prints what its program computes",
+    "gawk": "GNU awk 5.2 gawk(1): prints what its program computes",
+    "mawk": "mawk(1): prints what its program computes",
+    "nawk": "one-true-awk: prints what its program computes",
+    "jq": "jq 1.6 manual: prints the values its filter builds (`+` joins strings, `implode`)",
+    "bc": "GNU bc(1): prints what its program computes",
+    "dc": "GNU dc(1): `P` prints the characters of a number",
+    "m4": "GNU m4 manual: expands macros defined in its input",
+    "envsubst": "GNU gettext envsubst(1): replaces `$NAME` with the environment's values",
+}

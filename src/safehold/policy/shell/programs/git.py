@@ -439,7 +439,14 @@ ROLES = Program(
             last="write",
         ),
         "fetch": Program(first="network", options={"--depth": _V, "-j": _V, "--jobs": _V}),
-        "pull": Program(first="network", options={"--depth": _V, "-s": _V, "-X": _V}),
+        # `pull` fetches and merges into the work tree (git-pull(1): "Incorporates changes
+        # from a remote repository into the current branch"): it writes `.`, as a clone
+        # writes its folder, so a runner after it runs fetched code (`flows`).
+        "pull": Program(
+            first="network",
+            options={"--depth": _V, "-s": _V, "-X": _V},
+            implicit=(("write", "."),),
+        ),
         "ls-remote": Program(first="network"),
         # Understood: the forms that change nothing. `add`, `set-url`, `rename`,
         # `remove`, `prune`, `update`, … change where `git push`/`fetch` go (or fetch):
