@@ -50,7 +50,7 @@ from safehold.policy.shell.programs import PROGRAMS, program_for
 from safehold.policy.shell.programs.awk_sed import sed_output_texts
 from safehold.policy.shell.programs.compressors import COMPRESSED_SUFFIXES
 from safehold.policy.shell.programs.compressors import PROGRAMS as COMPRESSORS
-from safehold.policy.shell.programs.files import TEXT_MAKERS, copies_as_links
+from safehold.policy.shell.programs.files import TEXT_MAKERS, TextMaker, copies_as_links
 from safehold.policy.shell.programs.interpreters import (
     INTERPRETERS,
     SCRIPT_FILE_OPERANDS,
@@ -69,6 +69,7 @@ from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.table import Role, RoleUse, first_operand, read_roles
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import code_strings
+from safehold.policy.shell.words import Word
 
 __all__ = ["Flows", "Through", "follow"]
 
@@ -93,7 +94,8 @@ _SOURCE = frozenset({"source", "."})
 # Redirections whose writer is no one program: a compound's (`{ …; } > F`), and `exec`'s
 # with no command, which opens a descriptor any later step writes to (bash(1) "exec": "If
 # command is not specified, any redirections take effect in the current shell"): `exec
-# 3>Makefile; curl URL >&3`.
+# 3>Makefile; curl URL >&3`. A shell's (`bash -c '…' > F`) takes the output of the steps
+# of its script, which are read as steps of the line.
 _UNNAMED = frozenset({"", "exec"})
 MAX_FLOW_PAIRS = 4096
 """Writes × runs compared per command line; past it every run of a local file asks."""
@@ -684,7 +686,8 @@ def _writes(
         # A copied body here holds a command line that asks, or is changed (`_visible`):
         # foreign; so is what inline Python writes (`_CODE_WRITES`).
         alien = _alien_copy(r.body, r.altered) or r.op in _CODE_WRITES
-        alien = alien or r.writer in foreign_names or (r.writer in _UNNAMED and streams)
+        unnamed = r.writer in _UNNAMED or r.writer in SHELLS
+        alien = alien or r.writer in foreign_names or (unnamed and streams)
         out += [
             _Written(p, writer, file=True, foreign=alien) for p in _absolute(r.target, spots, home)
         ]
@@ -810,11 +813,39 @@ def _computes_text(cmd: SimpleCommand, name: str, spelled: Sequence[tuple[int, i
     if table is None:
         return True
     reading = read_roles(table, cmd.words)
-    if name not in _SEDS and any(not w.static or '"' in w.text for w in reading.scripts):
+    maker = TEXT_MAKERS.get(name)
+    if maker is not None and _joins_text(cmd, reading.scripts, maker):
         return True
     if any(u.option == "" and u.role in ("read", "write") for u in reading.uses):
         return False  # it changes files it names
     return _spelled_input(cmd, spelled)
+
+
+def _joins_text(cmd: SimpleCommand, scripts: Sequence[Word], maker: TextMaker) -> bool:
+    """The program of a `TEXT_MAKERS` step may join pieces of text: a computed program, a
+    mark of `maker.joins` in it, a text option, or an awk `NAME=value` operand."""
+    if any(not w.static or any(j in w.text for j in maker.joins) for w in scripts):
+        return True
+    for word in cmd.words[1:]:
+        text = word.text
+        if any(_gives(text, option) for option in maker.text_options):
+            return True
+        if maker.assigns and word not in scripts and _ASSIGNMENT.match(text):
+            return True
+    return False
+
+
+def _gives(text: str, option: str) -> bool:
+    """The word `text` is `option`, with its value glued (`-vx=1`, `--assign=x=1`) or not, or
+    a prefix of a long option (`--ass`) that a getopt_long parser takes for it."""
+    if option[1:2] != "-":
+        return text.startswith(option)
+    name = text.split("=", 1)[0]
+    return len(name) > 3 and option.startswith(name)
+
+
+# An awk operand that sets a variable (POSIX awk "Operands": `assignment`).
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 # Redirections that feed a program text the command spells out (bash(1) "Here Documents",
