@@ -449,16 +449,18 @@ _STANDARD = frozenset(sys.stdlib_module_names) | {"sitecustomize", "usercustomiz
 def _shadows(folder: str, written: _Written) -> bool:
     """A write that can put a module in `folder`: a computed path, a tree holding `folder`,
     a module file in it (`json.py`, `re.cpython-311-x86_64-linux-gnu.so`), or a folder in it
-    that can be a package (`json/`, `json/__init__.py`: a name without a dot)."""
+    that can be a package (`json/`, `json/__init__.py`: a name without a dot); inside the
+    project's own packages, only a foreign one (`curl -o pkg/util.py URL`)."""
     path = written.path
     if path is None or _under(folder, path):
         return True
     if not _under(path, folder):
         return False
     first, _, rest = path[len(folder.rstrip("/")) + 1 :].partition("/")
-    if rest and first not in _STANDARD:
+    if rest and first not in _STANDARD and not written.foreign:
         # Inside the project's own package (`cp x.py.bak pkg/x.py && python3 -m pytest`):
-        # the project's code, which runs like any script file in the workspace.
+        # the project's code, which runs like any script file in the workspace. Foreign
+        # content put there (`curl -o pkg/util.py URL && python3 main.py`) is not.
         return False
     last = posixpath.basename(path)
     if last.endswith(_MODULE_SUFFIXES) or ".cpython-" in last:
