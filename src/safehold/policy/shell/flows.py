@@ -50,7 +50,13 @@ from safehold.policy.shell.programs import PROGRAMS, program_for
 from safehold.policy.shell.programs.awk_sed import sed_output_texts
 from safehold.policy.shell.programs.compressors import COMPRESSED_SUFFIXES
 from safehold.policy.shell.programs.compressors import PROGRAMS as COMPRESSORS
-from safehold.policy.shell.programs.files import TEXT_MAKERS, TextMaker, copies_as_links
+from safehold.policy.shell.programs.files import (
+    STDIN_COPIERS,
+    TEXT_MAKERS,
+    TextMaker,
+    copies_as_links,
+    copies_stdin,
+)
 from safehold.policy.shell.programs.interpreters import (
     INTERPRETERS,
     SCRIPT_FILE_OPERANDS,
@@ -66,6 +72,7 @@ from safehold.policy.shell.programs.project_tools import (
     Settings,
 )
 from safehold.policy.shell.programs.shells import SHELLS
+from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import Role, RoleUse, first_operand, read_roles
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import code_strings
@@ -327,6 +334,11 @@ _FOREIGN_STREAMS = frozenset(
 )  # fmt: skip
 
 
+# Writers whose file comes from outside the workspace and its history: downloaders,
+# decoders, extractors and package tools (git's checkouts restore the project's own files).
+_FETCHERS = (_FOREIGN_WRITERS | _FOREIGN_STREAMS) - {"git"}
+
+
 def _feeds_runner(folder: str, written: _Written) -> bool:
     """A write that may change the code a project runner in `folder` runs: one that makes
     or fills `folder` or a folder above it (`git clone URL d && cd d`, `tar x` into `.`), a
@@ -457,10 +469,11 @@ def _shadows(folder: str, written: _Written) -> bool:
     if not _under(path, folder):
         return False
     first, _, rest = path[len(folder.rstrip("/")) + 1 :].partition("/")
-    if rest and first not in _STANDARD and not written.foreign:
-        # Inside the project's own package (`cp x.py.bak pkg/x.py && python3 -m pytest`):
-        # the project's code, which runs like any script file in the workspace. Foreign
-        # content put there (`curl -o pkg/util.py URL && python3 main.py`) is not.
+    if rest and first not in _STANDARD and not (written.foreign and written.writer in _FETCHERS):
+        # Inside the project's own package (`cp x.py.bak pkg/x.py && python3 -m pytest`,
+        # `git checkout -- pkg/x.py`, an edit by inline code): the project's code, which
+        # runs like any script file in the workspace. A download, decoding or extraction
+        # put there (`curl -o pkg/util.py URL && python3 main.py`) is not.
         return False
     last = posixpath.basename(path)
     if last.endswith(_MODULE_SUFFIXES) or ".cpython-" in last:
@@ -679,7 +692,14 @@ def _writes(
     out: list[_Written] = []
     # A redirection names its writer by program: foreign when a step of that name is. One
     # with no writer (a compound's) is foreign when a download or decoder is in the line.
-    foreign_names = {c.program for c in analysis.commands if id(c) in foreign}
+    # A wrapper the redirection names stands for the program it runs (`xargs > F` writes
+    # what the `echo` it runs prints).
+    foreign_names = {
+        name
+        for c in analysis.commands
+        if id(c) in foreign
+        for name in (c.program, *(program_name(w[0]) for w in c.wrapper_words if w))
+    }
     for r in analysis.redirects:
         if r.access != "write" or _visible(r):
             continue
@@ -805,17 +825,27 @@ def _computes_text(cmd: SimpleCommand, name: str, spelled: Sequence[tuple[int, i
       (`jq .a f.json`, `awk '{print $1}' f`, `sed 's/-O2/-O3/' f`) writes the workspace's
       own text;
     - an interpreter or shell running code the command gives rather than a script file
-      (`python3 -c 'print(…)'`, `python3 -m MODULE`, `sh -c …`).
+      (`python3 -c 'print(…)'`, `python3 -m MODULE`, `sh -c …`);
+    - any other program but a byte-for-byte copier (`files.STDIN_COPIERS`) given text the
+      command spells (`sort`, `cut`, `paste`, `xargs` may cut or join it).
     """
-    if name not in TEXT_MAKERS and name not in _SEDS:
-        return program_family(name) in INTERPRETERS and script_operand(name, cmd.words) is None
-    if name in _SEDS and _edit_is_foreign(cmd):
+    maker = TEXT_MAKERS.get(name)
+    if maker is None and name not in _SEDS:
+        if program_family(name) in INTERPRETERS and script_operand(name, cmd.words) is None:
+            return True
+        # Any other program given spelled text, but a copier, may cut, sort or join it into
+        # a line no word holds (`cut -c2- <<< 'Xcurl URL | shx'`, `paste -sd'|'`). A copier
+        # copies its input as it is, or reads the files it names (`cat README.md`).
+        if name in STDIN_COPIERS and copies_stdin(name, cmd.words) is not False:
+            return False
+        if not _spelled_input(cmd, spelled):
+            return False
+    elif name in _SEDS and _edit_is_foreign(cmd):
         return True
     table = PROGRAMS.get(name)
     if table is None:
         return True
     reading = read_roles(table, cmd.words)
-    maker = TEXT_MAKERS.get(name)
     if maker is not None and _joins_text(cmd, reading.scripts, maker):
         return True
     if any(u.option == "" and u.role in ("read", "write") for u in reading.uses):
@@ -902,7 +932,10 @@ def _hidden_text(cmd: SimpleCommand) -> bool:
             return True
         texts.append(text)
     # A format's `%s` puts its arguments side by side: read them spaced and joined.
-    return _text_runs(" ".join(texts)) or _text_runs("".join(texts[1:]))
+    # The shell expands these words' substitutions as it writes them (`_substitutes_foreign`
+    # reads those): a line that is one is not code the file runs later.
+    joined = (" ".join(texts), "".join(texts[1:]))
+    return any(_text_runs(text, written=False) for text in joined)
 
 
 def _substitutes_foreign(text: str) -> bool:
@@ -963,24 +996,42 @@ def _alien_copy(body: str, altered: bool) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _text_runs(text: str) -> bool:
-    """A text holding a command line that asks run outright: a line or a quoted string in it
-    that pipes, starts with a shell or with a program a built-in deny or ask rule names,
-    with a `hazards` finding (`curl URL | sh`) or a certain match of such a rule (`rm -rf
-    ~`), as `assess` reads command lines in inline code. The built-in rules only: the text
-    is judged the same whatever the configuration adds."""
+def _text_runs(text: str, *, written: bool = True) -> bool:
+    """A text holding a command line that asks run outright: a line (lines a backslash
+    continues read joined too) or a quoted string in it that pipes, starts with a shell or
+    with a program a built-in deny or ask rule names, or may run computed code
+    (`_computes_code`), with a `hazards` finding (`curl URL | sh`), computed code
+    (`_runs_computed_code`: `eval "$(curl URL)"`, `base64 -d f | sh`, `$CMD x`) or a
+    certain match of such a rule (`rm -rf ~`), as `assess` reads command lines in inline
+    code. The built-in rules only: the text is judged the same whatever the configuration
+    adds. `written`: the text lands in a file as it is (a heredoc body, a sed insertion), so
+    its substitutions run when the file runs; `echo`/`printf` words are expanded first."""
     rules = _builtin_rules()
     lines = text.replace("\\n", "\n").replace("\\t", "\n").replace("\t", "\n").split("\n")
+    lines += code_strings(text)
+    if "\\" in text:
+        # The text as printf, JSON or Python read its escapes (`\u007c` is `|`), and with a
+        # backslash-newline continuing the line, as sh and make read it (`curl URL \` then
+        # `| sh` on the next line): the lines these readings add.
+        decoded = _unescaped(text)
+        more = decoded.replace("\t", "\n").split("\n")
+        more += decoded.replace("\t", " ").replace("\\\n", " ").split("\n")
+        more += code_strings(decoded)
+        seen = set(lines)
+        lines += [line for line in dict.fromkeys(more) if line not in seen]
     candidates = [
         c
-        for c in (*lines, *code_strings(text))
-        if "|" in c or _starts_shell(c) or rules.names(_first_name(c))
+        for c in lines
+        if "|" in c
+        or _starts_shell(c)
+        or rules.names(_first_name(c))
+        or (written and _computes_code(c))
     ]
     if len(candidates) > MAX_TEXT_COMMANDS:
         return True
     for candidate in candidates:
         inner = analyze(candidate)
-        if hazards(inner):
+        if hazards(inner) or (written and _runs_computed_code(inner)):
             return True
         for cmd in inner.commands:
             for layer in (*cmd.wrapper_words, cmd.words):
@@ -990,6 +1041,70 @@ def _text_runs(text: str) -> bool:
                 ):
                     return True
     return False
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
+_HEX_WIDTHS = {"x": 2, "u": 4}
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _unescaped(text: str) -> str:
+    r"""`text` with the escapes printf, JSON and Python share read: `\\`, `\n`, `\t`,
+    `\xHH` and `\uHHHH`; any other backslash is kept. One forward pass."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        j = text.find("\\", i)
+        if j < 0 or j + 1 >= len(text):
+            out.append(text[i:])
+            break
+        out.append(text[i:j])
+        follow = text[j + 1]
+        width = _HEX_WIDTHS.get(follow, 0)
+        digits = text[j + 2 : j + 2 + width]
+        if follow in _ESCAPES:
+            out.append(_ESCAPES[follow])
+            i = j + 2
+        elif width and len(digits) == width and all(d in _HEX_DIGITS for d in digits):
+            out.append(chr(int(digits, 16)))
+            i = j + 2 + width
+        else:
+            out.append("\\")
+            i = j + 1
+    return "".join(out)
+
+
+# Marks of a line that may run code it computes: a substitution, or a first word that is
+# computed or runs or sources a text (bash(1) "eval", "source", "Command Substitution").
+# Backticks are left out: prose in code and comments quotes names with them.
+_SUBSTITUTIONS = ("$(", "<(")
+_CODE_RUNNERS = frozenset({"eval", "source", ".", "exec"})
+# What a line that runs computed code is asked for when run outright, never allowed
+# unasked (`sandboxed.SANDBOXED_CODE` is the visible kind): a computed program, `eval`, a
+# program read from a pipe (`base64 -d f | sh`).
+_COMPUTED_CODE = frozenset({"dynamic-command-name", "eval", "program-from-stdin"})
+
+
+def _computes_code(line: str) -> bool:
+    """A line that may run code it computes (`eval "$(curl URL)"`, `$CMD x`, `source
+    <(…)`): read like a command line."""
+    first = line.lstrip()[:2]
+    return (
+        (first[:1] == "$" and first != "$'")
+        or _first_name(line) in _CODE_RUNNERS
+        or any(s in line for s in _SUBSTITUTIONS)
+    )
+
+
+def _runs_computed_code(inner: ShellAnalysis) -> bool:
+    """The line, run outright, runs code computed at run time: a computed program name,
+    `eval`, a program read from a pipe, or `source` of a computed file (`source <(curl
+    URL)`)."""
+    if any(r.code in _COMPUTED_CODE for r in inner.opaque):
+        return True
+    return any(
+        c.program in _SOURCE and len(c.words) > 1 and not c.words[1].static for c in inner.commands
+    )
 
 
 @functools.cache
