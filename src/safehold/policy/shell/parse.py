@@ -634,7 +634,7 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
             made, joined = _redirect(
                 child, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), inline, loc=ctx.loc)
             )
-            redirects += [made] if made is not None else []
+            redirects += made
             joins += joined
             continue
         elif kind == "comment":
@@ -799,7 +799,7 @@ def _pipeline(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> int:
 
 # A redirection's own record, and the pipe stages its command is the first stage of (a
 # heredoc's line continues `cat <<'EOF' | rev > F`: tree-sitter nests `| rev > F` in it).
-_Made = tuple[RawRedirect | None, tuple[tuple[int, int], ...]]
+_Made = tuple[tuple[RawRedirect, ...], tuple[tuple[int, int], ...]]
 
 
 def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
@@ -812,7 +812,7 @@ def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
             made, joined = _redirect(
                 child, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), extra, loc=ctx.loc)
             )
-            redirects += [made] if made is not None else []
+            redirects += made
             joins += joined
         elif body is None and child.is_named and child.type != "comment":
             body = child
@@ -846,9 +846,10 @@ def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
 
 
 def _redirect(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> _Made:
-    """Record a redirection (and walk what it holds); its record, and the pipe stages a
-    heredoc's line makes its command the first of. Commands nested in it (a heredoc line's
-    `| rev > F`) record their own redirections, which are theirs, not this command's."""
+    """Record a redirection (and walk what it holds); the records of the command's own
+    redirections, and the pipe stages a heredoc's line makes its command the first of.
+    Commands nested in it (a heredoc line's `| rev > F`, `&& python3 x.py`) record their
+    own redirections, which are theirs, not this command's."""
     kind = node.type
     op = ""
     fd: str | None = None
@@ -894,7 +895,7 @@ def _redirect(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> _Made:
             )
     made = RawRedirect(op, target, fd, None, ctx.loc.dirs)
     out.redirects.append(made)
-    return made, ()
+    return (made,), ()
 
 
 def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> _Made:
@@ -902,7 +903,13 @@ def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> _Made:
     quoted = start is not None and any(q in _text(start, src) for q in "'\"\\")
     body_text = ""
     joins: tuple[tuple[int, int], ...] = ()
+    # tree-sitter nests the rest of the heredoc's line here: the command's own further
+    # redirections (`cat <<'EOF' > f`) until an operator, then other commands.
+    own: list[RawRedirect] = []
+    ours = True
     for child in node.children:
+        if not child.is_named and child.type in _LINE_OPERATORS:
+            ours = False
         if child.type == "heredoc_body":
             body_text = _text(child, src)
             if not quoted:
@@ -918,6 +925,8 @@ def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> _Made:
                         "heredoc",
                         "the heredoc body runs command substitutions that are not analysed",
                     )
+        elif ours and child.type in _REDIRECT_NODES:
+            own += _redirect(child, src, out, ctx)[0]
         elif child.type == "pipeline" and child.children and child.children[0].type in _PIPES:
             # The rest of the heredoc's line is nested here: `| rev > F` makes the
             # heredoc's command the first stage of that pipeline.
@@ -925,12 +934,13 @@ def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> _Made:
         elif child.is_named and child.type not in ("heredoc_start", "heredoc_end"):
             # The rest of the heredoc's line (`&& rm x`) is nested here.
             _walk(child, src, out, _nested(ctx))
-    made = RawRedirect(op, None, None, body_text, ctx.loc.dirs)
-    out.redirects.append(made)
-    return made, joins
+    heredoc = RawRedirect(op, None, None, body_text, ctx.loc.dirs)
+    out.redirects.append(heredoc)
+    return (*own, heredoc), joins
 
 
 _PIPES = frozenset({"|", "|&"})
+_LINE_OPERATORS = frozenset({"&&", "||", ";", "&", "|", "|&"})
 
 
 def _nested(ctx: _Ctx) -> _Ctx:
