@@ -1074,11 +1074,9 @@ def _unescaped(text: str) -> str:
     return "".join(out)
 
 
-# Marks of a line that may run code it computes: a substitution, or a first word that is
-# computed or runs or sources a text (bash(1) "eval", "source", "Command Substitution").
+# Words of a line that may run code it computes (bash(1) "eval", "source", "exec"; `<(…)`).
 # Backticks are left out: prose in code and comments quotes names with them.
-_SUBSTITUTIONS = ("$(", "<(")
-_CODE_RUNNERS = frozenset({"eval", "source", ".", "exec"})
+_CODE_RUNNERS = frozenset({"eval", "source", "exec"})
 # What a line that runs computed code is asked for when run outright, never allowed
 # unasked (`sandboxed.SANDBOXED_CODE` is the visible kind): a computed program, `eval`, a
 # program read from a pipe (`base64 -d f | sh`).
@@ -1086,14 +1084,12 @@ _COMPUTED_CODE = frozenset({"dynamic-command-name", "eval", "program-from-stdin"
 
 
 def _computes_code(line: str) -> bool:
-    """A line that may run code it computes (`eval "$(curl URL)"`, `$CMD x`, `source
-    <(…)`): read like a command line."""
-    first = line.lstrip()[:2]
-    return (
-        (first[:1] == "$" and first != "$'")
-        or _first_name(line) in _CODE_RUNNERS
-        or any(s in line for s in _SUBSTITUTIONS)
-    )
+    """A line that may run code it computes (`eval "$(curl URL)"`, `true && $CMD`, `source
+    <(…)`): one with an expansion or a word of `_CODE_RUNNERS`, read like a command line
+    (`_runs_computed_code` then says whether it runs one)."""
+    if "$" in line or "<(" in line:
+        return True
+    return any(name in _CODE_RUNNERS for name in _NAME_BREAKS.split(line))
 
 
 def _runs_computed_code(inner: ShellAnalysis) -> bool:
