@@ -49,8 +49,17 @@ from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import PHYSICAL, resolve_dir
 from safehold.policy.shell.programs import PROGRAMS, program_for
 from safehold.policy.shell.programs.awk_sed import sed_output_texts
-from safehold.policy.shell.programs.files import copies_as_links
+from safehold.policy.shell.programs.compressors import COMPRESSED_SUFFIXES
+from safehold.policy.shell.programs.compressors import PROGRAMS as COMPRESSORS
+from safehold.policy.shell.programs.files import (
+    STDIN_COPIERS,
+    TEXT_MAKERS,
+    TextMaker,
+    copies_as_links,
+    copies_stdin,
+)
 from safehold.policy.shell.programs.interpreters import (
+    INTERPRETERS,
     SCRIPT_FILE_OPERANDS,
     SCRIPT_FILE_OPTIONS,
     SCRIPT_SUFFIXES,
@@ -64,6 +73,7 @@ from safehold.policy.shell.programs.project_tools import (
     Settings,
 )
 from safehold.policy.shell.programs.shells import SHELLS
+from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import Role, RoleUse, first_operand, read_roles
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import code_strings
@@ -93,6 +103,12 @@ _LINK_CARRIERS = frozenset({"mv", "cp"})
 _REMOTE_NAME = {"curl": frozenset({"-O", "--remote-name", "--remote-name-all", "-J"})}
 _REMOTE_LETTERS = {"curl": frozenset("OJ")}
 _SOURCE = frozenset({"source", "."})
+# Redirections whose writer is no one program: a compound's (`{ …; } > F`), and `exec`'s
+# with no command, which opens a descriptor any later step writes to (bash(1) "exec": "If
+# command is not specified, any redirections take effect in the current shell"): `exec
+# 3>Makefile; curl URL >&3`. A shell's (`bash -c '…' > F`) takes the output of the steps
+# of its script, which are read as steps of the line.
+_UNNAMED = frozenset({"", "exec"})
 MAX_FLOW_PAIRS = 4096
 """Writes × runs compared per command line; past it every run of a local file asks."""
 
@@ -303,6 +319,10 @@ _FOREIGN_WRITERS = frozenset(
         "tar", "bsdtar", "unzip", "7z", "7za", "unrar", "gunzip", "zcat", "bunzip2", "unxz",
         "zstd", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg", "docker",
         "podman", "kubectl", "pip", "pip3", "npm", "npx", "pnpm", "yarn", "cargo",
+        # Decompressors under every name (gzip 1.12, bzip2 1.0.8, xz 5.4, lz4 1.9, zstd 1.5
+        # `--help`: `-d`/`-c` and the `*cat` names write the inflated text).
+        "gzip", "bzip2", "bzcat", "xz", "xzcat", "lzma", "unlzma", "lzcat", "lz4", "unlz4",
+        "lz4cat", "unzstd", "zstdcat",
     }
 )  # fmt: skip
 # Programs whose standard output is such content: downloaders, decoders and decompressors.
@@ -313,9 +333,15 @@ _FOREIGN_STREAMS = frozenset(
         "curl", "wget", "aria2c", "http", "https", "lwp-request", "fetch", "gh", "ssh", "nc",
         "ncat", "socat", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg",
         "gunzip", "zcat", "bzcat", "bunzip2", "xzcat", "unxz", "zstd", "zstdcat", "unzip",
-        "tar", "bsdtar", "7z", "7za",
+        "tar", "bsdtar", "7z", "7za", "gzip", "bzip2", "xz", "lzma", "unlzma", "lzcat", "lz4",
+        "unlz4", "lz4cat", "unzstd",
     }
 )  # fmt: skip
+
+
+# Writers whose file comes from outside the workspace and its history: downloaders,
+# decoders, extractors and package tools (git's checkouts restore the project's own files).
+_FETCHERS = (_FOREIGN_WRITERS | _FOREIGN_STREAMS) - {"git"}
 
 
 def _feeds_runner(folder: str, written: _Written) -> bool:
@@ -440,16 +466,19 @@ _STANDARD = frozenset(sys.stdlib_module_names) | {"sitecustomize", "usercustomiz
 def _shadows(folder: str, written: _Written) -> bool:
     """A write that can put a module in `folder`: a computed path, a tree holding `folder`,
     a module file in it (`json.py`, `re.cpython-311-x86_64-linux-gnu.so`), or a folder in it
-    that can be a package (`json/`, `json/__init__.py`: a name without a dot)."""
+    that can be a package (`json/`, `json/__init__.py`: a name without a dot); inside the
+    project's own packages, only a foreign one (`curl -o pkg/util.py URL`)."""
     path = written.path
     if path is None or _under(folder, path):
         return True
     if not _under(path, folder):
         return False
     first, _, rest = path[len(folder.rstrip("/")) + 1 :].partition("/")
-    if rest and first not in _STANDARD:
-        # Inside the project's own package (`cp x.py.bak pkg/x.py && python3 -m pytest`):
-        # the project's code, which runs like any script file in the workspace.
+    if rest and first not in _STANDARD and not (written.foreign and written.writer in _FETCHERS):
+        # Inside the project's own package (`cp x.py.bak pkg/x.py && python3 -m pytest`,
+        # `git checkout -- pkg/x.py`, an edit by inline code): the project's code, which
+        # runs like any script file in the workspace. A download, decoding or extraction
+        # put there (`curl -o pkg/util.py URL && python3 main.py`) is not.
         return False
     last = posixpath.basename(path)
     if last.endswith(_MODULE_SUFFIXES) or ".cpython-" in last:
@@ -491,6 +520,8 @@ def _may_write(
         return True
     for cmd, _dirs, uses in placed:
         if any(u.role == "write" for u in uses) or _remote_named(cmd):
+            return True
+        if _step_name(cmd) in COMPRESSORS and _decompressed(cmd, uses):
             return True
     # A visible text written to a runner's settings file still asks (`_settings_asks`).
     return bool(analysis.redirects) and any(_settings_of(c) for c in analysis.commands)
@@ -666,7 +697,14 @@ def _writes(
     out: list[_Written] = []
     # A redirection names its writer by program: foreign when a step of that name is. One
     # with no writer (a compound's) is foreign when a download or decoder is in the line.
-    foreign_names = {c.program for c in analysis.commands if id(c) in foreign}
+    # A wrapper the redirection names stands for the program it runs (`xargs > F` writes
+    # what the `echo` it runs prints).
+    foreign_names = {
+        name
+        for c in analysis.commands
+        if id(c) in foreign
+        for name in (c.program, *(program_name(w[0]) for w in c.wrapper_words if w))
+    }
     for r in analysis.redirects:
         if r.access != "write" or _visible(r):
             continue
@@ -675,7 +713,8 @@ def _writes(
         # A copied body here holds a command line that asks, or is changed (`_visible`):
         # foreign; so is what inline Python writes (`_CODE_WRITES`).
         alien = _alien_copy(r.body, r.altered) or r.op in _CODE_WRITES
-        alien = alien or r.writer in foreign_names or (not r.writer and streams)
+        unnamed = r.writer in _UNNAMED or r.writer in SHELLS
+        alien = alien or r.writer in foreign_names or (unnamed and streams)
         out += [
             _Written(p, writer, file=True, foreign=alien) for p in _absolute(r.target, spots, home)
         ]
@@ -690,6 +729,8 @@ def _writes(
                 alien = True
             elif not alien:
                 uses = [u for u in uses if u.role != "write"]
+        if _step_name(cmd) in COMPRESSORS:
+            uses = [*uses, *_decompressed(cmd, uses)]
         for use in uses:
             if use.role != "write":
                 continue
@@ -709,6 +750,26 @@ def _writes(
     return out
 
 
+def _decompressed(cmd: SimpleCommand, uses: Sequence[RoleUse]) -> list[RoleUse]:
+    """The files a compressor writes in place of the operands it replaces: `gunzip
+    Makefile.gz` deletes `Makefile.gz` and writes `Makefile` (`COMPRESSED_SUFFIXES`; with a
+    suffix option, `-S .txt`, any last suffix)."""
+    suffixed = any(w.text.startswith(("-S", "--suf")) for w in cmd.words[1:])
+    out: list[RoleUse] = []
+    for use in uses:
+        text = use.word.text
+        if use.role not in ("delete", "write") or not (use.word.static or use.word.home):
+            continue
+        name = posixpath.basename(text)
+        strip = next((s for s in COMPRESSED_SUFFIXES if name.endswith(s) and name != s), None)
+        if strip is None and suffixed and name.rfind(".") > 0:
+            strip = name[name.rfind(".") :]
+        if strip is not None:
+            word = use.word._replace(text=text[: -len(strip)])
+            out.append(RoleUse("write", word, use.option))
+    return out
+
+
 def _edit_is_foreign(cmd: SimpleCommand) -> bool:
     """A sed edit whose inserted text (`s` replacements, `a`/`i`/`c` text) holds a command
     line that asks (`_text_runs`), or is spelled nowhere (`sed_output_texts`)."""
@@ -725,12 +786,14 @@ def _foreign_steps(commands: Sequence[SimpleCommand]) -> tuple[set[int], bool]:
     out: set[int] = set()
     feeds: list[tuple[int, int]] = []
     streams = False
+    spelled = _spelled_stages(commands)
     for cmd in commands:
-        own = cmd.program in _FOREIGN_WRITERS
-        if cmd.program in _ECHOES and _hidden_text(cmd):
+        name = _step_name(cmd)
+        own = name in _FOREIGN_WRITERS
+        if (cmd.program in _ECHOES and _hidden_text(cmd)) or _computes_text(cmd, name, spelled):
             own = streams = True
             feeds += cmd.pipes
-        elif cmd.program in _FOREIGN_STREAMS:
+        elif name in _FOREIGN_STREAMS:
             streams = True
             feeds += cmd.pipes
         if own:
@@ -742,6 +805,108 @@ def _foreign_steps(commands: Sequence[SimpleCommand]) -> tuple[set[int], bool]:
             if any(p == fp and s > fs for p, s in c.pipes for fp, fs in feeds)
         }
     return out, streams
+
+
+def _step_name(cmd: SimpleCommand) -> str:
+    """The program a step is: the module's name for `python -m MODULE` (`python3 -m base64
+    -d` decodes as `base64 -d` does), else the program's."""
+    if program_family(cmd.program) == "python":
+        found = python_module(cmd.words)
+        if found is not None:
+            return found[1]
+    return cmd.program
+
+
+def _computes_text(cmd: SimpleCommand, name: str, spelled: Sequence[tuple[int, int]]) -> bool:
+    """`cmd` writes text no word of the command shows, which it computes from text the
+    command spells apart:
+
+    - a program of `files.TEXT_MAKERS` (`rev`, `tr`, `awk`, `jq`) or a sed that changes
+      text the command spells on its standard input (`rev <<< 'hs | LRU lruc'`, `echo … |
+      tr …`: `_spelled_input`),
+      or whose program holds a string it may join with others (`awk 'BEGIN{print "cu"
+      "rl …"}'`, `jq -rn '"cu" + "rl …"'`), or a sed whose inserted text is computed or
+      asks (`_edit_is_foreign`); one that only reorders or picks from the workspace's files
+      (`jq .a f.json`, `awk '{print $1}' f`, `sed 's/-O2/-O3/' f`) writes the workspace's
+      own text;
+    - an interpreter or shell running code the command gives rather than a script file
+      (`python3 -c 'print(…)'`, `python3 -m MODULE`, `sh -c …`);
+    - any other program but a byte-for-byte copier (`files.STDIN_COPIERS`) given text the
+      command spells (`sort`, `cut`, `paste`, `xargs` may cut or join it).
+    """
+    maker = TEXT_MAKERS.get(name)
+    if maker is None and name not in _SEDS:
+        if program_family(name) in INTERPRETERS and script_operand(name, cmd.words) is None:
+            return True
+        # Any other program given spelled text, but a copier, may cut, sort or join it into
+        # a line no word holds (`cut -c2- <<< 'Xcurl URL | shx'`, `paste -sd'|'`). A copier
+        # copies its input as it is, or reads the files it names (`cat README.md`).
+        if name in STDIN_COPIERS and copies_stdin(name, cmd.words) is not False:
+            return False
+        if not _spelled_input(cmd, spelled):
+            return False
+    elif name in _SEDS and _edit_is_foreign(cmd):
+        return True
+    table = PROGRAMS.get(name)
+    if table is None:
+        return True
+    reading = read_roles(table, cmd.words)
+    if maker is not None and _joins_text(cmd, reading.scripts, maker):
+        return True
+    if any(u.option == "" and u.role in ("read", "write") for u in reading.uses):
+        return False  # it changes files it names
+    return _spelled_input(cmd, spelled)
+
+
+def _joins_text(cmd: SimpleCommand, scripts: Sequence[Word], maker: TextMaker) -> bool:
+    """The program of a `TEXT_MAKERS` step may join pieces of text: a computed program, a
+    mark of `maker.joins` in it, a text option, or an awk `NAME=value` operand."""
+    if any(not w.static or any(j in w.text for j in maker.joins) for w in scripts):
+        return True
+    for word in cmd.words[1:]:
+        text = word.text
+        if any(_gives(text, option) for option in maker.text_options):
+            return True
+        if maker.assigns and word not in scripts and _ASSIGNMENT.match(text):
+            return True
+    return False
+
+
+def _gives(text: str, option: str) -> bool:
+    """The word `text` is `option`, with its value glued (`-vx=1`, `--assign=x=1`) or not, or
+    a prefix of a long option (`--ass`) that a getopt_long parser takes for it."""
+    if option[1:2] != "-":
+        return text.startswith(option)
+    name = text.split("=", 1)[0]
+    return len(name) > 3 and option.startswith(name)
+
+
+# An awk operand that sets a variable (POSIX awk "Operands": `assignment`).
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+# Redirections that feed a program text the command spells out (bash(1) "Here Documents",
+# "Here Strings").
+_HEREDOCS = frozenset({"<<", "<<-", "<<<"})
+
+
+def _spelled_stages(commands: Sequence[SimpleCommand]) -> list[tuple[int, int]]:
+    """The pipe stages whose output is text the command spells out: `echo`/`printf`, and a
+    program reading a heredoc or herestring."""
+    return [
+        p
+        for c in commands
+        if c.program in _ECHOES or any(op in _HEREDOCS for _fd, op in c.stdio)
+        for p in c.pipes
+    ]
+
+
+def _spelled_input(cmd: SimpleCommand, spelled: Sequence[tuple[int, int]]) -> bool:
+    """`cmd` reads text the command spells out: a heredoc or herestring, or a pipe that an
+    earlier `echo`/`printf` or heredoc reader feeds (`echo … | cat | rev`)."""
+    if any(op in _HEREDOCS for _fd, op in cmd.stdio):
+        return True
+    return any(p == fp and s > fs for p, s in cmd.pipes for fp, fs in spelled)
 
 
 _ECHOES = frozenset({"printf", "echo"})
@@ -772,15 +937,25 @@ def _hidden_text(cmd: SimpleCommand) -> bool:
             return True
         texts.append(text)
     # A format's `%s` puts its arguments side by side: read them spaced and joined.
-    return _text_runs(" ".join(texts)) or _text_runs("".join(texts[1:]))
+    # The shell expands these words' substitutions as it writes them (`_substitutes_foreign`
+    # reads those): a line that is one is not code the file runs later.
+    joined = (" ".join(texts), "".join(texts[1:]))
+    return any(_text_runs(text, written=False) for text in joined)
 
 
 def _substitutes_foreign(text: str) -> bool:
-    """A computed word whose text runs a downloader or decoder (`"$(curl -s URL)"`): its
+    """A computed word whose text runs a downloader or decoder (`"$(curl -s URL)"`), or a
+    program that computes text (`"$(rev <<< 'hs | LRU lruc')"`, `$(python3 -c …)`): its
     output is the word's. `"$(git rev-parse HEAD)"` is the workspace's own."""
     if "$(" not in text and "`" not in text and "<(" not in text:
         return False
-    return any(name in _FOREIGN_STREAMS for name in _NAME_BREAKS.split(text))
+    return any(
+        name in _FOREIGN_STREAMS
+        or name in TEXT_MAKERS
+        or name in _SEDS
+        or program_family(name) in INTERPRETERS
+        for name in _NAME_BREAKS.split(text)
+    )
 
 
 def _backslashes(text: str) -> list[int]:
@@ -826,24 +1001,42 @@ def _alien_copy(body: str, altered: bool) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _text_runs(text: str) -> bool:
-    """A text holding a command line that asks run outright: a line or a quoted string in it
-    that pipes, starts with a shell or with a program a built-in deny or ask rule names,
-    with a `hazards` finding (`curl URL | sh`) or a certain match of such a rule (`rm -rf
-    ~`), as `assess` reads command lines in inline code. The built-in rules only: the text
-    is judged the same whatever the configuration adds."""
+def _text_runs(text: str, *, written: bool = True) -> bool:
+    """A text holding a command line that asks run outright: a line (lines a backslash
+    continues read joined too) or a quoted string in it that pipes, starts with a shell or
+    with a program a built-in deny or ask rule names, or may run computed code
+    (`_computes_code`), with a `hazards` finding (`curl URL | sh`), computed code
+    (`_runs_computed_code`: `eval "$(curl URL)"`, `base64 -d f | sh`, `$CMD x`) or a
+    certain match of such a rule (`rm -rf ~`), as `assess` reads command lines in inline
+    code. The built-in rules only: the text is judged the same whatever the configuration
+    adds. `written`: the text lands in a file as it is (a heredoc body, a sed insertion), so
+    its substitutions run when the file runs; `echo`/`printf` words are expanded first."""
     rules = _builtin_rules()
     lines = text.replace("\\n", "\n").replace("\\t", "\n").replace("\t", "\n").split("\n")
+    lines += code_strings(text)
+    if "\\" in text:
+        # The text as printf, JSON or Python read its escapes (`\u007c` is `|`), and with a
+        # backslash-newline continuing the line, as sh and make read it (`curl URL \` then
+        # `| sh` on the next line): the lines these readings add.
+        decoded = _unescaped(text)
+        more = decoded.replace("\t", "\n").split("\n")
+        more += decoded.replace("\t", " ").replace("\\\n", " ").split("\n")
+        more += code_strings(decoded)
+        seen = set(lines)
+        lines += [line for line in dict.fromkeys(more) if line not in seen]
     candidates = [
         c
-        for c in (*lines, *code_strings(text))
-        if "|" in c or _starts_shell(c) or rules.names(_first_name(c))
+        for c in lines
+        if "|" in c
+        or _starts_shell(c)
+        or rules.names(_first_name(c))
+        or (written and _computes_code(c))
     ]
     if len(candidates) > MAX_TEXT_COMMANDS:
         return True
     for candidate in candidates:
         inner = analyze(candidate)
-        if hazards(inner):
+        if hazards(inner) or (written and _runs_computed_code(inner)):
             return True
         for cmd in inner.commands:
             for layer in (*cmd.wrapper_words, cmd.words):
@@ -853,6 +1046,66 @@ def _text_runs(text: str) -> bool:
                 ):
                     return True
     return False
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
+_HEX_WIDTHS = {"x": 2, "u": 4}
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _unescaped(text: str) -> str:
+    r"""`text` with the escapes printf, JSON and Python share read: `\\`, `\n`, `\t`,
+    `\xHH` and `\uHHHH`; any other backslash is kept. One forward pass."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        j = text.find("\\", i)
+        if j < 0 or j + 1 >= len(text):
+            out.append(text[i:])
+            break
+        out.append(text[i:j])
+        follow = text[j + 1]
+        width = _HEX_WIDTHS.get(follow, 0)
+        digits = text[j + 2 : j + 2 + width]
+        if follow in _ESCAPES:
+            out.append(_ESCAPES[follow])
+            i = j + 2
+        elif width and len(digits) == width and all(d in _HEX_DIGITS for d in digits):
+            out.append(chr(int(digits, 16)))
+            i = j + 2 + width
+        else:
+            out.append("\\")
+            i = j + 1
+    return "".join(out)
+
+
+# Words of a line that may run code it computes (bash(1) "eval", "source", "exec"; `<(…)`).
+# Backticks are left out: prose in code and comments quotes names with them.
+_CODE_RUNNERS = frozenset({"eval", "source", "exec"})
+# What a line that runs computed code is asked for when run outright, never allowed
+# unasked (`sandboxed.SANDBOXED_CODE` is the visible kind): a computed program, `eval`, a
+# program read from a pipe (`base64 -d f | sh`).
+_COMPUTED_CODE = frozenset({"dynamic-command-name", "eval", "program-from-stdin"})
+
+
+def _computes_code(line: str) -> bool:
+    """A line that may run code it computes (`eval "$(curl URL)"`, `true && $CMD`, `source
+    <(…)`): one with an expansion or a word of `_CODE_RUNNERS`, read like a command line
+    (`_runs_computed_code` then says whether it runs one)."""
+    if "$" in line or "<(" in line:
+        return True
+    return any(name in _CODE_RUNNERS for name in _NAME_BREAKS.split(line))
+
+
+def _runs_computed_code(inner: ShellAnalysis) -> bool:
+    """The line, run outright, runs code computed at run time: a computed program name,
+    `eval`, a program read from a pipe, or `source` of a computed file (`source <(curl
+    URL)`)."""
+    if any(r.code in _COMPUTED_CODE for r in inner.opaque):
+        return True
+    return any(
+        c.program in _SOURCE and len(c.words) > 1 and not c.words[1].static for c in inner.commands
+    )
 
 
 @functools.cache

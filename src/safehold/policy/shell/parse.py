@@ -618,6 +618,7 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
     redirects: list[RawRedirect] = list(ctx.redirects)
     inline: list[Node] = []
     loops: list[tuple[Word, Loop]] = []
+    joins: tuple[tuple[int, int], ...] = ()
     for child in node.children:
         kind = child.type
         if kind == "variable_assignment":
@@ -630,11 +631,11 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
             if loop is not None:
                 loops.append((words[-1], loop))
         elif kind in _REDIRECT_NODES:
-            before = len(out.redirects)
-            _redirect(
+            made, joined = _redirect(
                 child, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), inline, loc=ctx.loc)
             )
-            redirects.extend(out.redirects[before:])
+            redirects += made
+            joins += joined
             continue
         elif kind == "comment":
             continue
@@ -655,8 +656,8 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
     stdin = ctx.stdin_fed or any(r.op in _STDIN_OPS for r in redirects)
     out.commands.append(
         RawCommand(
-            tuple(words), tuple(assignments), tuple(redirects), stdin, ctx.pipes, "command",
-            ctx.loc.dirs, tuple(loops),
+            tuple(words), tuple(assignments), tuple(redirects), stdin, (*ctx.pipes, *joins),
+            "command", ctx.loc.dirs, tuple(loops),
         )
     )  # fmt: skip
     if words and words[0].text in _MOVES and words[0].static:
@@ -768,7 +769,8 @@ def _declaration(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
     )
 
 
-def _pipeline(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
+def _pipeline(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> int:
+    """Walk a pipeline's stages; its id (`RawCommand.pipes`)."""
     out._pipeline_ids += 1
     pid = out._pipeline_ids
     stage = 0
@@ -792,19 +794,26 @@ def _pipeline(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
         _walk(child, src, out, sub)
         if child is last:
             ctx.loc.merge(sub.loc)
+    return pid
+
+
+# A redirection's own record, and the pipe stages its command is the first stage of (a
+# heredoc's line continues `cat <<'EOF' | rev > F`: tree-sitter nests `| rev > F` in it).
+_Made = tuple[tuple[RawRedirect, ...], tuple[tuple[int, int], ...]]
 
 
 def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
     redirects: list[RawRedirect] = []
+    joins: tuple[tuple[int, int], ...] = ()
     body: Node | None = None
     extra: list[Node] = []
     for child in node.children:
         if child.type in _REDIRECT_NODES:
-            before = len(out.redirects)
-            _redirect(
+            made, joined = _redirect(
                 child, src, out, _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), extra, loc=ctx.loc)
             )
-            redirects.extend(out.redirects[before:])
+            redirects += made
+            joins += joined
         elif body is None and child.is_named and child.type != "comment":
             body = child
         elif child.type != "comment":
@@ -817,7 +826,7 @@ def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
             )
         sub = _Ctx(
             stdin,
-            ctx.pipes,
+            (*ctx.pipes, *joins),
             ctx.depth,
             (*ctx.redirects, *redirects),
             None,
@@ -836,7 +845,11 @@ def _redirected(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
                     out.redirects[k] = RawRedirect(r.op, r.target, r.fd, r.heredoc, dirs)
 
 
-def _redirect(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
+def _redirect(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> _Made:
+    """Record a redirection (and walk what it holds); the records of the command's own
+    redirections, and the pipe stages a heredoc's line makes its command the first of.
+    Commands nested in it (a heredoc line's `| rev > F`, `&& python3 x.py`) record their
+    own redirections, which are theirs, not this command's."""
     kind = node.type
     op = ""
     fd: str | None = None
@@ -848,8 +861,7 @@ def _redirect(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
     if descriptor is not None:
         fd = _text(descriptor, src)
     if kind == "heredoc_redirect":
-        _heredoc(node, src, out, ctx, op or "<<")
-        return
+        return _heredoc(node, src, out, ctx, op or "<<")
     dest_nodes = node.children_by_field_name("destination")
     if kind == "herestring_redirect":
         dest_nodes = [c for c in node.named_children if c.type in _WORD_NODES]
@@ -881,14 +893,23 @@ def _redirect(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
                 out,
                 _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, ctx.redirects, loc=ctx.loc),
             )
-    out.redirects.append(RawRedirect(op, target, fd, None, ctx.loc.dirs))
+    made = RawRedirect(op, target, fd, None, ctx.loc.dirs)
+    out.redirects.append(made)
+    return (made,), ()
 
 
-def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> None:
+def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> _Made:
     start = next((c for c in node.children if c.type == "heredoc_start"), None)
     quoted = start is not None and any(q in _text(start, src) for q in "'\"\\")
     body_text = ""
+    joins: tuple[tuple[int, int], ...] = ()
+    # tree-sitter nests the rest of the heredoc's line here: the command's own further
+    # redirections (`cat <<'EOF' > f`) until an operator, then other commands.
+    own: list[RawRedirect] = []
+    ours = True
     for child in node.children:
+        if not child.is_named and child.type in _LINE_OPERATORS:
+            ours = False
         if child.type == "heredoc_body":
             body_text = _text(child, src)
             if not quoted:
@@ -904,7 +925,25 @@ def _heredoc(node: Node, src: bytes, out: Walk, ctx: _Ctx, op: str) -> None:
                         "heredoc",
                         "the heredoc body runs command substitutions that are not analysed",
                     )
+        elif ours and child.type in _REDIRECT_NODES:
+            own += _redirect(child, src, out, ctx)[0]
+        elif child.type == "pipeline" and child.children and child.children[0].type in _PIPES:
+            # The rest of the heredoc's line is nested here: `| rev > F` makes the
+            # heredoc's command the first stage of that pipeline.
+            joins += ((_pipeline(child, src, out, _nested(ctx)), 0),)
         elif child.is_named and child.type not in ("heredoc_start", "heredoc_end"):
-            # The rest of the heredoc's line (`| bash`, `&& rm x`) is nested here.
-            _walk(child, src, out, ctx)
-    out.redirects.append(RawRedirect(op, None, None, body_text, ctx.loc.dirs))
+            # The rest of the heredoc's line (`&& rm x`) is nested here.
+            _walk(child, src, out, _nested(ctx))
+    heredoc = RawRedirect(op, None, None, body_text, ctx.loc.dirs)
+    out.redirects.append(heredoc)
+    return (*own, heredoc), joins
+
+
+_PIPES = frozenset({"|", "|&"})
+_LINE_OPERATORS = frozenset({"&&", "||", ";", "&", "|", "|&"})
+
+
+def _nested(ctx: _Ctx) -> _Ctx:
+    """The context of the commands nested in a heredoc's line: not the heredoc command's
+    redirections or argument words."""
+    return _Ctx(ctx.stdin_fed, ctx.pipes, ctx.depth, (), None, (), ctx.loc, ctx.loops)

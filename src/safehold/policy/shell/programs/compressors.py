@@ -38,7 +38,7 @@ from safehold.policy.shell.programs.vocab import (
 )
 from safehold.policy.shell.words import Word
 
-__all__ = ["PROGRAMS"]
+__all__ = ["COMPRESSED_SUFFIXES", "PROGRAMS"]
 
 _DECOMPRESS = "decompress"
 
@@ -278,3 +278,14 @@ PROGRAMS: dict[str, Program] = {
     "unzstd": _zstd(unpacks=True),
     "zstdcat": _ZSTDCAT,
 }
+
+# The suffixes a decompressor strips from the file it replaces: `gunzip Makefile.gz` writes
+# `Makefile` (gzip 1.12 gzip(1) "-S": `.gz`, `-gz`, `.z`, `-z`, `_z`, `.Z`, and `.tgz`/`.taz`
+# for `.tar`; xz 5.4 xz(1) "-d": `.xz`, `.txz`, `.lzma`, `.tlz`; bzip2 1.0.8 bzip2(1):
+# `.bz2`, `.bz`, `.tbz2`, `.tbz`; zstd 1.5 zstd(1): `.zst`, `.tzst`; lz4 1.9 lz4(1): `.lz4`).
+# The table's operands are the files replaced (deleted); `flows` reads the file written in
+# their place from these, and any last suffix when `-S`/`--suffix` names another.
+COMPRESSED_SUFFIXES: tuple[str, ...] = (
+    ".gz", "-gz", ".z", "-z", "_z", ".Z", ".tgz", ".taz", ".xz", ".txz", ".lzma", ".tlz",
+    ".bz2", ".bz", ".tbz2", ".tbz", ".zst", ".tzst", ".lz4",
+)  # fmt: skip

@@ -16,7 +16,16 @@ from safehold.policy.shell.programs.table import Opt, Program, Role, Setting, re
 from safehold.policy.shell.programs.vocab import HELP, flags, names_from, optional, valued, values
 from safehold.policy.shell.words import Word
 
-__all__ = ["LINKS", "PROGRAMS", "STDIN_COPIERS", "StdinCopier", "copies_as_links", "copies_stdin"]
+__all__ = [
+    "LINKS",
+    "PROGRAMS",
+    "STDIN_COPIERS",
+    "TEXT_MAKERS",
+    "StdinCopier",
+    "TextMaker",
+    "copies_as_links",
+    "copies_stdin",
+]
 
 _V = Opt(takes=True)  # an option with a value that names no file
 _READ = Opt(takes=True, role="read")
@@ -349,3 +358,58 @@ def _keeps(copier: StdinCopier, option: str) -> bool:
     if option[1:2] == "-":
         return False
     return all(f"-{c}" in copier.keep for c in option[1:])
+
+
+# Programs whose standard output is text they compute: from a program the command gives
+# them (an awk or jq program, bc or m4 input), or by changing the characters of their
+# input (`rev`, `tr`, `iconv`). What they write into a file is in no word of the command, so
+# a text that says `curl URL | sh` can be spelled reversed, shifted or joined from pieces
+# (`rev <<< 'hs | LRU lruc' > Makefile && make`). `flows` counts their output like a
+# download's, where a runner or an interpreter finds it, when they change text the command
+# spells on their standard input, or their program may join pieces of text: it holds one
+# of `joins` (a string, a variable the command or the environment fills), or the command
+# gives it one of `text_options` (`awk -v a=cu`, `jq --arg a cu`) or, for awk, a `NAME=value`
+# operand. A program with no entry in the program tables always counts.
+
+
+@dataclass(frozen=True, slots=True)
+class TextMaker:
+    """A program whose output is text it computes (see `TEXT_MAKERS`)."""
+
+    source: str
+    joins: tuple[str, ...] = ()
+    """Marks in its program text of pieces of text the program may join."""
+    text_options: tuple[str, ...] = ()
+    """Options whose value is text its program reads (glued values included)."""
+    assigns: bool = False
+    """`NAME=value` operands set a variable of its program (awk)."""
+
+
+_AWK_MAKER = TextMaker(
+    "POSIX awk, gawk 5.2 gawk(1): prints what its program computes; `-v`/`--assign` and "
+    "`NAME=value` operands set variables, `ARGV` and `ENVIRON` hold the words and the "
+    "environment",
+    joins=('"', "ARGV", "ENVIRON", "getline"),
+    text_options=("-v", "--assign"),
+    assigns=True,
+)
+TEXT_MAKERS: dict[str, TextMaker] = {
+    "rev": TextMaker("util-linux rev(1): reverses the characters of each line"),
+    "tr": TextMaker(f"tr ({_CU}): translates, squeezes or deletes characters"),
+    "iconv": TextMaker("glibc iconv(1): converts the text from one encoding to another"),
+    "awk": _AWK_MAKER,
+    "gawk": _AWK_MAKER,
+    "mawk": _AWK_MAKER,
+    "nawk": _AWK_MAKER,
+    "jq": TextMaker(
+        "jq 1.6 manual: prints the values its filter builds (`+` joins strings, `implode`, "
+        "`ascii`, `$__loc__`, `env`, `input`); `--arg`, `--argjson`, `--args`, `--jsonargs`, "
+        "`--rawfile`, `--slurpfile` bind text to variables",
+        joins=('"', "$", "env", "input", "implode", "ascii", "@"),
+        text_options=("--arg", "--args", "--jsonargs", "--rawfile", "--slurpfile"),
+    ),
+    "bc": TextMaker("GNU bc(1): prints what its program computes"),
+    "dc": TextMaker("GNU dc(1): `P` prints the characters of a number"),
+    "m4": TextMaker("GNU m4 manual: expands macros defined in its input"),
+    "envsubst": TextMaker("GNU gettext envsubst(1): puts the environment's values in"),
+}
