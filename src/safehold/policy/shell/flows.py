@@ -339,6 +339,37 @@ _FOREIGN_STREAMS = frozenset(
 )  # fmt: skip
 
 
+# Compressors that also decompress (gzip 1.12, bzip2 1.0.8, xz 5.4, zstd 1.5 `--help`:
+# `-d`, `--decompress`, `--uncompress`): only decompressing do they write text a runner may
+# run. What they compress is compressed data, which no runner runs (`gzip build.log &&
+# make`). lz4 is not here: it decompresses a `.lz4` file without `-d`.
+_DECOMPRESS_ONLY = frozenset({"gzip", "bzip2", "xz", "lzma", "zstd"})
+
+
+def _inflates(cmd: SimpleCommand, name: str) -> bool:
+    """Whether a step of `_FOREIGN_WRITERS`/`_FOREIGN_STREAMS` writes foreign content: any
+    but a compressor of `_DECOMPRESS_ONLY` that may not decompress. Read conservatively: a
+    computed word, any short-option cluster holding `d`, and any long option a prefix of
+    `--decompress` or `--uncompress` may mean decompress (getopt_long takes prefixes)."""
+    if name not in _DECOMPRESS_ONLY:
+        return True
+    for word in cmd.words[1:]:
+        text = word.text
+        if not word.static:
+            return True
+        if text == "--":
+            break
+        if text.startswith("--"):
+            option = text.partition("=")[0]
+            if len(option) > 2 and (
+                "--decompress".startswith(option) or "--uncompress".startswith(option)
+            ):
+                return True
+        elif text.startswith("-") and "d" in text[1:]:
+            return True
+    return False
+
+
 # Writers whose file comes from outside the workspace and its history: downloaders,
 # decoders, extractors and package tools (git's checkouts restore the project's own files).
 _FETCHERS = (_FOREIGN_WRITERS | _FOREIGN_STREAMS) - {"git"}
@@ -789,11 +820,11 @@ def _foreign_steps(commands: Sequence[SimpleCommand]) -> tuple[set[int], bool]:
     spelled = _spelled_stages(commands)
     for cmd in commands:
         name = _step_name(cmd)
-        own = name in _FOREIGN_WRITERS
+        own = name in _FOREIGN_WRITERS and _inflates(cmd, name)
         if (cmd.program in _ECHOES and _hidden_text(cmd)) or _computes_text(cmd, name, spelled):
             own = streams = True
             feeds += cmd.pipes
-        elif name in _FOREIGN_STREAMS:
+        elif name in _FOREIGN_STREAMS and _inflates(cmd, name):
             streams = True
             feeds += cmd.pipes
         if own:
