@@ -20,7 +20,7 @@ import pytest
 
 from safehold.policy._arguments import _patch_paths, _read
 from safehold.policy.calls import ToolCall, ToolKind
-from safehold.policy.shell.parse import plain_heredoc_walk
+from safehold.policy.shell.parse import plain_heredoc_walk, shielded
 from safehold.policy.shell.programs.network import destinations
 from safehold.policy.shell.sandboxed import code_paths, code_strings
 
@@ -124,6 +124,9 @@ SCANNERS: dict[str, tuple[Callable[[str], Any], Callable[[int], str]]] = {
     # that is almost the delimiter, and one long run.
     "heredoc-lines": (_heredoc_walk, lambda n: "cat <<'EOF'\nx\n" + "  EO\n" * (n // 5) + "EOF"),
     "heredoc-blanks": (_heredoc_walk, lambda n: "cat <<'EOF'\nx\n" + " " * n + "EO\nEOF"),
+    # The bytes the parser reads (`parse.shielded`): runs of digits after many braces.
+    "shield-digits": (lambda t: shielded(t.encode()), lambda n: "{1" * (n // 2) + "..9é"),
+    "shield-braces": (lambda t: shielded(t.encode()), lambda n: "{中" * (n // 2)),
 }
 
 

@@ -366,16 +366,61 @@ _REMEMBERED_SOURCE = 65_536
 
 
 def parse_tree(src: bytes) -> Node:
-    """Parse bash source; the caller checks `has_error`."""
+    """Parse bash source; the caller checks `has_error`.
+
+    The parser reads `shielded(src)`, which has the same length and differs only where
+    tree-sitter-bash's scanner would crash: every offset of the tree is an offset of `src`.
+    """
     trees: OrderedDict[bytes, Tree] | None = getattr(_local, "trees", None)
     if trees is None:
         trees = _local.trees = OrderedDict()
     tree = trees.get(src)
     if tree is None:
-        tree = _parser().parse(src)
+        tree = _parser().parse(shielded(src))
         if len(src) <= _REMEMBERED_SOURCE:
             remember(trees, src, tree, _REMEMBERED_TREES)
     return tree.root_node
+
+
+def shielded(src: bytes) -> bytes:
+    """`src` with each character that tree-sitter-bash's scanner would pass to C's
+    `isdigit` outside its domain replaced by as many `%` as it has bytes.
+
+    The scanner's brace-range rule (`{1..5}`, tree-sitter-bash 0.25.1 `src/scanner.c`,
+    `brace_start`) calls `isdigit(lexer->lookahead)` on the character after `{` and its
+    digits, and after `{DIGITS..` and its digits. `lookahead` is a Unicode code point;
+    `isdigit` is defined only for `unsigned char` values, and glibc looks the code point
+    up in a 384-entry table, so a character from U+0100 on reads far past it
+    (`echo {<U+A8411>}` crashed the process with SIGSEGV). Only the character in that one
+    place is replaced, by bytes of the same count, so offsets stay those of `src`. `%` is
+    a character of a word that is no digit, no `.` and no part of a name, as the
+    character it stands for: the tree reads the same, and every word's text is taken
+    from `src`. Linear: each `{` looks only at the digits after it.
+    """
+    start = src.find(b"{")
+    if start < 0:
+        return src
+    out: bytearray | None = None
+    end = len(src)
+    while start >= 0:
+        at = _after_digits(src, start + 1)
+        if at < end and src[at] < 0x80 and src.startswith(b"..", at):
+            at = _after_digits(src, at + 2)
+        if at < end and src[at] >= 0x80:
+            stop = at + 1
+            while stop < end and 0x80 <= src[stop] <= 0xBF:  # UTF-8 continuation bytes
+                stop += 1
+            if out is None:
+                out = bytearray(src)
+            out[at:stop] = b"%" * (stop - at)
+        start = src.find(b"{", start + 1)
+    return src if out is None else bytes(out)
+
+
+def _after_digits(src: bytes, at: int) -> int:
+    while at < len(src) and 0x30 <= src[at] <= 0x39:
+        at += 1
+    return at
 
 
 def forget_trees() -> None:
