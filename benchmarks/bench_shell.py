@@ -39,10 +39,20 @@ from safehold.policy.paths import compile_policy
 from safehold.policy.shell import assess as _assess_module
 from safehold.policy.shell import locations as _locations_module
 from safehold.policy.shell.analysis import _analyze_text, analyze
-from safehold.policy.shell.assess import _DIRS, _home_spelled_memo
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.programs.classes import _class_reasons_memo, _spellings_memo
 from safehold.policy.shell.rules import compile_rules
+
+try:  # where they live since `assess` was split (a `--baseline` may have them in `assess`)
+    from safehold.policy.shell import findings as _findings_module
+    from safehold.policy.shell.check_rules import _home_spelled_memo
+    from safehold.policy.shell.findings import _DIRS
+except ImportError:  # pragma: no cover - only under an older baseline
+    _findings_module = _assess_module  # type: ignore[assignment]
+    from safehold.policy.shell.assess import (  # type: ignore[attr-defined,no-redef]
+        _DIRS,
+        _home_spelled_memo,
+    )
 
 try:  # absent from a `--baseline` checkout before the closed world
     from safehold.policy.shell import effects as _effects_module
@@ -61,7 +71,7 @@ except ImportError:  # pragma: no cover - only under an older baseline
 
 # Per-command memos by value (words, directories, grant keys): "first" clears them too.
 _VALUE_MEMOS = (
-    (_assess_module, "_DIRS_BY_VALUE"),
+    (_findings_module, "_DIRS_BY_VALUE"),
     (_assess_module, "_grant_key_memo"),
     (_effects_module, "_host_effects_memo"),
     (_locations_module, "_resolve_dir"),

@@ -12,7 +12,7 @@ from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
 from safehold.policy.decision import Verdict
 from safehold.policy.engine import evaluate
-from safehold.policy.shell.assess import MAX_CODE_COMMAND_LENGTH, MAX_CODE_COMMANDS
+from safehold.policy.shell.check_code import MAX_CODE_COMMAND_LENGTH, MAX_CODE_COMMANDS
 from safehold.policy.shell.sandboxed import code_strings
 
 AUTO = SafetyConfig().with_mode("auto")

@@ -103,7 +103,7 @@ def test_roles_remembered_by_value_hold_the_commands_own_words(tmp_path: Path) -
     # earlier text has equal words but new objects, so the remembered roles must be handed
     # back holding this command's words, not the earlier command's.
     from safehold.policy.shell.analysis import analyze
-    from safehold.policy.shell.assess import _command_dirs
+    from safehold.policy.shell.findings import _command_dirs
 
     policy = compile_policy(SafetyConfig(), str(tmp_path))
     first = analyze("sort -o out.txt in.txt").commands[0]

@@ -56,7 +56,7 @@ PARTS = (
     "export HTTPS_PROXY=http://$H:1; git status",
     "grep -rn TODO .",
     "npm test",
-    # Computed paths: the host asks for them, the sandbox does not (`assess._check_computed`).
+    # Computed paths: the host asks for them, the sandbox does not (`check_roles._check_computed`).
     'rm -rf "$D"',
     "wc --files0-from=names.lst",
 )

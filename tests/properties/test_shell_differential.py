@@ -28,7 +28,7 @@ import pytest
 
 from safehold.policy.shell import MAX_COMMAND_LENGTH, ShellAnalysis, Word, analyze
 from safehold.policy.shell.analysis import SimpleCommand
-from safehold.policy.shell.assess import _roles
+from safehold.policy.shell.findings import _roles
 from safehold.policy.shell.flows import follow
 from safehold.policy.shell.locations import resolve_dir
 from safehold.policy.shell.programs.table import RoleUse

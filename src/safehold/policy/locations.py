@@ -18,7 +18,8 @@ from safehold.policy._arguments import find_path_arguments
 from safehold.policy.calls import ToolCall, ToolKind
 from safehold.policy.paths import PathRejected, _absolute, _lexical
 from safehold.policy.shell import analyze
-from safehold.policy.shell.assess import _cd_dirs, _path_candidates, _roles, _spellings
+from safehold.policy.shell.check_paths import _path_candidates
+from safehold.policy.shell.findings import _cd_dirs, _roles, _spellings
 
 __all__ = ["call_locations"]
 
@@ -83,7 +84,7 @@ def _command_paths(
     home: str,
     add: Callable[[str, str | None], None],
 ) -> None:
-    # The same walk as the engine's path check (shell.assess._check_paths): redirections, then
+    # The same walk as the engine's path check (shell.check_paths._check_paths): redirections, then
     # every word of every simple command and wrapper layer, spelled after each `cd`.
     analysis = analyze(command)
     dirs, _unknown = _cd_dirs(analysis)

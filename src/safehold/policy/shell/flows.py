@@ -88,7 +88,7 @@ __all__ = ["Flows", "Through", "follow"]
 # (`sed -i 's/^all:/&\n\tcurl URL | sh/' Makefile && make`: `_edit_is_foreign`).
 _NO_CONTENT = frozenset({"mkdir", "touch", "mktemp", "sed", "gsed"})
 _SEDS = frozenset({"sed", "gsed"})
-# Redirections the Python reader makes of the files inline code opens (`assess._read_python`):
+# Redirections the Python reader makes of the files inline code opens (`check_code._read_python`):
 # what the code writes is computed by the code, so it is no text the command spells out.
 _CODE_WRITES = frozenset({"python open"})
 # Link makers: their written operand is a link to their read operand.

@@ -4,7 +4,7 @@ Without the sandbox, the words `xargs` reads from its standard input are compute
 which ask. When the one command feeding it is a `find` that can print nothing but the
 names it finds, those words are known to be paths below find's roots (spelled from them:
 `find src` prints `src/a.py`), and the consumer is judged as if it named the roots, with
-the whole tree below each one read, written or deleted (`assess._check_listing`). The
+the whole tree below each one read, written or deleted (`check_trees._check_listing`). The
 same holds for each whole `{}` word of `find ROOTS … -exec PROG … {} +` (or `;`), where
 only links followed (`-L`, `-H`, `-follow`) and `-files0-from` matter: find hands the
 command the names it finds whatever it prints.

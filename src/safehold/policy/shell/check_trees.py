@@ -1,0 +1,298 @@
+"""Programs that read, change or delete whole trees, and the files `find` lists.
+
+A walk below each root (bounded: `tree_scan`) finds the denied files, the links that lead
+out and the protected entries a recursive reader, writer or deleter would reach; a tree
+too large to walk asks. The host's pass only: the sandbox hides what it would find.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
+
+from safehold.policy import tree_scan
+from safehold.policy.decision import Reason, Verdict
+from safehold.policy.gitignore import ignore_filter, repository_root
+from safehold.policy.paths import kernel_path
+from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
+from safehold.policy.shell.check_paths import _absolute
+from safehold.policy.shell.findings import _Findings, _place, _spellings
+from safehold.policy.shell.listings import SPLIT_CHARACTERS
+from safehold.policy.shell.programs.find import find_roots_at
+from safehold.policy.shell.programs.search import (
+    search_operands,
+)
+from safehold.policy.shell.programs.table import (
+    UNPACKS,
+    RoleUse,
+    is_remote,
+)
+from safehold.policy.shell.programs.trees import Walking, walking
+from safehold.policy.shell.words import Word
+from safehold.policy.tree_scan import TreeScan
+
+if TYPE_CHECKING:
+    from safehold.policy.paths import CompiledPolicy
+
+
+def _check_trees(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> None:
+    """Ask when a program that reads a whole tree would read a denied file in it.
+
+    Only without the sandbox, which masks such files by construction: `grep -r KEY .` on
+    the host reads `./.env` although no word names it. A tree too large to look through
+    asks too (`tree-unchecked`); a directory outside the roots already asks as a read.
+    All the walks of one command share one budget of entries, and a directory is walked
+    once however often it is named (`grep -r x . . . .`): the decision stays bounded.
+    """
+    budget = tree_scan.MAX_TREE_ENTRIES
+    walked: set[tuple[str, bool, bool, bool]] = set()
+    for cmd in analysis.commands:
+        listing = found.listed.get(id(cmd))
+        if listing is not None:
+            budget = _check_listing(cmd, listing, policy, found, base, budget)
+            continue
+        walk = walking(cmd.words)
+        if walk is None:
+            continue
+        dirs, uses, _modes = _place(cmd, base, policy, found)
+        words = _tree_operands(cmd, walk, uses)
+        default = not words and walk.cwd_default
+        if default:
+            words = [Word(".", True)]
+        for word in words:
+            if not word.static or is_remote(word):
+                continue  # a computed word already asks without the sandbox
+            for spelling in _spellings(word.text, dirs):
+                full = kernel_path(_absolute(policy, spelling))
+                if default and walk.repo_root:
+                    full = repository_root(full) or full  # `git add -A`: the whole work tree
+                if not os.path.isdir(full):
+                    continue
+                key = (full, walk.follows, walk.skips_hidden, walk.gitignore)
+                if key in walked:
+                    continue
+                walked.add(key)
+                if policy.check_path(full, "read").verdict is not Verdict.ALLOW:
+                    continue  # outside the roots or denied: the read checks already said so
+                scan = tree_scan.denied_below(
+                    policy,
+                    full,
+                    follow_links=walk.follows,
+                    skip_hidden=walk.skips_hidden,
+                    skip=ignore_filter(full) if walk.gitignore else None,
+                    limit=max(budget, 0),
+                    flag=tree_scan.link_objection(policy) if walk.follows else None,
+                    names_only=walk.names_only,
+                )
+                budget -= scan.seen
+                verb = "lists every name" if walk.names_only else "reads every file"
+                _tree_reasons(cmd, word.text, full, scan, found, verb)
+                _followed_out(cmd, word.text, full, scan, found)
+
+
+def _check_listing(
+    cmd: SimpleCommand,
+    listing: tuple[tuple[Word, ...], Literal["read", "write"], bool],
+    policy: CompiledPolicy,
+    found: _Findings,
+    base: str,
+    budget: int,
+) -> int:
+    """Judge every entry below the roots of a `find | xargs` consumer; the budget left.
+
+    The consumer opens each name find prints, following links: an entry that is denied,
+    a link its access to would not be allowed, any entry it changes without approval
+    (for a writer), or a name plain `xargs` would split asks. As for `_check_trees`, a
+    root outside the roots already asks as a read, and a tree too large asks.
+    """
+    roots, access, split = listing
+    dirs = _place(cmd, base, policy, found)[0]
+
+    def flag(entry: os.DirEntry[str]) -> str | None:
+        if split and not SPLIT_CHARACTERS.isdisjoint(entry.name):
+            return "plain `xargs` splits that name at a blank or reads quotes in it"
+        if access == "write" or entry.is_symlink():
+            check = policy.check_path(entry.path, access)
+            if check.verdict is not Verdict.ALLOW:
+                return "; ".join(r.message for r in check.reasons)
+        return None
+
+    seen: set[str] = set()
+    for word in roots:
+        # A root outside the roots or denied: the read checks already said so.
+        scans, budget = _walk_named(word.text, dirs, policy, "read", seen, budget, flag)
+        for full, scan in scans:
+            verb = "reads" if access == "read" else "changes"
+            _tree_reasons(cmd, word.text, full, scan, found, f"{verb} the files `find` lists")
+            for path, why in scan.flagged:
+                found.grantable = False
+                found.add(
+                    found.ask,
+                    Reason(
+                        "listing-entry",
+                        cmd.program,
+                        f"`{cmd.program}` {verb} the files `find` lists under `{word.text}`, "
+                        f"including `{posixpath.relpath(path, full)}`: {why}",
+                    ),
+                )
+    return budget
+
+
+def _followed_out(
+    cmd: SimpleCommand, operand: str, root: str, scan: TreeScan, found: _Findings
+) -> None:
+    """Ask for each link a walk that follows links meets leading out of the roots or to a
+    denied place (`find -L .` with `./k` a link to `~/.ssh` lists the keys' names)."""
+    for path, why in scan.flagged:
+        inside = posixpath.relpath(path, root)
+        found.add(
+            found.ask,
+            Reason(
+                "path-outside-read",
+                cmd.program,
+                f"`{cmd.program}` follows links under `{operand}`, and `{inside}` leads out: {why}",
+            ),
+        )
+
+
+def _find_operands(words: tuple[Word, ...], start: int) -> list[Word]:
+    """find(1)'s starting points: after its global options (`-H`, `-L`, `-P`, `-D LIST`,
+    `-O LEVEL`, `--`: `find_roots_at`), up to the first word of the expression (`-…`, `(`,
+    `!`)."""
+    out: list[Word] = []
+    for word in words[find_roots_at(words, start) :]:
+        if word.text.startswith(("-", "(", "!", ")", ",")):
+            break
+        out.append(word)
+    return out
+
+
+def _tree_operands(cmd: SimpleCommand, walk: Walking, uses: list[RoleUse]) -> list[Word]:
+    """The words naming the directories a tree-walking command reads."""
+    if walk.operands == "find":
+        return _find_operands(cmd.words, walk.start)
+    if walk.operands == "roles":
+        return [u.word for u in uses if u.role in ("read", "upload") and not u.option]
+    if walk.operands == "search":
+        return [cmd.words[i] for i in search_operands(cmd.words)]
+    out: list[Word] = []
+    options_done = False
+    for word in cmd.words[walk.start :]:
+        if not options_done and word.text == "--":
+            options_done = True
+        elif options_done or not word.text.startswith("-"):
+            out.append(word)
+    return out
+
+
+def _check_deleted_trees(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> None:
+    """Ask when deleting a directory would remove a protected or denied entry below it.
+
+    Only without the sandbox, which mounts protected paths read-only by construction:
+    `rm -rf .` or `find . -delete` on the host removes `./.git` although no word names it.
+    Every entry below each directory a command deletes (`rm -r`, `find -delete`, `rsync
+    --delete`, `git rm -r`) is judged as a write: a protected or denied one asks, and a tree
+    too large to look through asks (`tree-unchecked`). The walks of one command share one
+    budget of entries, and a directory is walked once however often it is named.
+    """
+    budget = tree_scan.MAX_TREE_ENTRIES
+    walked: set[str] = set()
+
+    flag = tree_scan.write_objection(policy)
+
+    for cmd in analysis.commands:
+        dirs, uses, modes = _place(cmd, base, policy, found)
+        unpacks = UNPACKS in modes
+        for use in uses:
+            deletes = use.role == "delete"
+            if not (deletes or (unpacks and use.role == "write")) or not use.word.static:
+                continue  # a computed word already asks without the sandbox
+            # The directory itself, when it asks or is denied, already said so. An archive
+            # unpacked into a directory may write any name below it (`.git/hooks/…`).
+            scans, budget = _walk_named(use.word.text, dirs, policy, "write", walked, budget, flag)
+            verb = "deletes everything" if deletes else "unpacks members of any name"
+            what = (
+                "deletes `{}` and everything below it"
+                if deletes
+                else ("unpacks an archive into `{}`, whose members may be named anything below it")
+            )
+            for full, scan in scans:
+                _tree_reasons(cmd, use.word.text, full, scan, found, verb)
+                for path, why in scan.flagged:
+                    found.grantable = False
+                    inside = posixpath.relpath(path, full)
+                    found.add(
+                        found.ask,
+                        Reason(
+                            "tree-holds-protected",
+                            cmd.program,
+                            f"`{cmd.program}` {what.format(use.word.text)}, including "
+                            f"`{inside}`: {why}; without the sandbox nothing keeps it",
+                        ),
+                    )
+
+
+def _walk_named(
+    text: str,
+    dirs: list[str | None],
+    policy: CompiledPolicy,
+    access: Literal["read", "write"],
+    walked: set[str],
+    budget: int,
+    flag: Callable[[os.DirEntry[str]], str | None],
+) -> tuple[list[tuple[str, TreeScan]], int]:
+    """Walk each directory the word `text` names (once per command: `walked`) whose own
+    `access` the policy allows; the scans and the budget of entries left."""
+    scans: list[tuple[str, TreeScan]] = []
+    for spelling in _spellings(text, dirs):
+        full = kernel_path(_absolute(policy, spelling))
+        if full in walked or not os.path.isdir(full):
+            continue
+        walked.add(full)
+        if policy.check_path(full, access).verdict is not Verdict.ALLOW:
+            continue
+        scan = tree_scan.denied_below(
+            policy, full, follow_links=False, skip_hidden=False, limit=max(budget, 0), flag=flag
+        )
+        budget -= scan.seen
+        scans.append((full, scan))
+    return scans, budget
+
+
+def _tree_reasons(
+    cmd: SimpleCommand,
+    operand: str,
+    root: str,
+    scan: TreeScan,
+    found: _Findings,
+    verb: str = "reads every file",
+) -> None:
+    program = cmd.program
+    for path, rule in scan.denied:
+        inside = posixpath.relpath(path, root)
+        found.add(
+            found.ask,
+            Reason(
+                "tree-holds-denied",
+                rule,
+                f"`{program}` {verb} under `{operand}`, including `{inside}` "
+                f"(denied by `{rule}`); without the sandbox nothing hides it",
+            ),
+        )
+    if not scan.complete:
+        found.add(
+            found.ask,
+            Reason(
+                "tree-unchecked",
+                program,
+                f"`{program}` {verb} under `{operand}`: more entries than the "
+                f"{tree_scan.MAX_TREE_ENTRIES} one command's walks may look through for "
+                "denied files without the sandbox",
+            ),
+        )
