@@ -138,6 +138,14 @@ def test_the_host_view_told_on_demand_is_the_host_assessment(tmp_path: Path) -> 
         "wc --files0-from=names.lst",
         "git add --pathspec-from-file=names.lst",
         'cat "$HOME/notes" "$X"',
+        # Loops and listings: both passes expand them, so one pass tells the host's view,
+        # tree walks, too-long loops and loop values under `/tmp` included.
+        'for f in src/*.py; do wc -l "$f"; done',
+        'for f in .env src/app.py; do grep -n x "$f"; done',
+        "find . -name '*.py' -exec grep -l x {} +",
+        "find src -name '*.py' | xargs wc -l",
+        "for f in " + " ".join(f"f{i}" for i in range(70)) + '; do cat "$f"; done',
+        'for f in /tmp/a /tmp/b; do rm -f "$f"; done',
     )
     for command in commands:
         on_sandbox = assess_command(command, config=sandboxed, policy=compile_policy(sandboxed, ws))
@@ -150,7 +158,7 @@ def test_the_host_view_told_on_demand_is_the_host_assessment(tmp_path: Path) -> 
                 on_host.reasons,
                 on_host.grant_key,
             )
-    assert told >= 7
+    assert told >= 12
 
 
 def test_checks_made_once_per_decision_keep_the_private_tmp_apart(tmp_path: Path) -> None:

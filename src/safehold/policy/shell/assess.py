@@ -16,7 +16,7 @@ A compound command is as strict as its strictest part. Nothing here raises: an i
 failure is a DENY naming the error.
 
 The checks live in modules of their own, in the order `_assess` runs them: `check_rules`
-(command and text rules), `expand` (the host's listings and loops), `check_paths`,
+(command and text rules), `expand` (listings and loops), `check_paths`,
 `check_code`, `check_roles` (roles, computed words, flows) and `check_trees` (the host's
 tree walks); `findings` holds what they share. This module draws the verdict, and tells
 the host's view from a sandboxed pass where one pass can (`CommandAssessment.host_view`).
@@ -58,7 +58,6 @@ from safehold.policy.shell.expand import _expand_listings, _expand_loops
 from safehold.policy.shell.findings import _add, _Findings, _place, _sorted
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.judge import judge
-from safehold.policy.shell.listings import listings
 from safehold.policy.shell.locations import resolve_chdir
 from safehold.policy.shell.parse import is_plain_text, plain_heredoc_words, plain_words
 from safehold.policy.shell.sandboxed import (
@@ -170,9 +169,10 @@ def _assess(
         found.add(found.deny, reason)
     allow_reasons = _apply_rules(analysis, config, found, policy, base)
     _apply_text_rules(command, analysis, config, found)
-    if not sandboxed:
-        analysis = _expand_listings(analysis, policy, found, base)
-        analysis = _expand_loops(analysis, policy, found, base)
+    # Both passes judge what a loop's variable and a listing's `{}` stand for, so the
+    # sandboxed pass can tell the host's view (`_same_on_host`).
+    analysis = _expand_listings(analysis, policy, found, base)
+    analysis = _expand_loops(analysis, policy, found, base, sandboxed)
     _check_paths(analysis, policy, found, config, base)
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
@@ -301,9 +301,10 @@ def _same_on_host(
     The sandbox loosens in exactly these places: code no analysis reads (opaque) runs, and
     on the host the Python reader reads it instead; an absolute `/tmp/…` word, redirection
     or directory is the private scratch (`private_scratch`); the workspace under `/tmp` is
-    not read from outside; on the host a loop's `"$VAR"` and a listing's `{}` stand for the
-    words they take (`_expand_loops`, `_expand_listings`). Conservative: any of them, in
-    any spelling, and the host is judged by a second pass. What only the host adds on top
+    not read from outside. Both passes expand a loop's `"$VAR"` and a listing's `{}` to the
+    words they take (`_expand_loops`, `_expand_listings`), so a loop value spelling `/tmp`
+    counts as such a word. Conservative: any of them, in any spelling, and the host is
+    judged by a second pass. What only the host adds on top
     of the same analysis (the closed world, computed words, tree walks) is added by
     `_host_findings`.
     """
@@ -311,8 +312,10 @@ def _same_on_host(
         return False
     if _workspace_read(policy, config) != _workspace_read_on_host(policy, config):
         return False
-    if any(cmd.loops for cmd in analysis.commands) or listings(analysis):
-        return False
+    if any(
+        "/tmp" in w.text for cmd in analysis.commands for _, loop in cmd.loops for w in loop.words
+    ):
+        return False  # a loop value the sandbox may read as its private `/tmp`
     for cmd in analysis.commands:
         for layer in (*cmd.wrapper_words, cmd.words):
             for w in layer:
@@ -338,7 +341,9 @@ def _host_findings(
     """`found` plus what only a host run adds: the closed world, computed words and the
     tree walks."""
     host = _Findings(list(found.deny), list(found.ask), found.grantable, found.places)
-    host.exists, host.declared = found.exists, found.declared
+    host.exists, host.declared, host.listed = found.exists, found.declared, found.listed
+    for reason in found.host_asks:
+        host.add(host.ask, reason)
     _check_computed(analysis, policy, host, base)
     _closed_world(analysis, config, host, allow_reasons, policy, base)
     _check_trees(analysis, policy, host, base)

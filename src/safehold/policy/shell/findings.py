@@ -60,6 +60,9 @@ class _Findings:
     # the host's view (`_same_on_host` False, remembered in `same_on_host`).
     memo: dict[object, object] | None = None
     same_on_host: bool | None = None
+    # What only a run on the host asks, found by a sandboxed pass (a loop with too many
+    # values to judge one by one: computed in the sandbox, an ASK on the host).
+    host_asks: list[Reason] = field(default_factory=list)
 
     def add(self, bucket: list[Reason], reason: Reason) -> None:
         if reason not in bucket:
