@@ -40,6 +40,7 @@ from safehold.policy.shell import assess as _assess_module
 from safehold.policy.shell import locations as _locations_module
 from safehold.policy.shell.analysis import _analyze_text, analyze
 from safehold.policy.shell.crosscheck import disagreement
+from safehold.policy.shell.programs import trees as _trees_module
 from safehold.policy.shell.programs.classes import _class_reasons_memo, _spellings_memo
 from safehold.policy.shell.rules import compile_rules
 
@@ -75,6 +76,7 @@ _VALUE_MEMOS = (
     (_assess_module, "_grant_key_memo"),
     (_effects_module, "_host_effects_memo"),
     (_locations_module, "_resolve_dir"),
+    (_trees_module, "_walking"),
 )
 
 # A baseline from before the runner takes no `runner=` (it judged as the config's sandbox).

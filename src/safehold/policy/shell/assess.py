@@ -376,8 +376,9 @@ def _closed_world(
             )
         for finding in judge(effects, unconfined=True):
             _add(found, finding)
-    for finding in judge(expanded_effects(analysis.expanded), unconfined=True):
-        _add(found, finding)
+    if analysis.expanded:
+        for finding in judge(expanded_effects(analysis.expanded), unconfined=True):
+            _add(found, finding)
 
 
 def _plain_words(script: str, analysis: ShellAnalysis) -> bool:

@@ -1155,12 +1155,12 @@ def _starts_shell(line: str) -> bool:
 
 def _remote_named(cmd: SimpleCommand) -> bool:
     """`curl -O URL`, `git clone URL`: a file or directory named by the remote side."""
-    words = [w.text for w in cmd.words]
     if cmd.program == "git":
         return _clones_unnamed(cmd)
     names = _REMOTE_NAME.get(cmd.program)
     if names is None:
         return False
+    words = [w.text for w in cmd.words]
     letters = _REMOTE_LETTERS[cmd.program]
     return any(
         t in names or (t[:1] == "-" and t[1:2] != "-" and any(c in letters for c in t[1:]))

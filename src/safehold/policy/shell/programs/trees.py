@@ -11,6 +11,7 @@ given none. To teach it a program, add a line here.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -242,6 +243,13 @@ def _walks_by_value(table: Program, walk: TreeWalk, words: tuple[Word, ...]) -> 
 
 def walking(words: tuple[Word, ...]) -> Walking | None:
     """How the command walks directory trees, or None when it reads no tree."""
+    return _walking(words)
+
+
+@functools.lru_cache(maxsize=4096)
+def _walking(words: tuple[Word, ...]) -> Walking | None:
+    # Remembered by value (the words' texts and flags; the tables are fixed): the checks
+    # of one decision ask it for the same command several times.
     if not words or not words[0].static:
         return None
     name, start = words[0].text.rsplit("/", 1)[-1], 1
