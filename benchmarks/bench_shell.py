@@ -38,6 +38,7 @@ from safehold.policy.grants import _path_key
 from safehold.policy.paths import compile_policy
 from safehold.policy.shell import assess as _assess_module
 from safehold.policy.shell import locations as _locations_module
+from safehold.policy.shell import wrappers as _wrappers_module
 from safehold.policy.shell.analysis import _analyze_text, analyze
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.programs import trees as _trees_module
@@ -77,6 +78,7 @@ _VALUE_MEMOS = (
     (_effects_module, "_host_effects_memo"),
     (_locations_module, "_resolve_dir"),
     (_trees_module, "_walking"),
+    (_wrappers_module, "_EXEC_VALUES"),
 )
 
 # A baseline from before the runner takes no `runner=` (it judged as the config's sandbox).

@@ -7,10 +7,13 @@ chain, one step per program, until a program that runs nothing else.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
+from safehold.policy._memo import remember
 from safehold.policy.shell.programs import program_for, step_for
 from safehold.policy.shell.programs.interpreters import INTERPRETERS, program_family
 from safehold.policy.shell.programs.step import Unwrapped, opaque, program_name
-from safehold.policy.shell.programs.table import roles_of
+from safehold.policy.shell.programs.table import Program, roles_of
 from safehold.policy.shell.words import Word
 
 __all__ = ["unwrap"]
@@ -124,14 +127,12 @@ def _inner_code(
     out: list[Unwrapped] = []
     program = program_for(name)
     if program is not None:
-        for use in roles_of(program, words)[0]:
-            if use.role != "exec":
-                continue
-            if not use.word.static:
+        for static, text in _exec_values(program, words):
+            if not static:
                 reasons = opaque("dynamic-script", name, f"`{name}` runs a computed command")
                 out.append(Unwrapped(layers, (), assignments, None, reasons))
-            elif use.word.text.strip():
-                out.append(Unwrapped(layers, (), assignments, ("sh", use.word.text)))
+            elif text.strip():
+                out.append(Unwrapped(layers, (), assignments, ("sh", text)))
     for i in range(1, len(words)):
         w = words[i]
         if not w.static:
@@ -149,3 +150,23 @@ def _inner_code(
             # The code travels with its reason: denied paths named in it still deny.
             out.append(Unwrapped(layers, (), assignments, None, step.opaque, step.code))
     return out
+
+
+def _exec_values(program: Program, words: tuple[Word, ...]) -> tuple[tuple[bool, str], ...]:
+    """Each word the table gives the role `exec` (a command the program runs): whether it is
+    static, and its text. Remembered by value: the reading is pure, and only the texts are
+    used (no word is matched by identity)."""
+    key = (id(program), words)
+    held = _EXEC_VALUES.get(key)
+    if held is not None and held[0] is program:
+        return held[1]
+    values = tuple(
+        (u.word.static, u.word.text) for u in roles_of(program, words)[0] if u.role == "exec"
+    )
+    remember(_EXEC_VALUES, key, (program, values), 1024)
+    return values
+
+
+_EXEC_VALUES: OrderedDict[
+    tuple[int, tuple[Word, ...]], tuple[Program, tuple[tuple[bool, str], ...]]
+] = OrderedDict()
