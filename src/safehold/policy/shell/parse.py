@@ -710,12 +710,13 @@ def _command(node: Node, src: bytes, out: Walk, ctx: _Ctx, extra_words: tuple[No
 
 
 # Builtins that set a variable named by a word (`read f`, `printf -v f`, `declare f`), or
-# run text as commands that may (`eval`, `source`); bash manual, "Shell Builtin Commands".
+# run text as commands that may (`eval`, `source`, `trap`'s handlers, an `alias`'s text);
+# bash manual, "Shell Builtin Commands".
 _SETS_NAMES = frozenset(
     {
         "read", "mapfile", "readarray", "printf", "getopts", "declare", "typeset", "local",
         "export", "readonly", "unset", "let", "eval", "source", ".", "builtin", "command",
-        "wait", "coproc",
+        "wait", "coproc", "trap", "alias",
     }
 )  # fmt: skip
 
@@ -757,14 +758,23 @@ def _names_set(root: Node, src: bytes) -> Counter[str]:
     while stack:
         node = stack.pop()
         kind = node.type
-        if (kind == "command_name" and _text(node, src) in _SETS_NAMES) or kind in (
+        if (kind == "command_name" and _may_set_names(node, src)) or kind in (
             "declaration_command",
             "unset_command",
             "function_definition",
         ):
             out[""] += 1
+        elif kind == "for_statement" and node.child_count and node.children[0].type == "select":
+            out[""] += 1  # `select NAME in …` also sets REPLY to the line it reads
         stack.extend(node.children)
     return out
+
+
+def _may_set_names(node: Node, src: bytes) -> bool:
+    """The command name as bash reads it (`\\read`, `'read'` and `re''ad` are `read`) is a
+    builtin of `_SETS_NAMES`, or is computed (it may be one)."""
+    name = evaluate_word(node, src)
+    return not name.static or name.text in _SETS_NAMES
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
