@@ -4,6 +4,7 @@ decided again under a changed policy; what changed, in which direction, and noth
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -77,9 +78,14 @@ def _state(root: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
-@pytest.fixture
-async def recorded(tmp_path: Path) -> dict[str, Path]:
-    """Two logs: one written by `safehold hook claude-code`, one by an ACP agent's gate."""
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two logs: one written by `safehold hook claude-code`, one by an ACP agent's gate.
+
+    Recorded once a module (a test process): the tests only read the logs, and each checks
+    that a replay changes nothing in this tree.
+    """
+    tmp_path = tmp_path_factory.mktemp("recorded")
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "Makefile").write_text("all:\n")
@@ -94,13 +100,17 @@ async def recorded(tmp_path: Path) -> dict[str, Path]:
     policies = SessionPolicies(base)
     sink = JsonlFileSink(logs / "acp.jsonl")
     agent = BridgeAgent(AcpPolicyBridge(policies, gate=Gate(policies, audit=sink)))
-    async with connected(agent, RecordingClient(answer="allow_once")) as conn:
-        sid = str((await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id)
-        for n, command in enumerate(("terraform apply -auto-approve", "ls")):
-            call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE, f"c{n}")
-            await agent.bridge.gate_tool_call(agent.conn, sid, call)
-        edit = ToolCall("write_file", {"path": str(ws / "notes.txt")}, ToolKind.EDIT, "c9")
-        await agent.bridge.gate_tool_call(agent.conn, sid, edit)
+
+    async def through_acp() -> None:
+        async with connected(agent, RecordingClient(answer="allow_once")) as conn:
+            sid = str((await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id)
+            for n, command in enumerate(("terraform apply -auto-approve", "ls")):
+                call = ToolCall("bash", {"command": command}, ToolKind.EXECUTE, f"c{n}")
+                await agent.bridge.gate_tool_call(agent.conn, sid, call)
+            edit = ToolCall("write_file", {"path": str(ws / "notes.txt")}, ToolKind.EDIT, "c9")
+            await agent.bridge.gate_tool_call(agent.conn, sid, edit)
+
+    asyncio.run(through_acp())
     sink.close()
     return {"ws": ws, "logs": logs, "tmp": tmp_path}
 
