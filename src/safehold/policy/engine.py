@@ -37,7 +37,14 @@ from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.gitignore import ignore_filter
 from safehold.policy.grants import GrantEffect, broaden, path_grant_key, tool_grant_key
 from safehold.policy.modes import Mode
-from safehold.policy.paths import Access, CompiledPolicy, PathCheck, compile_policy, one_look
+from safehold.policy.paths import (
+    Access,
+    CompiledPolicy,
+    PathCheck,
+    compile_policy,
+    one_look,
+    selects_any_name,
+)
 from safehold.policy.shell.assess import CommandAssessment, assess_command
 from safehold.policy.urls import check_url
 
@@ -216,10 +223,16 @@ def _evaluate(
         _step2_followed_links(policy, canonicals, steps)
     # A filter that selects what the search reads (`include: "*.ts"`) is judged itself
     # (`glob-denied`); without one (or with only exclusions) it reads the whole tree.
-    narrowed = any(not str(g.raw).strip().startswith("!") for g in args.globs)
+    # A filter of wildcards only (`*`) narrows nothing, and it brings in what the search
+    # leaves out by default: ripgrep's `--glob` whitelist goes before its hidden and
+    # `.gitignore` tests, so `{"glob": "*"}` reads `./.env`.
+    every = any(selects_any_name(g.raw) for g in args.globs)
+    narrowed = not every and any(not str(g.raw).strip().startswith("!") for g in args.globs)
     searches = call.kind is ToolKind.SEARCH and not lists_names(call.name)
     if searches and canonicals is not None and not narrowed:
-        _step2_searched_trees(policy, canonicals or [policy.workspace], steps, args)
+        _step2_searched_trees(
+            policy, canonicals or [policy.workspace], steps, args, everything=every
+        )
     hosts = _step2_urls(config, args, steps)
     _step2_code(call, args, steps)
     _step2_unknown_arguments(call, steps)
@@ -533,13 +546,19 @@ def _step2_deleted_trees(policy: CompiledPolicy, canonicals: list[str], steps: _
 
 
 def _step2_searched_trees(
-    policy: CompiledPolicy, canonicals: list[str], steps: _Steps, args: Arguments
+    policy: CompiledPolicy,
+    canonicals: list[str],
+    steps: _Steps,
+    args: Arguments,
+    *,
+    everything: bool = False,
 ) -> None:
     """A search tool given a directory (or none: the workspace) reads every file below it,
     as `rg KEY DIR` does: a denied file there that the search does not leave out (hidden,
     or ignored by `.gitignore`, unless a switch says it reads those too: `hidden: true`,
     `no_ignore: true`) asks, as for `rg` without the sandbox (the tool runs in the agent's
-    own process, so no sandbox hides it), and so does a tree too large to look through."""
+    own process, so no sandbox hides it), and so does a tree too large to look through.
+    `everything`: a filter of wildcards only whitelists hidden and ignored names too."""
     budget = tree_scan.MAX_TREE_ENTRIES
     for root in dict.fromkeys(canonicals):
         if not os.path.isdir(root) or policy.check_path(root, "read").verdict is not Verdict.ALLOW:
@@ -548,8 +567,8 @@ def _step2_searched_trees(
             policy,
             root,
             follow_links=args.follows,
-            skip_hidden=not args.hidden,
-            skip=None if args.ignored else ignore_filter(root),
+            skip_hidden=not (args.hidden or everything),
+            skip=None if args.ignored or everything else ignore_filter(root),
             limit=max(budget, 0),
         )
         budget -= scan.seen

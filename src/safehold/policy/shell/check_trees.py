@@ -7,6 +7,7 @@ too large to walk asks. The host's pass only: the sandbox hides what it would fi
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from safehold.policy.gitignore import ignore_filter, repository_root
 from safehold.policy.paths import kernel_path
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
 from safehold.policy.shell.check_paths import _absolute
-from safehold.policy.shell.findings import _Findings, _place, _spellings
+from safehold.policy.shell.findings import _Findings, _place
 from safehold.policy.shell.listings import SPLIT_CHARACTERS
 from safehold.policy.shell.programs.find import find_roots_at
 from safehold.policy.shell.programs.search import (
@@ -49,7 +50,7 @@ def _check_trees(
     once however often it is named (`grep -r x . . . .`): the decision stays bounded.
     """
     budget = tree_scan.MAX_TREE_ENTRIES
-    walked: set[tuple[str, bool, bool, bool]] = set()
+    walked: set[tuple[str, bool, bool, bool, str | None]] = set()
     for cmd in analysis.commands:
         listing = found.listed.get(id(cmd))
         if listing is not None:
@@ -64,26 +65,33 @@ def _check_trees(
         if default:
             words = [Word(".", True)]
         for word in words:
-            if not word.static or is_remote(word):
+            if not word.static or (is_remote(word) and not walk.pathspecs):
                 continue  # a computed word already asks without the sandbox
-            for spelling in _spellings(word.text, dirs):
+            text, spec = word.text, None
+            if walk.pathspecs and _PATHSPEC_MARKS.intersection(text):
+                text, spec = _pathspec_root(text), text
+            for here, spelling in _placed_spellings(text, dirs):
                 full = kernel_path(_absolute(policy, spelling))
-                if default and walk.repo_root:
+                if (default or (spec or "").startswith(":")) and walk.repo_root:
                     full = repository_root(full) or full  # `git add -A`: the whole work tree
                 if not os.path.isdir(full):
                     continue
-                key = (full, walk.follows, walk.skips_hidden, walk.gitignore)
+                key = (full, walk.follows, walk.skips_hidden, walk.gitignore, spec)
                 if key in walked:
                     continue
                 walked.add(key)
                 if policy.check_path(full, "read").verdict is not Verdict.ALLOW:
                     continue  # outside the roots or denied: the read checks already said so
+                skip = ignore_filter(full) if walk.gitignore else None
+                if spec is not None and here is not None:
+                    cwd = kernel_path(_absolute(policy, here))
+                    skip = _pathspec_filter(spec, cwd, skip)
                 scan = tree_scan.denied_below(
                     policy,
                     full,
                     follow_links=walk.follows,
                     skip_hidden=walk.skips_hidden,
-                    skip=ignore_filter(full) if walk.gitignore else None,
+                    skip=skip,
                     limit=max(budget, 0),
                     flag=tree_scan.link_objection(policy) if walk.follows else None,
                     names_only=walk.names_only,
@@ -92,6 +100,62 @@ def _check_trees(
                 verb = "lists every name" if walk.names_only else "reads every file"
                 _tree_reasons(cmd, word.text, full, scan, found, verb)
                 _followed_out(cmd, word.text, full, scan, found)
+
+
+# What makes a git pathspec select more than the path it spells: wildmatch's wildcards
+# and escapes, and magic (`:/`, `:!x`, `:(glob)…`).
+_PATHSPEC_MARKS = frozenset("*?[\\:")
+
+
+def _pathspec_root(spec: str) -> str:
+    """The directory below which a glob or magic pathspec selects files: the components
+    before the first wildcard (`src/*.py` -> `src`), `.` for magic (`':/'` reaches the
+    top of the work tree; the caller walks from there for `git add`)."""
+    if spec.startswith(":"):
+        return "."
+    fixed: list[str] = []
+    for part in spec.split("/"):
+        if _PATHSPEC_MARKS.intersection(part):
+            break
+        fixed.append(part)
+    root = "/".join(fixed)
+    return root or ("/" if spec.startswith("/") else ".")
+
+
+def _placed_spellings(text: str, dirs: list[str | None]) -> list[tuple[str | None, str]]:
+    """`_spellings` of `text`, each with the directory it is relative to (None: absolute)."""
+    if text.startswith(("/", "~")):
+        return [(d, text) for d in dirs if d is not None] or [(None, text)]
+    return [(d, posixpath.join(d, text)) for d in dirs if d is not None]
+
+
+def _pathspec_filter(
+    spec: str, cwd: str, skip: Callable[[str, bool], bool] | None
+) -> Callable[[str, bool], bool] | None:
+    """Leave out, besides what `skip` leaves out, the files a glob pathspec cannot select
+    from `cwd`: git's wildcards match across `/` and leading dots, and a directory the
+    pathspec matches brings in all below it, so a file counts when the pattern matches
+    its path or a directory above it (without case: `--icase-pathspecs`). No filter for
+    magic, classes or escapes, which `fnmatch` does not read as git does."""
+    if spec.startswith(":") or "[" in spec or "\\" in spec:
+        return skip
+    pattern = spec.lower()
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    rooted = pattern.startswith("/")
+
+    def left_out(path: str, is_dir: bool) -> bool:
+        if skip is not None and skip(path, is_dir):
+            return True
+        if is_dir:
+            return posixpath.basename(path) == ".git"  # no pathspec reaches git's own files
+        rel = path.lower() if rooted else posixpath.relpath(path, cwd).lower()
+        parts = rel.split("/")
+        return not any(
+            fnmatch.fnmatchcase("/".join(parts[:k]), pattern) for k in range(1, len(parts) + 1)
+        )
+
+    return left_out
 
 
 def _check_listing(
@@ -215,7 +279,11 @@ def _check_deleted_trees(
                 continue  # a computed word already asks without the sandbox
             # The directory itself, when it asks or is denied, already said so. An archive
             # unpacked into a directory may write any name below it (`.git/hooks/…`).
-            scans, budget = _walk_named(use.word.text, dirs, policy, "write", walked, budget, flag)
+            # `git rm '*'` removes every tracked file its pathspec matches, below any folder.
+            spec = deletes and cmd.program == "git" and _PATHSPEC_MARKS.intersection(use.word.text)
+            scans, budget = _walk_named(
+                use.word.text, dirs, policy, "write", walked, budget, flag, pathspec=bool(spec)
+            )
             verb = "deletes everything" if deletes else "unpacks members of any name"
             what = (
                 "deletes `{}` and everything below it"
@@ -246,19 +314,34 @@ def _walk_named(
     walked: set[str],
     budget: int,
     flag: Callable[[os.DirEntry[str]], str | None],
+    *,
+    pathspec: bool = False,
 ) -> tuple[list[tuple[str, TreeScan]], int]:
     """Walk each directory the word `text` names (once per command: `walked`) whose own
-    `access` the policy allows; the scans and the budget of entries left."""
+    `access` the policy allows; the scans and the budget of entries left. `pathspec`: the
+    word is a git pathspec with wildcards or magic, which selects files below the folder
+    before its first wildcard (`_pathspec_root`)."""
     scans: list[tuple[str, TreeScan]] = []
-    for spelling in _spellings(text, dirs):
+    spec = text if pathspec else None
+    for here, spelling in _placed_spellings(_pathspec_root(text) if spec else text, dirs):
         full = kernel_path(_absolute(policy, spelling))
-        if full in walked or not os.path.isdir(full):
+        key = f"{full}\0{spec}" if spec else full
+        if key in walked or not os.path.isdir(full):
             continue
-        walked.add(full)
+        walked.add(key)
         if policy.check_path(full, access).verdict is not Verdict.ALLOW:
             continue
+        skip = None
+        if spec is not None and here is not None:
+            skip = _pathspec_filter(spec, kernel_path(_absolute(policy, here)), None)
         scan = tree_scan.denied_below(
-            policy, full, follow_links=False, skip_hidden=False, limit=max(budget, 0), flag=flag
+            policy,
+            full,
+            follow_links=False,
+            skip_hidden=False,
+            skip=skip,
+            limit=max(budget, 0),
+            flag=flag,
         )
         budget -= scan.seen
         scans.append((full, scan))
