@@ -428,6 +428,9 @@ class Arguments:
     `.gitignore` leaves out."""
     text_mentions: tuple[PathArgument, ...] = ()
     """Paths and URLs named in the free text of a tool of unknown side: a denied one asks."""
+    computed: tuple[Reason, ...] = ()
+    """Paths that start with a variable other than `$HOME` and `$PWD` (`$XDG_CONFIG_HOME/x`):
+    a tool that expands variables opens a place the call does not tell, so it asks."""
 
 
 # Splits free text into words at characters no path contains in practice (one character
@@ -505,6 +508,7 @@ class _Finder:
         self.code: list[PathArgument] = []
         self.invalid: list[Reason] = []
         self.limits: list[Reason] = []
+        self.computed: list[Reason] = []
         self.nodes = 0
         self.asked_files = False  # whether the result depends on `exists` (the filesystem)
 
@@ -729,6 +733,16 @@ class _Finder:
         if home is not None:
             # A tool that expands variables (a shell, `os.path.expandvars`) opens `~/…`.
             self.found.append(PathArgument(where, home, write, by_value))
+        elif isinstance(value, str) and _VARIABLE_HEAD.match(value):
+            # Any other variable: where such a tool opens the file is not known here.
+            self.computed.append(
+                Reason(
+                    "computed-path",
+                    where,
+                    f"argument `{where}` starts with a variable (`{value.strip()[:80]}`): a "
+                    "tool that expands variables opens a place the call does not tell",
+                )
+            )
 
     def take(
         self, value: object, where: str, depth: int, *, declared: bool, write: bool = False
@@ -818,6 +832,8 @@ def _home_spelled(text: str) -> str | None:
 
 # A tool that expands variables (a shell, `os.path.expandvars`) opens these as spelled.
 _VARIABLE_SPELLINGS: Final = (("$HOME", "~"), ("${HOME}", "~"), ("$PWD", "."), ("${PWD}", "."))
+# A path that starts with another variable (`$XDG_CONFIG_HOME/…`, `${TMPDIR}/x`).
+_VARIABLE_HEAD: Final = re.compile(r"^\s*\$(?:\{[A-Za-z_]|[A-Za-z_])")
 
 
 def _looks_like_path(text: str) -> bool:
@@ -1049,6 +1065,7 @@ def _read(call: ToolCall, exists: Callable[[str], bool] | None) -> tuple[Argumen
         switch.hidden,
         switch.ignored,
         (*finder.text_paths, *finder.text_urls),
+        tuple(finder.computed),
     )
     return found, finder.asked_files or bool(bases)
 

@@ -215,6 +215,7 @@ def _evaluate(
     side = next(iter(sides)) if len(sides) == 1 else max(sides, key=_SIDE_RANK.__getitem__)
     steps = _Steps()
     steps.hard_ask.extend(args.limits)
+    steps.soft_ask.extend(args.computed)
     _step1_read_only(config, call, sides, steps)
     canonicals = _step2_paths(policy, args, side, steps, call.kind)
     if call.kind is ToolKind.DELETE and canonicals:
