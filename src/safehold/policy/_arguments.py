@@ -35,6 +35,7 @@ __all__ = [
     "find_path_arguments",
     "lists_names",
     "read_arguments",
+    "type_hidden_names",
 ]
 
 COMMON_PATH_ARGUMENTS: Final = frozenset(
@@ -952,6 +953,36 @@ def _local(value: object) -> bool:
     if isinstance(value, Sequence) and not isinstance(value, bytearray):
         return any(_local(v) for v in value)
     return False
+
+
+# ripgrep's built-in file types whose globs name hidden files (`crates/ignore/src/
+# default_types.rs`). A type is a whitelist that goes before ripgrep's hidden test, so a
+# search told `type: "sh"` reads `./.env`: each name is judged as a filter of the call.
+RG_TYPE_HIDDEN_NAMES: Final = MappingProxyType(
+    {
+        "sh": (
+            ".env", ".login", ".logout", ".profile", ".bash_login", ".bash_logout",
+            ".bash_profile", ".bashrc", ".cshrc", ".kshrc", ".tcshrc", ".zshenv", ".zlogin",
+            ".zlogout", ".zprofile", ".zshrc",
+        ),
+        "zsh": (".zshenv", ".zlogin", ".zlogout", ".zprofile", ".zshrc"),
+        "vim": (".vimrc", ".gvimrc"),
+        "vimscript": (".vimrc", ".gvimrc"),
+        "ruby": (".irbrc",),
+    }
+)  # fmt: skip
+
+
+def type_hidden_names(value: object) -> tuple[str, ...]:
+    """The hidden names the file types a search tool's `type` argument selects (`"sh"`,
+    `["sh", "py"]`, `"sh,py"`) let in."""
+    names = value if isinstance(value, list | tuple) else [value]
+    out: list[str] = []
+    for name in names[:64]:
+        if isinstance(name, str):
+            for one in name.split(",")[:64]:
+                out.extend(RG_TYPE_HIDDEN_NAMES.get(one.strip().lower(), ()))
+    return tuple(dict.fromkeys(out))
 
 
 def lists_names(tool: str) -> bool:

@@ -24,12 +24,17 @@ from __future__ import annotations
 import os
 import posixpath
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Literal
 
 from safehold.errors import PolicyError
 from safehold.policy import tree_scan
-from safehold.policy._arguments import Arguments, lists_names, read_arguments
+from safehold.policy._arguments import (
+    Arguments,
+    lists_names,
+    read_arguments,
+    type_hidden_names,
+)
 from safehold.policy._memo import remember
 from safehold.policy.calls import Side, ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
@@ -231,8 +236,12 @@ def _evaluate(
     narrowed = not every and any(not str(g.raw).strip().startswith("!") for g in args.globs)
     searches = call.kind is ToolKind.SEARCH and not lists_names(call.name)
     if searches and canonicals is not None and not narrowed:
+        # `type: "sh"`: ripgrep's type globs are whitelists too (`.env` is an `sh` file).
+        typed = frozenset(
+            name for key in ("type", "types") for name in type_hidden_names(call.arguments.get(key))
+        )
         _step2_searched_trees(
-            policy, canonicals or [policy.workspace], steps, args, everything=every
+            policy, canonicals or [policy.workspace], steps, args, everything=every, typed=typed
         )
     hosts = _step2_urls(config, args, steps)
     _step2_code(call, args, steps)
@@ -398,6 +407,15 @@ def _step2_paths(
         one: Access = "write" if arg.write else "read" if by_value_read else access
         check = policy.check_path(arg.raw, one)
         _collect(check, f"argument `{arg.where}`", steps)
+        if one == "read" and arg.by_value and side in _MAY_WRITE and check.verdict is Verdict.ALLOW:
+            # A tool that may write (an MCP tool of unknown side, a fetch that saves) may
+            # write where a value names (`{"save": ".git/hooks/pre-commit"}`): a protected
+            # path asks, as it does under a path name; outside the roots it stays a read.
+            _collect(
+                _protected_only(policy.check_path(arg.raw, "write")),
+                f"argument `{arg.where}`",
+                steps,
+            )
         if check.canonical is None:
             canonicals = None
         elif canonicals is not None:
@@ -553,13 +571,15 @@ def _step2_searched_trees(
     args: Arguments,
     *,
     everything: bool = False,
+    typed: frozenset[str] = frozenset(),
 ) -> None:
     """A search tool given a directory (or none: the workspace) reads every file below it,
     as `rg KEY DIR` does: a denied file there that the search does not leave out (hidden,
     or ignored by `.gitignore`, unless a switch says it reads those too: `hidden: true`,
     `no_ignore: true`) asks, as for `rg` without the sandbox (the tool runs in the agent's
     own process, so no sandbox hides it), and so does a tree too large to look through.
-    `everything`: a filter of wildcards only whitelists hidden and ignored names too."""
+    `everything`: a filter of wildcards only whitelists hidden and ignored names too.
+    `typed`: hidden file names the search's file types let in (`type: "sh"`: `.env`)."""
     budget = tree_scan.MAX_TREE_ENTRIES
     for root in dict.fromkeys(canonicals):
         if not os.path.isdir(root) or policy.check_path(root, "read").verdict is not Verdict.ALLOW:
@@ -568,8 +588,8 @@ def _step2_searched_trees(
             policy,
             root,
             follow_links=args.follows,
-            skip_hidden=not (args.hidden or everything),
-            skip=None if args.ignored or everything else ignore_filter(root),
+            skip_hidden=not (args.hidden or everything or typed),
+            skip=_searched_skip(root, args, everything, typed),
             limit=max(budget, 0),
         )
         budget -= scan.seen
@@ -591,6 +611,25 @@ def _step2_searched_trees(
                     f"{tree_scan.MAX_TREE_ENTRIES} one decision may look through",
                 )
             )
+
+
+def _searched_skip(
+    root: str, args: Arguments, everything: bool, typed: frozenset[str]
+) -> Callable[[str, bool], bool] | None:
+    """What a search below `root` leaves out: what `.gitignore` ignores (unless a switch or
+    a wildcard filter brings it in) and, when only its file types bring hidden names in,
+    every other hidden name."""
+    ignored = None if args.ignored or everything else ignore_filter(root)
+    if not typed or args.hidden or everything:
+        return ignored
+
+    def skip(path: str, is_dir: bool) -> bool:
+        name = posixpath.basename(path)
+        if name.startswith(".") and (is_dir or name not in typed):
+            return True
+        return ignored is not None and ignored(path, is_dir)
+
+    return skip
 
 
 def _step2_followed_links(policy: CompiledPolicy, canonicals: list[str], steps: _Steps) -> None:
@@ -639,6 +678,17 @@ def _unchecked_tree(root: str) -> Reason:
         f"deleting `{root}` removes everything below it: more entries than the "
         f"{tree_scan.MAX_TREE_ENTRIES} one decision may look through",
     )
+
+
+_MAY_WRITE: Final = frozenset({Side.UNKNOWN, Side.NETWORK})
+
+
+def _protected_only(check: PathCheck) -> PathCheck:
+    """The protected-path ASK of a write check, without its other reasons."""
+    reasons = tuple(r for r in check.reasons if r.code == "path-protected")
+    if not reasons:
+        return PathCheck(Verdict.ALLOW, (), check.canonical)
+    return PathCheck(Verdict.ASK, reasons, check.canonical)
 
 
 def _collect(check: PathCheck, where: str, steps: _Steps) -> None:
