@@ -71,7 +71,7 @@ def _check_trees(
             if walk.pathspecs and _PATHSPEC_MARKS.intersection(text):
                 text, spec = _pathspec_root(text), text
             for here, spelling in _placed_spellings(text, dirs):
-                full = kernel_path(_absolute(policy, spelling))
+                full = spelled = kernel_path(_absolute(policy, spelling))
                 if (default or (spec or "").startswith(":")) and walk.repo_root:
                     full = repository_root(full) or full  # `git add -A`: the whole work tree
                 if not os.path.isdir(full):
@@ -80,7 +80,12 @@ def _check_trees(
                 if key in walked:
                     continue
                 walked.add(key)
-                if policy.check_path(full, "read").verdict is not Verdict.ALLOW:
+                check = policy.check_path(full, "read")
+                if check.verdict is not Verdict.ALLOW:
+                    if full != spelled:
+                        # The repository's top, which no word names: a workspace below it
+                        # (`git add -A` in `repo/sub` stages `repo/.env`).
+                        _top_outside(cmd, full, check.verdict, check.reasons, found)
                     continue  # outside the roots or denied: the read checks already said so
                 skip = ignore_filter(full) if walk.gitignore else None
                 if spec is not None and here is not None:
@@ -156,6 +161,23 @@ def _pathspec_filter(
         )
 
     return left_out
+
+
+def _top_outside(
+    cmd: SimpleCommand,
+    top: str,
+    verdict: Verdict,
+    reasons: tuple[Reason, ...],
+    found: _Findings,
+) -> None:
+    """A walk from the repository's top that the roots do not allow: the read reasons."""
+    bucket = found.deny if verdict is Verdict.DENY else found.ask
+    for reason in reasons:
+        message = (
+            f"`{cmd.program}` walks the whole work tree, from the repository's top "
+            f"`{top}`: {reason.message}"
+        )
+        found.add(bucket, Reason(reason.code, reason.rule, message))
 
 
 def _check_listing(
