@@ -302,30 +302,63 @@ def _check_deleted_trees(
             # The directory itself, when it asks or is denied, already said so. An archive
             # unpacked into a directory may write any name below it (`.git/hooks/…`).
             # `git rm '*'` removes every tracked file its pathspec matches, below any folder.
-            spec = deletes and cmd.program == "git" and _PATHSPEC_MARKS.intersection(use.word.text)
+            text = use.word.text
+            spec = deletes and cmd.program == "git" and _PATHSPEC_MARKS.intersection(text)
+            if spec and text.startswith(":"):
+                # Magic (`':/'`, `':!x'`) may reach the whole work tree: walked from its top.
+                tops = _tops(dirs, policy)
+                for top in tops:
+                    check = policy.check_path(top, "write")
+                    if check.verdict is not Verdict.ALLOW:
+                        _top_outside(cmd, top, check.verdict, check.reasons, found)
+                for top in tops:
+                    scans, budget = _walk_named(top, dirs, policy, "write", walked, budget, flag)
+                    _deleted_reasons(cmd, text, scans, found, deletes)
+                continue
             scans, budget = _walk_named(
-                use.word.text, dirs, policy, "write", walked, budget, flag, pathspec=bool(spec)
+                text, dirs, policy, "write", walked, budget, flag, pathspec=bool(spec)
             )
-            verb = "deletes everything" if deletes else "unpacks members of any name"
-            what = (
-                "deletes `{}` and everything below it"
-                if deletes
-                else ("unpacks an archive into `{}`, whose members may be named anything below it")
+            _deleted_reasons(cmd, text, scans, found, deletes)
+
+
+def _deleted_reasons(
+    cmd: SimpleCommand,
+    operand: str,
+    scans: list[tuple[str, TreeScan]],
+    found: _Findings,
+    deletes: bool,
+) -> None:
+    """The asks of the walks below what a command deletes or unpacks into."""
+    verb = "deletes everything" if deletes else "unpacks members of any name"
+    what = (
+        "deletes `{}` and everything below it"
+        if deletes
+        else ("unpacks an archive into `{}`, whose members may be named anything below it")
+    )
+    for full, scan in scans:
+        _tree_reasons(cmd, operand, full, scan, found, verb)
+        for path, why in scan.flagged:
+            found.grantable = False
+            inside = posixpath.relpath(path, full)
+            found.add(
+                found.ask,
+                Reason(
+                    "tree-holds-protected",
+                    cmd.program,
+                    f"`{cmd.program}` {what.format(operand)}, including "
+                    f"`{inside}`: {why}; without the sandbox nothing keeps it",
+                ),
             )
-            for full, scan in scans:
-                _tree_reasons(cmd, use.word.text, full, scan, found, verb)
-                for path, why in scan.flagged:
-                    found.grantable = False
-                    inside = posixpath.relpath(path, full)
-                    found.add(
-                        found.ask,
-                        Reason(
-                            "tree-holds-protected",
-                            cmd.program,
-                            f"`{cmd.program}` {what.format(use.word.text)}, including "
-                            f"`{inside}`: {why}; without the sandbox nothing keeps it",
-                        ),
-                    )
+
+
+def _tops(dirs: list[str | None], policy: CompiledPolicy) -> list[str]:
+    """The work trees' tops of the directories a command runs in (each, when none)."""
+    out: list[str] = []
+    for d in dirs:
+        if d is not None:
+            here = kernel_path(_absolute(policy, d))
+            out.append(repository_root(here) or here)
+    return list(dict.fromkeys(out))
 
 
 def _walk_named(
