@@ -110,3 +110,23 @@ def test_pwd_spelled_in_a_path_is_where_the_tool_runs(spelled: str, ws: Path) ->
     assert "path-outside-read" in _codes(decision)
     inside = _decide("Read", {"file_path": "$PWD/README.md"}, ToolKind.READ, ws)
     assert inside.verdict is Verdict.ALLOW, inside.reasons
+
+
+@pytest.mark.parametrize(
+    ("kind", "arguments"),
+    [
+        (ToolKind.OTHER, {"a": "README.md", "b": ".git/hooks/pre-commit"}),
+        (ToolKind.FETCH, {"url": "https://example.com/x", "save": ".git/hooks/pre-commit"}),
+    ],
+)
+def test_a_protected_path_by_value_in_a_tool_that_may_write_asks(
+    ws: Path, kind: ToolKind, arguments: dict[str, object]
+) -> None:
+    # A tool of unknown side or a fetch may save where a value names: as under a path name.
+    decision = evaluate(AUTO, ToolCall("mcp_tool", arguments, kind), workspace=str(ws))
+    assert decision.verdict is Verdict.ASK, decision
+    assert "path-protected" in {r.code for r in decision.reasons}
+    benign = {k: "README.md" if ".git" in str(v) else v for k, v in arguments.items()}
+    assert evaluate(AUTO, ToolCall("mcp_tool", benign, kind), workspace=str(ws)).verdict is (
+        Verdict.ALLOW
+    )

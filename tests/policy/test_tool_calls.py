@@ -182,6 +182,33 @@ def test_a_denied_path_named_in_free_text_under_a_neutral_key_is_denied(
         assert "path-denied" in codes(decision)
 
 
+@pytest.mark.parametrize(
+    ("tool", "kind", "arguments"),
+    [
+        ("Read", ToolKind.READ, {"file_path": "$XDG_CONFIG_HOME/gh/hosts.yml"}),
+        ("Read", ToolKind.READ, {"file_path": " ${OLDPWD}/notes.txt"}),
+        ("Write", ToolKind.EDIT, {"file_path": "$TMPDIR/x", "content": "x"}),
+        ("mcp_tool", ToolKind.OTHER, {"paths": ["src/main.py", "$CARGO_HOME/config.toml"]}),
+    ],
+)
+def test_a_path_that_starts_with_another_variable_asks(
+    ws: str, tool: str, kind: ToolKind, arguments: dict[str, object]
+) -> None:
+    # A tool that expands variables opens `$HOME/…` as `~/…` (judged so); any other
+    # variable leads to a place the call does not tell.
+    decision = decide(ws, ToolCall(tool, arguments, kind))
+    assert decision.verdict is Q, decision
+    assert "computed-path" in codes(decision)
+
+
+def test_a_dollar_inside_a_path_or_in_text_is_no_variable_at_the_start(ws: str) -> None:
+    for arguments in (
+        {"file_path": "src/main.py", "note": "costs $5"},
+        {"file_path": "src/$weird.py", "content": "x"},
+    ):
+        assert decide(ws, ToolCall("Write", arguments, ToolKind.EDIT)).verdict is A
+
+
 def test_paths_in_free_text_that_are_not_denied_are_left_alone(ws: str) -> None:
     call = ToolCall(
         "mcp_tool", {"note": "compare /usr/include/stdio.h with ~/notes"}, ToolKind.OTHER

@@ -149,6 +149,20 @@ def test_git_add_all_from_a_subdirectory_stages_the_whole_work_tree(ws: Path) ->
     assert any("keys/id_rsa" in r.message for r in decision.reasons), decision
 
 
+@pytest.mark.parametrize("command", ["git add -A", "git add --all", "git add ':/'"])
+def test_a_workspace_below_the_repository_top_stages_outside_it(ws: Path, command: str) -> None:
+    # The workspace is `repo/src`: `git add -A` stages `repo/.env` too, which no word names
+    # and the roots leave out, so it asks as a read there; `git add .` stays in the roots.
+    _repository(ws, "")
+    (ws / ".env").write_text("TOKEN=sk-live\n")
+    (ws / "src" / "deep" / "er" / ".env").unlink()
+    inner = ws / "src"
+    decision = _decide(HOST, command, inner)
+    assert decision.verdict.value == "ask", decision
+    assert "path-outside-read" in _codes(decision)
+    assert allowed_but_for_vocabulary(_decide(HOST, "git add .", inner))
+
+
 def test_a_fifo_gitignore_does_not_hang_the_decision(ws: Path) -> None:
     (ws / ".git").mkdir()
     os.mkfifo(ws / ".gitignore")

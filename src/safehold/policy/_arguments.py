@@ -35,6 +35,7 @@ __all__ = [
     "find_path_arguments",
     "lists_names",
     "read_arguments",
+    "type_hidden_names",
 ]
 
 COMMON_PATH_ARGUMENTS: Final = frozenset(
@@ -428,6 +429,9 @@ class Arguments:
     `.gitignore` leaves out."""
     text_mentions: tuple[PathArgument, ...] = ()
     """Paths and URLs named in the free text of a tool of unknown side: a denied one asks."""
+    computed: tuple[Reason, ...] = ()
+    """Paths that start with a variable other than `$HOME` and `$PWD` (`$XDG_CONFIG_HOME/x`):
+    a tool that expands variables opens a place the call does not tell, so it asks."""
 
 
 # Splits free text into words at characters no path contains in practice (one character
@@ -505,6 +509,7 @@ class _Finder:
         self.code: list[PathArgument] = []
         self.invalid: list[Reason] = []
         self.limits: list[Reason] = []
+        self.computed: list[Reason] = []
         self.nodes = 0
         self.asked_files = False  # whether the result depends on `exists` (the filesystem)
 
@@ -729,6 +734,16 @@ class _Finder:
         if home is not None:
             # A tool that expands variables (a shell, `os.path.expandvars`) opens `~/…`.
             self.found.append(PathArgument(where, home, write, by_value))
+        elif isinstance(value, str) and _VARIABLE_HEAD.match(value):
+            # Any other variable: where such a tool opens the file is not known here.
+            self.computed.append(
+                Reason(
+                    "computed-path",
+                    where,
+                    f"argument `{where}` starts with a variable (`{value.strip()[:80]}`): a "
+                    "tool that expands variables opens a place the call does not tell",
+                )
+            )
 
     def take(
         self, value: object, where: str, depth: int, *, declared: bool, write: bool = False
@@ -818,6 +833,8 @@ def _home_spelled(text: str) -> str | None:
 
 # A tool that expands variables (a shell, `os.path.expandvars`) opens these as spelled.
 _VARIABLE_SPELLINGS: Final = (("$HOME", "~"), ("${HOME}", "~"), ("$PWD", "."), ("${PWD}", "."))
+# A path that starts with another variable (`$XDG_CONFIG_HOME/…`, `${TMPDIR}/x`).
+_VARIABLE_HEAD: Final = re.compile(r"^\s*\$(?:\{[A-Za-z_]|[A-Za-z_])")
 
 
 def _looks_like_path(text: str) -> bool:
@@ -938,6 +955,36 @@ def _local(value: object) -> bool:
     return False
 
 
+# ripgrep's built-in file types whose globs name hidden files (`crates/ignore/src/
+# default_types.rs`). A type is a whitelist that goes before ripgrep's hidden test, so a
+# search told `type: "sh"` reads `./.env`: each name is judged as a filter of the call.
+RG_TYPE_HIDDEN_NAMES: Final = MappingProxyType(
+    {
+        "sh": (
+            ".env", ".login", ".logout", ".profile", ".bash_login", ".bash_logout",
+            ".bash_profile", ".bashrc", ".cshrc", ".kshrc", ".tcshrc", ".zshenv", ".zlogin",
+            ".zlogout", ".zprofile", ".zshrc",
+        ),
+        "zsh": (".zshenv", ".zlogin", ".zlogout", ".zprofile", ".zshrc"),
+        "vim": (".vimrc", ".gvimrc"),
+        "vimscript": (".vimrc", ".gvimrc"),
+        "ruby": (".irbrc",),
+    }
+)  # fmt: skip
+
+
+def type_hidden_names(value: object) -> tuple[str, ...]:
+    """The hidden names the file types a search tool's `type` argument selects (`"sh"`,
+    `["sh", "py"]`, `"sh,py"`) let in."""
+    names = value if isinstance(value, list | tuple) else [value]
+    out: list[str] = []
+    for name in names[:64]:
+        if isinstance(name, str):
+            for one in name.split(",")[:64]:
+                out.extend(RG_TYPE_HIDDEN_NAMES.get(one.strip().lower(), ()))
+    return tuple(dict.fromkeys(out))
+
+
 def lists_names(tool: str) -> bool:
     """Whether a search tool's name says it lists names by a glob (`Glob`, `find_files`)
     rather than reading the files it searches (`Grep`, `grep_search`)."""
@@ -1049,6 +1096,7 @@ def _read(call: ToolCall, exists: Callable[[str], bool] | None) -> tuple[Argumen
         switch.hidden,
         switch.ignored,
         (*finder.text_paths, *finder.text_urls),
+        tuple(finder.computed),
     )
     return found, finder.asked_files or bool(bases)
 

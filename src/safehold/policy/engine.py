@@ -24,12 +24,17 @@ from __future__ import annotations
 import os
 import posixpath
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Literal
 
 from safehold.errors import PolicyError
 from safehold.policy import tree_scan
-from safehold.policy._arguments import Arguments, lists_names, read_arguments
+from safehold.policy._arguments import (
+    Arguments,
+    lists_names,
+    read_arguments,
+    type_hidden_names,
+)
 from safehold.policy._memo import remember
 from safehold.policy.calls import Side, ToolCall, ToolKind
 from safehold.policy.config import SafetyConfig
@@ -37,7 +42,14 @@ from safehold.policy.decision import Decision, Reason, Verdict
 from safehold.policy.gitignore import ignore_filter
 from safehold.policy.grants import GrantEffect, broaden, path_grant_key, tool_grant_key
 from safehold.policy.modes import Mode
-from safehold.policy.paths import Access, CompiledPolicy, PathCheck, compile_policy, one_look
+from safehold.policy.paths import (
+    Access,
+    CompiledPolicy,
+    PathCheck,
+    compile_policy,
+    one_look,
+    selects_any_name,
+)
 from safehold.policy.shell.assess import CommandAssessment, assess_command
 from safehold.policy.urls import check_url
 
@@ -208,6 +220,7 @@ def _evaluate(
     side = next(iter(sides)) if len(sides) == 1 else max(sides, key=_SIDE_RANK.__getitem__)
     steps = _Steps()
     steps.hard_ask.extend(args.limits)
+    steps.soft_ask.extend(args.computed)
     _step1_read_only(config, call, sides, steps)
     canonicals = _step2_paths(policy, args, side, steps, call.kind)
     if call.kind is ToolKind.DELETE and canonicals:
@@ -216,10 +229,20 @@ def _evaluate(
         _step2_followed_links(policy, canonicals, steps)
     # A filter that selects what the search reads (`include: "*.ts"`) is judged itself
     # (`glob-denied`); without one (or with only exclusions) it reads the whole tree.
-    narrowed = any(not str(g.raw).strip().startswith("!") for g in args.globs)
+    # A filter of wildcards only (`*`) narrows nothing, and it brings in what the search
+    # leaves out by default: ripgrep's `--glob` whitelist goes before its hidden and
+    # `.gitignore` tests, so `{"glob": "*"}` reads `./.env`.
+    every = any(selects_any_name(g.raw) for g in args.globs)
+    narrowed = not every and any(not str(g.raw).strip().startswith("!") for g in args.globs)
     searches = call.kind is ToolKind.SEARCH and not lists_names(call.name)
     if searches and canonicals is not None and not narrowed:
-        _step2_searched_trees(policy, canonicals or [policy.workspace], steps, args)
+        # `type: "sh"`: ripgrep's type globs are whitelists too (`.env` is an `sh` file).
+        typed = frozenset(
+            name for key in ("type", "types") for name in type_hidden_names(call.arguments.get(key))
+        )
+        _step2_searched_trees(
+            policy, canonicals or [policy.workspace], steps, args, everything=every, typed=typed
+        )
     hosts = _step2_urls(config, args, steps)
     _step2_code(call, args, steps)
     _step2_unknown_arguments(call, steps)
@@ -384,6 +407,15 @@ def _step2_paths(
         one: Access = "write" if arg.write else "read" if by_value_read else access
         check = policy.check_path(arg.raw, one)
         _collect(check, f"argument `{arg.where}`", steps)
+        if one == "read" and arg.by_value and side in _MAY_WRITE and check.verdict is Verdict.ALLOW:
+            # A tool that may write (an MCP tool of unknown side, a fetch that saves) may
+            # write where a value names (`{"save": ".git/hooks/pre-commit"}`): a protected
+            # path asks, as it does under a path name; outside the roots it stays a read.
+            _collect(
+                _protected_only(policy.check_path(arg.raw, "write")),
+                f"argument `{arg.where}`",
+                steps,
+            )
         if check.canonical is None:
             canonicals = None
         elif canonicals is not None:
@@ -533,13 +565,21 @@ def _step2_deleted_trees(policy: CompiledPolicy, canonicals: list[str], steps: _
 
 
 def _step2_searched_trees(
-    policy: CompiledPolicy, canonicals: list[str], steps: _Steps, args: Arguments
+    policy: CompiledPolicy,
+    canonicals: list[str],
+    steps: _Steps,
+    args: Arguments,
+    *,
+    everything: bool = False,
+    typed: frozenset[str] = frozenset(),
 ) -> None:
     """A search tool given a directory (or none: the workspace) reads every file below it,
     as `rg KEY DIR` does: a denied file there that the search does not leave out (hidden,
     or ignored by `.gitignore`, unless a switch says it reads those too: `hidden: true`,
     `no_ignore: true`) asks, as for `rg` without the sandbox (the tool runs in the agent's
-    own process, so no sandbox hides it), and so does a tree too large to look through."""
+    own process, so no sandbox hides it), and so does a tree too large to look through.
+    `everything`: a filter of wildcards only whitelists hidden and ignored names too.
+    `typed`: hidden file names the search's file types let in (`type: "sh"`: `.env`)."""
     budget = tree_scan.MAX_TREE_ENTRIES
     for root in dict.fromkeys(canonicals):
         if not os.path.isdir(root) or policy.check_path(root, "read").verdict is not Verdict.ALLOW:
@@ -548,8 +588,8 @@ def _step2_searched_trees(
             policy,
             root,
             follow_links=args.follows,
-            skip_hidden=not args.hidden,
-            skip=None if args.ignored else ignore_filter(root),
+            skip_hidden=not (args.hidden or everything or typed),
+            skip=_searched_skip(root, args, everything, typed),
             limit=max(budget, 0),
         )
         budget -= scan.seen
@@ -571,6 +611,25 @@ def _step2_searched_trees(
                     f"{tree_scan.MAX_TREE_ENTRIES} one decision may look through",
                 )
             )
+
+
+def _searched_skip(
+    root: str, args: Arguments, everything: bool, typed: frozenset[str]
+) -> Callable[[str, bool], bool] | None:
+    """What a search below `root` leaves out: what `.gitignore` ignores (unless a switch or
+    a wildcard filter brings it in) and, when only its file types bring hidden names in,
+    every other hidden name."""
+    ignored = None if args.ignored or everything else ignore_filter(root)
+    if not typed or args.hidden or everything:
+        return ignored
+
+    def skip(path: str, is_dir: bool) -> bool:
+        name = posixpath.basename(path)
+        if name.startswith(".") and (is_dir or name not in typed):
+            return True
+        return ignored is not None and ignored(path, is_dir)
+
+    return skip
 
 
 def _step2_followed_links(policy: CompiledPolicy, canonicals: list[str], steps: _Steps) -> None:
@@ -619,6 +678,17 @@ def _unchecked_tree(root: str) -> Reason:
         f"deleting `{root}` removes everything below it: more entries than the "
         f"{tree_scan.MAX_TREE_ENTRIES} one decision may look through",
     )
+
+
+_MAY_WRITE: Final = frozenset({Side.UNKNOWN, Side.NETWORK})
+
+
+def _protected_only(check: PathCheck) -> PathCheck:
+    """The protected-path ASK of a write check, without its other reasons."""
+    reasons = tuple(r for r in check.reasons if r.code == "path-protected")
+    if not reasons:
+        return PathCheck(Verdict.ALLOW, (), check.canonical)
+    return PathCheck(Verdict.ASK, reasons, check.canonical)
 
 
 def _collect(check: PathCheck, where: str, steps: _Steps) -> None:

@@ -52,6 +52,7 @@ __all__ = [
     "link_points_to",
     "list_directory",
     "resolve_path",
+    "selects_any_name",
     "volume_folds_case",
 ]
 
@@ -692,6 +693,8 @@ _TEMPLATES = ENV_TEMPLATE_NAMES | {n.casefold() for n in ENV_TEMPLATE_NAMES}
 # -- glob filters ------------------------------------------------------------------------------
 
 _GLOB_META = re.compile(r"[*?\[{]")
+_GLOB_STARTS = frozenset("*?[")
+"""What a glob component may start with and still match a name starting with `.`."""
 _MAX_ALTERNATIVES = 64
 
 
@@ -775,6 +778,19 @@ def _glob_regex(text: str) -> re.Pattern[str] | None:
     return regex if isinstance(regex, re.Pattern) else None
 
 
+def selects_any_name(raw: object) -> bool:
+    """Whether an include filter's last component is wildcards only (`*`, `**/?*`,
+    `src/*`): it narrows nothing, and it selects hidden and ignored names too, since
+    ripgrep's `--glob` whitelist goes before its hidden and `.gitignore` tests."""
+    text = str(raw).strip()
+    if not text or text.startswith("!"):
+        return False
+    return any(
+        not alternative.rstrip("/").rpartition("/")[2].replace("*", "").replace("?", "")
+        for alternative in _globs_expand_braces(text)
+    )
+
+
 def _glob_selects(glob: str, sample: str) -> bool:
     """Whether a glob matches a denied sample name, or a file in a denied sample folder.
 
@@ -784,8 +800,14 @@ def _glob_selects(glob: str, sample: str) -> bool:
     everything.
     """
     last = glob.rstrip("/").rpartition("/")[2]
-    hidden = any(p.startswith(".") for p in sample.split("/"))
-    if hidden and not any(p.startswith(".") for p in glob.split("/")):
+    parts = sample.split("/")
+    dotted = any(p.startswith(".") for p in glob.split("/"))
+    if not dotted and any(p.startswith(".") for p in parts[:-1]):
+        return False
+    # A hidden file name (`.env`) is selected by a last component that starts with a
+    # wildcard too: ripgrep's `-g`/`--glob` is a whitelist that goes before its hidden
+    # test, so `rg -g '?env' KEY` (Claude Code's Grep `glob`) reads `./.env`.
+    if not dotted and parts[-1].startswith(".") and last[:1] not in _GLOB_STARTS:
         return False
     regex = _glob_regex(glob.lstrip("/"))
     if regex is None:

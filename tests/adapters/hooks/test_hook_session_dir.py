@@ -80,3 +80,21 @@ def test_a_cwd_with_a_control_character_names_the_field(ws: Path) -> None:
     }
     with pytest.raises(HookInputError, match=r"`cwd` .* control character"):
         claude_code.parse(payload, env={})
+
+
+def test_a_cwd_the_model_spells_does_not_move_the_shell(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Bash takes no `cwd`: the command runs where the session is, whatever the model says.
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("k\n")
+    monkeypatch.setenv("HOME", str(home))
+    keys = home / ".ssh"
+    assert _decide(ws, keys, "Bash", {"command": "cat id_ed25519", "cwd": "."}) is Verdict.DENY
+    assert _decide(ws, keys, "Bash", {"command": "cat id_ed25519", "cwd": str(ws)}) is (
+        Verdict.DENY
+    )
+    # Where the session is the project, the model's value still asks as an unknown argument.
+    assert _decide(ws, ws / "src", "Bash", {"command": "cat app.py", "cwd": "."}) is Verdict.ASK
+    assert _decide(ws, ws / "src", "Bash", {"command": "cat app.py"}) is Verdict.ALLOW

@@ -30,6 +30,10 @@ __all__ = ["EVENT", "PROJECT_VAR", "parse", "render"]
 
 EVENT: Final = "PreToolUse"
 PROJECT_VAR: Final = "CLAUDE_PROJECT_DIR"
+SPELLED_CWD: Final = "cwd (as the model spelled it)"
+"""Where a Bash call's own `cwd` argument goes when the payload says the session is
+elsewhere: the shell runs in the payload's directory, and the model's value, which no
+Bash call takes, stays an argument the table does not list (`argument-unknown`)."""
 _READ_ONLY_MODES: Final = frozenset({"plan"})
 _NO_PROMPT_MODES: Final = frozenset({"dontAsk"})
 """Claude Code's docs (permission modes): `dontAsk` denies every tool not pre-approved
@@ -68,15 +72,14 @@ def parse(
         here = table.to_call(name, {**arguments, CALL_CWD: cwd}, tool_call_id=call.tool_call_id)
         known = None if here.known_args is None else (*here.known_args, CALL_CWD)
         call = dataclasses.replace(here, known_args=known)
-    if (
-        call.kind is ToolKind.EXECUTE
-        and cwd
-        and "cwd" not in call.arguments
-        and os.path.normpath(cwd) != workspace
-    ):
+    if call.kind is ToolKind.EXECUTE and cwd and os.path.normpath(cwd) != workspace:
         # The shell runs where the session `cd`-ed to, not necessarily the project root.
-        # (`cwd` comes from the payload, not the model: it is no unknown argument.)
-        shell = table.to_call(name, {**arguments, "cwd": cwd}, tool_call_id=call.tool_call_id)
+        # (`cwd` comes from the payload, not the model: it is no unknown argument.) A `cwd`
+        # the model spelled does not move the shell (Bash takes none): the payload's wins,
+        # and the model's stays an argument the tool's table does not list, which asks.
+        spelled = {SPELLED_CWD: arguments["cwd"]} if "cwd" in arguments else {}
+        shell_arguments = {**arguments, **spelled, "cwd": cwd}
+        shell = table.to_call(name, shell_arguments, tool_call_id=call.tool_call_id)
         known = None if shell.known_args is None else (*shell.known_args, "cwd")
         call = dataclasses.replace(shell, known_args=known)
     return HookCall(

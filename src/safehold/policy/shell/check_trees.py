@@ -7,6 +7,7 @@ too large to walk asks. The host's pass only: the sandbox hides what it would fi
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from safehold.policy.gitignore import ignore_filter, repository_root
 from safehold.policy.paths import kernel_path
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand
 from safehold.policy.shell.check_paths import _absolute
-from safehold.policy.shell.findings import _Findings, _place, _spellings
+from safehold.policy.shell.findings import _Findings, _place
 from safehold.policy.shell.listings import SPLIT_CHARACTERS
 from safehold.policy.shell.programs.find import find_roots_at
 from safehold.policy.shell.programs.search import (
@@ -49,7 +50,7 @@ def _check_trees(
     once however often it is named (`grep -r x . . . .`): the decision stays bounded.
     """
     budget = tree_scan.MAX_TREE_ENTRIES
-    walked: set[tuple[str, bool, bool, bool]] = set()
+    walked: set[tuple[str, bool, bool, bool, str | None]] = set()
     for cmd in analysis.commands:
         listing = found.listed.get(id(cmd))
         if listing is not None:
@@ -64,26 +65,38 @@ def _check_trees(
         if default:
             words = [Word(".", True)]
         for word in words:
-            if not word.static or is_remote(word):
+            if not word.static or (is_remote(word) and not walk.pathspecs):
                 continue  # a computed word already asks without the sandbox
-            for spelling in _spellings(word.text, dirs):
-                full = kernel_path(_absolute(policy, spelling))
-                if default and walk.repo_root:
+            text, spec = word.text, None
+            if walk.pathspecs and _PATHSPEC_MARKS.intersection(text):
+                text, spec = _pathspec_root(text), text
+            for here, spelling in _placed_spellings(text, dirs):
+                full = spelled = kernel_path(_absolute(policy, spelling))
+                if (default or (spec or "").startswith(":")) and walk.repo_root:
                     full = repository_root(full) or full  # `git add -A`: the whole work tree
                 if not os.path.isdir(full):
                     continue
-                key = (full, walk.follows, walk.skips_hidden, walk.gitignore)
+                key = (full, walk.follows, walk.skips_hidden, walk.gitignore, spec)
                 if key in walked:
                     continue
                 walked.add(key)
-                if policy.check_path(full, "read").verdict is not Verdict.ALLOW:
+                check = policy.check_path(full, "read")
+                if check.verdict is not Verdict.ALLOW:
+                    if full != spelled:
+                        # The repository's top, which no word names: a workspace below it
+                        # (`git add -A` in `repo/sub` stages `repo/.env`).
+                        _top_outside(cmd, full, check.verdict, check.reasons, found)
                     continue  # outside the roots or denied: the read checks already said so
+                skip = ignore_filter(full) if walk.gitignore else None
+                if spec is not None and here is not None:
+                    cwd = kernel_path(_absolute(policy, here))
+                    skip = _pathspec_filter(spec, cwd, skip)
                 scan = tree_scan.denied_below(
                     policy,
                     full,
                     follow_links=walk.follows,
                     skip_hidden=walk.skips_hidden,
-                    skip=ignore_filter(full) if walk.gitignore else None,
+                    skip=skip,
                     limit=max(budget, 0),
                     flag=tree_scan.link_objection(policy) if walk.follows else None,
                     names_only=walk.names_only,
@@ -92,6 +105,79 @@ def _check_trees(
                 verb = "lists every name" if walk.names_only else "reads every file"
                 _tree_reasons(cmd, word.text, full, scan, found, verb)
                 _followed_out(cmd, word.text, full, scan, found)
+
+
+# What makes a git pathspec select more than the path it spells: wildmatch's wildcards
+# and escapes, and magic (`:/`, `:!x`, `:(glob)…`).
+_PATHSPEC_MARKS = frozenset("*?[\\:")
+
+
+def _pathspec_root(spec: str) -> str:
+    """The directory below which a glob or magic pathspec selects files: the components
+    before the first wildcard (`src/*.py` -> `src`), `.` for magic (`':/'` reaches the
+    top of the work tree; the caller walks from there for `git add`)."""
+    if spec.startswith(":"):
+        return "."
+    fixed: list[str] = []
+    for part in spec.split("/"):
+        if _PATHSPEC_MARKS.intersection(part):
+            break
+        fixed.append(part)
+    root = "/".join(fixed)
+    return root or ("/" if spec.startswith("/") else ".")
+
+
+def _placed_spellings(text: str, dirs: list[str | None]) -> list[tuple[str | None, str]]:
+    """`_spellings` of `text`, each with the directory it is relative to (None: absolute)."""
+    if text.startswith(("/", "~")):
+        return [(d, text) for d in dirs if d is not None] or [(None, text)]
+    return [(d, posixpath.join(d, text)) for d in dirs if d is not None]
+
+
+def _pathspec_filter(
+    spec: str, cwd: str, skip: Callable[[str, bool], bool] | None
+) -> Callable[[str, bool], bool] | None:
+    """Leave out, besides what `skip` leaves out, the files a glob pathspec cannot select
+    from `cwd`: git's wildcards match across `/` and leading dots, and a directory the
+    pathspec matches brings in all below it, so a file counts when the pattern matches
+    its path or a directory above it (without case: `--icase-pathspecs`). No filter for
+    magic, classes or escapes, which `fnmatch` does not read as git does."""
+    if spec.startswith(":") or "[" in spec or "\\" in spec:
+        return skip
+    pattern = spec.lower()
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    rooted = pattern.startswith("/")
+
+    def left_out(path: str, is_dir: bool) -> bool:
+        if skip is not None and skip(path, is_dir):
+            return True
+        if is_dir:
+            return posixpath.basename(path) == ".git"  # no pathspec reaches git's own files
+        rel = path.lower() if rooted else posixpath.relpath(path, cwd).lower()
+        parts = rel.split("/")
+        return not any(
+            fnmatch.fnmatchcase("/".join(parts[:k]), pattern) for k in range(1, len(parts) + 1)
+        )
+
+    return left_out
+
+
+def _top_outside(
+    cmd: SimpleCommand,
+    top: str,
+    verdict: Verdict,
+    reasons: tuple[Reason, ...],
+    found: _Findings,
+) -> None:
+    """A walk from the repository's top that the roots do not allow: the read reasons."""
+    bucket = found.deny if verdict is Verdict.DENY else found.ask
+    for reason in reasons:
+        message = (
+            f"`{cmd.program}` walks the whole work tree, from the repository's top "
+            f"`{top}`: {reason.message}"
+        )
+        found.add(bucket, Reason(reason.code, reason.rule, message))
 
 
 def _check_listing(
@@ -215,27 +301,64 @@ def _check_deleted_trees(
                 continue  # a computed word already asks without the sandbox
             # The directory itself, when it asks or is denied, already said so. An archive
             # unpacked into a directory may write any name below it (`.git/hooks/…`).
-            scans, budget = _walk_named(use.word.text, dirs, policy, "write", walked, budget, flag)
-            verb = "deletes everything" if deletes else "unpacks members of any name"
-            what = (
-                "deletes `{}` and everything below it"
-                if deletes
-                else ("unpacks an archive into `{}`, whose members may be named anything below it")
+            # `git rm '*'` removes every tracked file its pathspec matches, below any folder.
+            text = use.word.text
+            spec = deletes and cmd.program == "git" and _PATHSPEC_MARKS.intersection(text)
+            if spec and text.startswith(":"):
+                # Magic (`':/'`, `':!x'`) may reach the whole work tree: walked from its top.
+                tops = _tops(dirs, policy)
+                for top in tops:
+                    check = policy.check_path(top, "write")
+                    if check.verdict is not Verdict.ALLOW:
+                        _top_outside(cmd, top, check.verdict, check.reasons, found)
+                for top in tops:
+                    scans, budget = _walk_named(top, dirs, policy, "write", walked, budget, flag)
+                    _deleted_reasons(cmd, text, scans, found, deletes)
+                continue
+            scans, budget = _walk_named(
+                text, dirs, policy, "write", walked, budget, flag, pathspec=bool(spec)
             )
-            for full, scan in scans:
-                _tree_reasons(cmd, use.word.text, full, scan, found, verb)
-                for path, why in scan.flagged:
-                    found.grantable = False
-                    inside = posixpath.relpath(path, full)
-                    found.add(
-                        found.ask,
-                        Reason(
-                            "tree-holds-protected",
-                            cmd.program,
-                            f"`{cmd.program}` {what.format(use.word.text)}, including "
-                            f"`{inside}`: {why}; without the sandbox nothing keeps it",
-                        ),
-                    )
+            _deleted_reasons(cmd, text, scans, found, deletes)
+
+
+def _deleted_reasons(
+    cmd: SimpleCommand,
+    operand: str,
+    scans: list[tuple[str, TreeScan]],
+    found: _Findings,
+    deletes: bool,
+) -> None:
+    """The asks of the walks below what a command deletes or unpacks into."""
+    verb = "deletes everything" if deletes else "unpacks members of any name"
+    what = (
+        "deletes `{}` and everything below it"
+        if deletes
+        else ("unpacks an archive into `{}`, whose members may be named anything below it")
+    )
+    for full, scan in scans:
+        _tree_reasons(cmd, operand, full, scan, found, verb)
+        for path, why in scan.flagged:
+            found.grantable = False
+            inside = posixpath.relpath(path, full)
+            found.add(
+                found.ask,
+                Reason(
+                    "tree-holds-protected",
+                    cmd.program,
+                    f"`{cmd.program}` {what.format(operand)}, including "
+                    f"`{inside}`: {why}; without the sandbox nothing keeps it",
+                ),
+            )
+
+
+def _tops(dirs: list[str | None], policy: CompiledPolicy) -> list[str]:
+    """The work trees' tops of the directories a command runs in (each, when none)."""
+    out: list[str] = []
+    for d in dirs:
+        if d is not None:
+            here = kernel_path(_absolute(policy, d))
+            out.append(repository_root(here) or here)
+    return list(dict.fromkeys(out))
 
 
 def _walk_named(
@@ -246,19 +369,34 @@ def _walk_named(
     walked: set[str],
     budget: int,
     flag: Callable[[os.DirEntry[str]], str | None],
+    *,
+    pathspec: bool = False,
 ) -> tuple[list[tuple[str, TreeScan]], int]:
     """Walk each directory the word `text` names (once per command: `walked`) whose own
-    `access` the policy allows; the scans and the budget of entries left."""
+    `access` the policy allows; the scans and the budget of entries left. `pathspec`: the
+    word is a git pathspec with wildcards or magic, which selects files below the folder
+    before its first wildcard (`_pathspec_root`)."""
     scans: list[tuple[str, TreeScan]] = []
-    for spelling in _spellings(text, dirs):
+    spec = text if pathspec else None
+    for here, spelling in _placed_spellings(_pathspec_root(text) if spec else text, dirs):
         full = kernel_path(_absolute(policy, spelling))
-        if full in walked or not os.path.isdir(full):
+        key = f"{full}\0{spec}" if spec else full
+        if key in walked or not os.path.isdir(full):
             continue
-        walked.add(full)
+        walked.add(key)
         if policy.check_path(full, access).verdict is not Verdict.ALLOW:
             continue
+        skip = None
+        if spec is not None and here is not None:
+            skip = _pathspec_filter(spec, kernel_path(_absolute(policy, here)), None)
         scan = tree_scan.denied_below(
-            policy, full, follow_links=False, skip_hidden=False, limit=max(budget, 0), flag=flag
+            policy,
+            full,
+            follow_links=False,
+            skip_hidden=False,
+            skip=skip,
+            limit=max(budget, 0),
+            flag=flag,
         )
         budget -= scan.seen
         scans.append((full, scan))

@@ -65,6 +65,10 @@ class TreeWalk:
     # follows matter, and only when it follows them (`find -L` lists `~/.ssh` through a
     # link to it).
     names_only: bool = False
+    # Its operands are git pathspecs, not only directories: a glob (`'*'`, `'?env'`, which
+    # match across `/` and leading dots) or a magic one (`':/'`, `':!src'`) selects files
+    # below the directory it names before its first wildcard (`git add '*'` stages `.env`).
+    pathspecs: bool = False
 
 
 def _f(*names: str) -> frozenset[str]:
@@ -120,6 +124,7 @@ TREE_WALKS: dict[str, TreeWalk] = {
         repo_root=True,
         gitignore=True,
         no_ignore_options=_f("-f", "--force"),
+        pathspecs=True,
     ),
     "tar": _TAR,
     "bsdtar": _TAR,
@@ -170,6 +175,7 @@ TREE_WALKS: dict[str, TreeWalk] = {
         cwd_default=True,
         gitignore=True,
         no_ignore_options=_f("--no-index", "--no-exclude-standard"),
+        pathspecs=True,
     ),
     # Name listers that follow links met inside the tree when asked: find(1) `-L`,
     # `-follow`; du(1) `-L`; ls(1) `-R` with `-L`; tree(1) `-l`.
@@ -220,6 +226,7 @@ class Walking:
     gitignore: bool
     repo_root: bool
     names_only: bool = False
+    pathspecs: bool = False
 
 
 def _table(name: str) -> Program | None:
@@ -290,5 +297,13 @@ def _walking(words: tuple[Word, ...]) -> Walking | None:
     if not recursive or (walk.names_only and not follows):
         return None
     return Walking(
-        follows, not hidden, whole, walk.operands, start, ignores, walk.repo_root, walk.names_only
+        follows,
+        not hidden,
+        whole,
+        walk.operands,
+        start,
+        ignores,
+        walk.repo_root,
+        walk.names_only,
+        walk.pathspecs,
     )
