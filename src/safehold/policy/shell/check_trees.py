@@ -25,6 +25,7 @@ from safehold.policy.shell.programs.search import (
     search_operands,
 )
 from safehold.policy.shell.programs.table import (
+    PERM_TREE,
     UNPACKS,
     RoleUse,
     is_remote,
@@ -197,7 +198,8 @@ def _check_deleted_trees(
     Only without the sandbox, which mounts protected paths read-only by construction:
     `rm -rf .` or `find . -delete` on the host removes `./.git` although no word names it.
     Every entry below each directory a command deletes (`rm -r`, `find -delete`, `rsync
-    --delete`, `git rm -r`) is judged as a write: a protected or denied one asks, and a tree
+    --delete`, `git rm -r`), unpacks into, or changes the permissions of recursively (`chmod
+    -R`: `table.PERM_TREE`) is judged as a write: a protected or denied one asks, and a tree
     too large to look through asks (`tree-unchecked`). The walks of one command share one
     budget of entries, and a directory is walked once however often it is named.
     """
@@ -209,19 +211,26 @@ def _check_deleted_trees(
     for cmd in analysis.commands:
         dirs, uses, modes = _place(cmd, base, policy, found)
         unpacks = UNPACKS in modes
+        perm_tree = PERM_TREE in modes
         for use in uses:
             deletes = use.role == "delete"
-            if not (deletes or (unpacks and use.role == "write")) or not use.word.static:
+            changes = perm_tree and use.role == "perm"
+            if not (deletes or changes or (unpacks and use.role == "write")):
+                continue
+            if not use.word.static:
                 continue  # a computed word already asks without the sandbox
             # The directory itself, when it asks or is denied, already said so. An archive
-            # unpacked into a directory may write any name below it (`.git/hooks/…`).
+            # unpacked into a directory may write any name below it (`.git/hooks/…`), and
+            # `chmod -R` changes the mode of every entry below (a hook made executable).
             scans, budget = _walk_named(use.word.text, dirs, policy, "write", walked, budget, flag)
-            verb = "deletes everything" if deletes else "unpacks members of any name"
-            what = (
-                "deletes `{}` and everything below it"
-                if deletes
-                else ("unpacks an archive into `{}`, whose members may be named anything below it")
-            )
+            if deletes:
+                verb, what = "deletes everything", "deletes `{}` and everything below it"
+            elif changes:
+                verb = "changes the permissions of everything"
+                what = "changes the permissions of `{}` and everything below it"
+            else:
+                verb = "unpacks members of any name"
+                what = "unpacks an archive into `{}`, whose members may be named anything below it"
             for full, scan in scans:
                 _tree_reasons(cmd, use.word.text, full, scan, found, verb)
                 for path, why in scan.flagged:
