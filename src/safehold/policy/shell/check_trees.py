@@ -26,6 +26,7 @@ from safehold.policy.shell.programs.search import (
     search_operands,
 )
 from safehold.policy.shell.programs.table import (
+    PERM_TREE,
     UNPACKS,
     RoleUse,
     is_remote,
@@ -283,7 +284,8 @@ def _check_deleted_trees(
     Only without the sandbox, which mounts protected paths read-only by construction:
     `rm -rf .` or `find . -delete` on the host removes `./.git` although no word names it.
     Every entry below each directory a command deletes (`rm -r`, `find -delete`, `rsync
-    --delete`, `git rm -r`) is judged as a write: a protected or denied one asks, and a tree
+    --delete`, `git rm -r`), unpacks into, or changes the permissions of recursively (`chmod
+    -R`: `table.PERM_TREE`) is judged as a write: a protected or denied one asks, and a tree
     too large to look through asks (`tree-unchecked`). The walks of one command share one
     budget of entries, and a directory is walked once however often it is named.
     """
@@ -295,13 +297,19 @@ def _check_deleted_trees(
     for cmd in analysis.commands:
         dirs, uses, modes = _place(cmd, base, policy, found)
         unpacks = UNPACKS in modes
+        perm_tree = PERM_TREE in modes
         for use in uses:
             deletes = use.role == "delete"
-            if not (deletes or (unpacks and use.role == "write")) or not use.word.static:
+            changes = perm_tree and use.role == "perm"
+            if not (deletes or changes or (unpacks and use.role == "write")):
+                continue
+            if not use.word.static:
                 continue  # a computed word already asks without the sandbox
             # The directory itself, when it asks or is denied, already said so. An archive
-            # unpacked into a directory may write any name below it (`.git/hooks/…`).
+            # unpacked into a directory may write any name below it (`.git/hooks/…`), and
+            # `chmod -R` changes the mode of every entry below (a hook made executable).
             # `git rm '*'` removes every tracked file its pathspec matches, below any folder.
+            kind: _Change = "delete" if deletes else "perm" if changes else "unpack"
             text = use.word.text
             spec = deletes and cmd.program == "git" and _PATHSPEC_MARKS.intersection(text)
             if spec and text.startswith(":"):
@@ -313,12 +321,12 @@ def _check_deleted_trees(
                         _top_outside(cmd, top, check.verdict, check.reasons, found)
                 for top in tops:
                     scans, budget = _walk_named(top, dirs, policy, "write", walked, budget, flag)
-                    _deleted_reasons(cmd, text, scans, found, deletes)
+                    _deleted_reasons(cmd, text, scans, found, kind)
                 continue
             scans, budget = _walk_named(
                 text, dirs, policy, "write", walked, budget, flag, pathspec=bool(spec)
             )
-            _deleted_reasons(cmd, text, scans, found, deletes)
+            _deleted_reasons(cmd, text, scans, found, kind)
 
 
 def _deleted_reasons(
@@ -326,15 +334,11 @@ def _deleted_reasons(
     operand: str,
     scans: list[tuple[str, TreeScan]],
     found: _Findings,
-    deletes: bool,
+    kind: _Change,
 ) -> None:
-    """The asks of the walks below what a command deletes or unpacks into."""
-    verb = "deletes everything" if deletes else "unpacks members of any name"
-    what = (
-        "deletes `{}` and everything below it"
-        if deletes
-        else ("unpacks an archive into `{}`, whose members may be named anything below it")
-    )
+    """The asks of the walks below what a command deletes, unpacks into or changes the
+    permissions of (`kind`)."""
+    verb, what = _CHANGE_WORDS[kind]
     for full, scan in scans:
         _tree_reasons(cmd, operand, full, scan, found, verb)
         for path, why in scan.flagged:
@@ -349,6 +353,20 @@ def _deleted_reasons(
                     f"`{inside}`: {why}; without the sandbox nothing keeps it",
                 ),
             )
+
+
+_Change = Literal["delete", "unpack", "perm"]
+_CHANGE_WORDS: dict[str, tuple[str, str]] = {
+    "delete": ("deletes everything", "deletes `{}` and everything below it"),
+    "unpack": (
+        "unpacks members of any name",
+        "unpacks an archive into `{}`, whose members may be named anything below it",
+    ),
+    "perm": (
+        "changes the permissions of everything",
+        "changes the permissions of `{}` and everything below it",
+    ),
+}
 
 
 def _tops(dirs: list[str | None], policy: CompiledPolicy) -> list[str]:

@@ -70,6 +70,7 @@ from safehold.policy.shell.programs.interpreters import (
 from safehold.policy.shell.programs.project_tools import (
     PYTHON_IMPORTERS,
     RUNNER_SETTINGS,
+    SETTINGS_OPTIONS,
     Settings,
 )
 from safehold.policy.shell.programs.shells import SHELLS
@@ -558,15 +559,42 @@ def _may_write(
     return bool(analysis.redirects) and any(_settings_of(c) for c in analysis.commands)
 
 
-def _settings_of(cmd: SimpleCommand) -> Settings:
-    """The files `cmd` reads its options, plugins or code from, by name, each with what
-    makes a visible text in it ask (`RUNNER_SETTINGS`: `pytest`'s `pytest.ini`, also as
-    `python -m pytest`)."""
+def _runner_name(cmd: SimpleCommand) -> str:
+    """The runner `cmd` is, as `RUNNER_SETTINGS` names it: its program, or the module
+    `python -m` runs (`python -m pytest` is `pytest`)."""
     name = cmd.program
     if program_family(name) == "python":
         found = python_module(cmd.words)
         name = found[1].split(".", 1)[0] if found is not None else ""
-    return RUNNER_SETTINGS.get(name, {})
+    return name
+
+
+def _settings_of(cmd: SimpleCommand) -> Settings:
+    """The files `cmd` reads its options, plugins or code from, by name, each with what
+    makes a visible text in it ask (`RUNNER_SETTINGS`: `pytest`'s `pytest.ini`, also as
+    `python -m pytest`)."""
+    return RUNNER_SETTINGS.get(_runner_name(cmd), {})
+
+
+def _settings_named(
+    cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], home: str
+) -> dict[str | None, frozenset[str] | None]:
+    """The settings files `cmd`'s options name (`SETTINGS_OPTIONS`: `pytest -c F`, `pylint
+    --rcfile F`), absolute (None for a computed one), each with what makes a visible text
+    in it ask, as `RUNNER_SETTINGS` says for a file found by name."""
+    options = SETTINGS_OPTIONS.get(_runner_name(cmd))
+    if not options:
+        return {}
+    out: dict[str | None, frozenset[str] | None] = {}
+    for use in uses:
+        if use.option not in options:
+            continue
+        if not (use.word.static or use.word.home):
+            out[None] = options[use.option]
+            continue
+        for full in _absolute(use.word.text, dirs, home):
+            out[full] = options[use.option]
+    return out
 
 
 # Writers that leave a file empty: what a settings file says is not changed by them.
@@ -583,8 +611,14 @@ def _settings_asks(
     the folder it runs in, below it or directly in a folder above (`RUNNER_SETTINGS`): the
     options and plugins in it are on no command line. Every writer counts, `echo` and
     `printf` included (`echo 'addopts = -p evil' > pytest.ini; pytest`); a text the command
-    shows in full (a heredoc `cat` or `tee` writes out) counts when the table says so."""
-    runners = [(cmd, dirs, files) for cmd, dirs, _ in placed if (files := _settings_of(cmd))]
+    shows in full (a heredoc `cat` or `tee` writes out) counts when the table says so. So
+    does a settings file an option names, wherever it is (`pytest -c x.ini`: a write of
+    `x.ini` in the line; `SETTINGS_OPTIONS`)."""
+    runners = [
+        (cmd, dirs, files, _settings_named(cmd, dirs, uses, home))
+        for cmd, dirs, uses in placed
+        if (files := _settings_of(cmd))
+    ]
     if not runners:
         return []
     # (path, writer, `id` of its step, the text it writes when the command shows it)
@@ -609,18 +643,20 @@ def _settings_asks(
                 writes += [(p, cmd.program, id(cmd), text) for p in full]
     asks: list[Reason] = []
     pairs = 0
-    for cmd, dirs, files in runners:
+    for cmd, dirs, files, named in runners:
         here = [d for d in dirs if d is not None]
         for path, writer, by, text in writes:
             pairs += 1
             if by == id(cmd):
                 continue  # its own output (`pytest --junitxml=r.xml`)
             name = posixpath.basename(path or "")
-            hit = pairs > MAX_FLOW_PAIRS or path is None
+            hit = pairs > MAX_FLOW_PAIRS or path is None or (None in named)
             if not hit and name in files:
                 folder = posixpath.dirname(path or "")
                 near = any(_under(folder, d) or _under(d, folder) for d in here)
                 hit = near and _unsafe_settings(text, files[name])
+            if not hit and path in named:
+                hit = _unsafe_settings(text, named[path])
             if hit:
                 _add(asks, _settings_written(cmd.program, path, writer))
                 break

@@ -45,10 +45,11 @@ __all__ = ["LISTED_ROLES", "SPLIT_CHARACTERS", "XARGS_OPTIONS", "Listing", "list
 # checked against find's `-print0`; `-n`, `-L`, `-s`, `-x` cut the words into several
 # runs; `-P` runs them in parallel; `-r` skips an empty run; `-t` prints each command.
 XARGS_OPTIONS = WrapperOptions(
-    with_arg=frozenset({"-n", "-L", "-P", "-s", "--max-args", "--max-lines", "--max-procs"})
-    | frozenset({"--max-chars"}),
+    with_arg=frozenset({"-n", "-L", "-P", "-s", "--max-args", "--max-procs", "--max-chars"}),
     flags=frozenset({"-0", "-r", "-t", "-x", "--null", "--no-run-if-empty", "--verbose"})
     | frozenset({"--exit"}),
+    # `--max-lines[=N]`: a value only glued on (as `programs.runners.XARGS_OPTIONS`).
+    optional=frozenset({"--max-lines"}),
 )
 _NULL = frozenset({"--null"})
 # find(1) global options that make it follow links (its names then lead out of the tree).

@@ -190,6 +190,10 @@ _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
         # `exec` plugin kubectl runs); the editor `kubectl edit` runs.
         "KUBERC",
         "KUBE_EDITOR",
+        # Info-ZIP zip reads its default options from `ZIPOPT`, or else `ZIP` (zip(1),
+        # "ENVIRONMENT": "ZIP [Not on RISC OS and VMS] see ZIPOPT"): `ZIP='-TT CMD -T' zip
+        # a.zip f` runs CMD.
+        "ZIP",
     }
 )
 _DANGEROUS_ENV_PREFIXES = (
@@ -219,6 +223,9 @@ _DANGEROUS_ENV_PREFIXES = (
     "DOCKER_",
     "KUBECONFIG",
     "KUBECTL_",  # `KUBECTL_KUBERC` turns the kuberc file on, `KUBECTL_EXTERNAL_DIFF` a program
+    # coverage.py, run by pytest-cov from a project's own `addopts`: `COVERAGE_FILE` and
+    # `COVERAGE_DEBUG_FILE` name files it writes, `COVERAGE_RCFILE` its settings.
+    "COVERAGE_",
 )
 
 

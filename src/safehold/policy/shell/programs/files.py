@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from safehold.policy.shell.programs.find import FIND
-from safehold.policy.shell.programs.table import Opt, Program, Role, Setting, read_roles
+from safehold.policy.shell.programs.table import (
+    PERM_TREE,
+    Opt,
+    Program,
+    Role,
+    Setting,
+    read_roles,
+)
 from safehold.policy.shell.programs.vocab import HELP, flags, names_from, optional, valued, values
 from safehold.policy.shell.words import Word
 
@@ -130,7 +137,9 @@ _CHMOD = Program(
         "--reference": Opt(takes=True, role="read", mode="mode-given"),
         **{f"-{c}": _MODE_WORD for c in "rwxXst"},
         **flags("-c", "--changes", "-f", "--silent", "--quiet", "-v", "--verbose"),
-        **flags("--no-preserve-root", "--preserve-root", "-R", "--recursive"),
+        **flags("--no-preserve-root", "--preserve-root"),
+        # Every entry below a directory operand (`check_trees`).
+        **dict.fromkeys(("-R", "--recursive"), Opt(mode=PERM_TREE)),
     },
     operands="perm",
     skip=1,

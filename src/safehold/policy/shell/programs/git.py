@@ -513,7 +513,10 @@ ROLES = Program(
         "am": Program(operands="read", implicit=(("write", None),)),
         "worktree": Program(subcommands={"add": Program(first="write"),
                                          "remove": Program(first="delete")}),
-        "submodule": Program(subcommands={"add": Program(first="network", last="write")}),
+        # git-submodule(1) `add`: clones into PATH and records URL and PATH in the
+        # repository's `.gitmodules` (protected), which it writes.
+        "submodule": Program(subcommands={"add": Program(first="network", last="write",
+                                                         implicit=(("write", ".gitmodules"),))}),
         "config": Program(
             options={"-f": _WRITE, "--file": _WRITE, "--blob": _V,
                      "--global": Opt(mode="global"), "--system": Opt(mode="system")},

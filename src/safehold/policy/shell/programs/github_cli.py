@@ -58,6 +58,8 @@ def _gh(
     implicit: tuple[tuple[Role, str | None], ...] = (),
     subcommands: dict[str, Program] | None = None,
     forwards_rest: bool = False,
+    unpacks: bool = False,
+    modes: dict[str, Program] | None = None,
 ) -> Program:
     return Program(
         options={k: v for group in (_HELP, *groups) for k, v in group.items()},
@@ -67,6 +69,8 @@ def _gh(
         implicit=implicit,
         subcommands=subcommands or {},
         forwards_rest=forwards_rest,
+        unpacks=unpacks,
+        modes=modes or {},
         parser="pflag",
         source=GH_SOURCE,
     )
@@ -78,6 +82,7 @@ def _named(program: Program, *names: str) -> dict[str, Program]:
 
 
 _HERE: tuple[tuple[Role, str | None], ...] = (("write", "."),)
+_DIR_GIVEN = "dir-given"
 _BODY = {**values("-b", "--body"), **_upload("-F", "--body-file")}
 _EDIT_LISTS = values(
     "--add-assignee", "--remove-assignee", "--add-label", "--remove-label", "--add-project",
@@ -240,12 +245,17 @@ _RUN = _gh(
             values("-j", "--job", "-a", "--attempt"),
         ),
         "watch": _gh(_REPO, flags("--exit-status"), values("-i", "--interval")),
-        # Artifacts go to `-D DIR`, by default the current directory.
+        # Artifacts go to `-D DIR`, by default the current directory, each extracted
+        # there (one asked for by name) or in a folder named after it (gh run download
+        # --help): the zip's members, and an artifact's name, may be anything below it
+        # (`.git/hooks/pre-commit`), as `unzip`'s are.
         "download": _gh(
             _REPO,
-            valued("write", "-D", "--dir"),
+            dict.fromkeys(("-D", "--dir"), Opt(takes=True, role="write", mode=_DIR_GIVEN)),
             values("-n", "--name", "-p", "--pattern"),
             implicit=_HERE,
+            unpacks=True,
+            modes={_DIR_GIVEN: Program(unpacks=True)},  # into DIR, not here
         ),
         "cancel": _gh(_REPO),
     },

@@ -80,8 +80,8 @@ _INTERPRETER_ARG_OPTIONS = {
         "-r", "--require", "--import", "--loader", "--experimental-loader", "-C",
         "--conditions", "--input-type", "--env-file", "--title", "--inspect-port",
     ),
-    "perl": ("-I", "-M", "-m", "-C"),
-    "ruby": ("-I", "-r", "-C", "-E", "--encoding", "-F"),
+    "perl": ("-I", "-M", "-m"),
+    "ruby": ("-I", "-r", "-C", "-X", "-E", "--encoding"),
     "php": ("-d", "-c", "-z", "-t"),
     "lua": ("-l",),
     "julia": ("-t", "--threads", "-p", "--procs", "-J", "--sysimage", "-L", "--load"),
@@ -146,10 +146,17 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
         )
 
     texts = [w.text.lower() if name in ("pwsh", "powershell") else w.text for w in words]
+    # `python -i SCRIPT` (or `-i -m MOD`) reads more code from standard input once the
+    # script ends (python(1), "-i": "even when sys.stdin does not appear to be a
+    # terminal"): a program from stdin, as `python -` is.
+    inspects = name == "python" and _python_inspects(words)
     computed = False
     i = 1
     while i < len(words):
         t = texts[i]
+        if i == 1 and t == _RUN_SUBCOMMAND.get(name) and words[i].static:
+            i += 1  # `deno run [OPTIONS] SCRIPT`, `bun run -`: the script follows `run`
+            continue
         if not words[i].static:
             computed = True  # an option value, or the script itself: `python $f`
             i += 1
@@ -162,13 +169,13 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
             after = texts[i + 1] if i + 1 < len(words) else ""
             if i > 1 and texts[i - 1].startswith("-") and is_code(after):
                 return inline(i + 1)
-            return None
+            return stdin_program(name, stdin_fed) if inspects else None
         if t == "-":
             break
         if t in _NO_PROGRAM.get(name, ()) or t in ("--version", "--help"):
             return None  # prints a version or help text and exits: no program is read
         if name == "python" and t == "-m":
-            return None
+            return stdin_program(name, stdin_fed) if inspects else None
         # The value of an option is skipped, unless it is itself a code flag.
         i += 2 if t in arg_options and not is_code(texts[min(i + 1, len(texts) - 1)]) else 1
     if computed:
@@ -182,17 +189,34 @@ STEPS: dict[str, StepFn] = dict.fromkeys(INTERPRETERS - SHELLS, _interpreter)
 
 
 _CODE = Opt(takes=True)
+_GLUED = Opt(takes=True, optional=True)
 # `perl -i -pe CODE FILE…` and `ruby -i -pe CODE FILE…` rewrite their files, as `sed -i`.
-_INPLACE_EDITOR = Program(
+# A value only glued on (perlrun: `-C[number/list]`, `-Fpattern`, `-x[directory]`; `ruby
+# -h`: `-Fpattern`, `-x[directory]`) is no option's when it is the next word: that word is
+# the script (`perl -i -x s.pl .git/config` edits `.git/config`). `-x DIR`, ruby's `-C
+# DIR` and `-X DIR` change directory before the script's files are opened (ruby's before
+# the script itself is: ruby.c, `proc_options`).
+_PERL = Program(
     options={"-e": _CODE, "-E": _CODE, "-i": Opt(mode="inplace"), "-I": _CODE, "-M": _CODE,
-             "-m": _CODE, "-r": _CODE, "-C": _CODE, "-x": _CODE, "-F": _CODE,
+             "-m": _CODE, "-C": _GLUED, "-F": _GLUED,
+             "-x": Opt(takes=True, optional=True, role="cwd"),
              **{f"-{c}": Opt() for c in "pnlawsTtWXc0"}},
     operands="read",
     skip=1,
     unskip=frozenset({"-e", "-E"}),
     modes={"inplace": Program(operands="write", skip=1)},
 )  # fmt: skip
-PROGRAMS: dict[str, Program] = {"perl": _INPLACE_EDITOR, "ruby": _INPLACE_EDITOR}
+_CHDIR = Opt(takes=True, role="cwd")
+_RUBY = Program(
+    options={"-e": _CODE, "-i": Opt(mode="inplace"), "-I": _CODE, "-r": _CODE, "-E": _CODE,
+             "-C": _CHDIR, "-X": _CHDIR, "-x": Opt(takes=True, optional=True, role="cwd"),
+             "-F": _GLUED, **{f"-{c}": Opt() for c in "pnlawsTtWc0"}},
+    operands="read",
+    skip=1,
+    unskip=frozenset({"-e"}),
+    modes={"inplace": Program(operands="write", skip=1)},
+)  # fmt: skip
+PROGRAMS: dict[str, Program] = {"perl": _PERL, "ruby": _RUBY}
 
 
 # Runtimes whose script follows a subcommand (`deno run x.ts`, `bun run x.ts`).
@@ -230,6 +254,25 @@ def script_operand(name: str, words: tuple[Word, ...]) -> int | None:
             return None  # `sh -ec CODE`
         i += 2 if t in arg_options else 1
     return None
+
+
+def _python_inspects(words: tuple[Word, ...]) -> bool:
+    """Whether Python's own options (before the script, `-c` or `-m`, read with its table
+    as `_python_script` reads them) hold `-i`, alone or in a cluster (`-ui`, `-im MOD`)."""
+    i = 1
+    while i < len(words):
+        word = words[i]
+        t = word.text
+        if not word.static or not t.startswith("-") or t in ("-", "--"):
+            return False
+        resolved = resolve_option(PYTHON, t)
+        names = {name for name, _opt in resolved.flags}
+        if "-i" in names:
+            return True
+        if names & {"-c", "-m"}:
+            return False
+        i += 2 if resolved.takes else 1
+    return False
 
 
 def _python_script(words: tuple[Word, ...]) -> int | None:

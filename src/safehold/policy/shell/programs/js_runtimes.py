@@ -24,8 +24,10 @@ __all__ = ["BUN", "DENO", "local_module"]
 
 def local_module(word: Word) -> bool:
     """A script named by a local path: no URL (`https://…`, `data:`), no package specifier
-    (`npm:x`, `jsr:@s/x`), which the runtime would download and run."""
-    return word.static and ":" not in word.text
+    (`npm:x`, `jsr:@s/x`), which the runtime would download and run, and not `-`, standard
+    input (deno run --help: "Use '-' as the script to read from stdin"; bun's docs, "bun
+    run -": code piped in)."""
+    return word.static and ":" not in word.text and word.text != "-"
 
 
 # deno's permission flags: `--allow-read[=<PATH>...]` and kin (a list is glued with `=`).

@@ -92,14 +92,17 @@ def _curl_names(uses: Sequence[RoleUse], modes: frozenset[str]) -> list[Word]:
 
 def _wget_names(uses: Sequence[RoleUse], modes: frozenset[str]) -> list[Word]:
     """`wget URL`: the file is the last segment of the URL's path with its query
-    (`index.html` for none), in `-P DIR` (wget(1), "Directory Options"); `-O` names the one
-    file instead; `-r`, `-m`, `-p`, `-x`, `--content-disposition` and
-    `--trust-server-names` let the server or the site's tree name them."""
+    (`index.html` for none, or the name `--default-page` gives), in `-P DIR` (wget(1),
+    "Directory Options"); `-O` names the one file instead; `-r`, `-m`, `-p`, `-x`,
+    `--content-disposition` and `--trust-server-names` let the server or the site's tree
+    name them."""
     if _NAMED in modes:
         return []
     if _SERVER_NAMES in modes:
         return [_URL_NAME_COMPUTED]
     folder = _output_dir(uses, ("-P", "--directory-prefix"))
+    # `--default-page=NAME`: the name of a URL ending in `/`, instead of `index.html`.
+    page = _output_dir(uses, ("--default-page",))
     out: list[Word] = []
     for spelled in _urls(uses):
         if spelled is None:
@@ -110,7 +113,10 @@ def _wget_names(uses: Sequence[RoleUse], modes: frozenset[str]) -> list[Word]:
         path, _, query = rest.partition("/")[2].partition("?")
         name = posixpath.normpath("/" + path).rsplit("/", 1)[-1] if path else ""
         if path.endswith("/") or not name:
-            name = "index.html"
+            if page is not None and not page.static:
+                out.append(_URL_NAME_COMPUTED)
+                continue
+            name = page.text if page is not None else "index.html"
         out.append(_saved_as(name + ("?" + query if query else ""), folder))
     return out
 
@@ -294,7 +300,10 @@ _WGET = Program(
         **values("--wait", "--waitretry", "-Q", "--quota", "--bind-address", "--limit-rate"),
         **values("--restrict-file-names", "--prefer-family"),
         **values("--local-encoding", "--remote-encoding", "--cut-dirs"),
-        **values("--default-page", "--compression"),
+        # `--default-page=NAME` names the file a URL ending in `/` is saved as
+        # (`_wget_names`); judged as a write where wget runs as well.
+        **valued("write", "--default-page"),
+        **values("--compression"),
         **values("--max-redirect", "--secure-protocol", "--certificate-type"),
         **values("--private-key-type", "--ciphers"),
         # Sent to the server as given (`INLINE_UPLOADS`).

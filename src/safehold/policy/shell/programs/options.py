@@ -16,6 +16,9 @@ class WrapperOptions:
     with_arg: frozenset[str] = frozenset()  # short or long options taking the next word
     flags: frozenset[str] = frozenset()  # options without an argument
     attached: bool = True  # `-n5` / `--opt=value` forms allowed
+    # Options whose value is optional (getopt's `::`): only a glued one is theirs (`-iR`,
+    # `--replace=R`); alone they are flags, and the next word is not their value.
+    optional: frozenset[str] = frozenset()
 
 
 def skip_options(words: tuple[Word, ...], i: int, opts: WrapperOptions) -> tuple[int, str | None]:
@@ -42,7 +45,7 @@ def read_options(
             return i + 1, None, given
         if not t.startswith("-") or t == "-":
             return i, None, given
-        if t in opts.flags:
+        if t in opts.flags or t in opts.optional:
             given.append((t, None))
             i += 1
             continue
@@ -50,7 +53,7 @@ def read_options(
             given.append((t, words[i + 1] if i + 1 < len(words) else None))
             i += 2
             continue
-        if t.startswith("--") and "=" in t and t.split("=", 1)[0] in opts.with_arg:
+        if t.startswith("--") and "=" in t and t.split("=", 1)[0] in opts.with_arg | opts.optional:
             name = t.partition("=")[0]
             given.append((name, Word(t.partition("=")[2], w.static, w.splits, w.home)))
             i += 1
@@ -63,6 +66,13 @@ def read_options(
             step = 1
             for k in range(1, len(t)):
                 letter = "-" + t[k]
+                if letter in opts.optional:
+                    # `-iR`: the rest of the word is the value; `-i` at the end has none.
+                    ok = True
+                    rest = t[k + 1 :]
+                    value = Word(rest, w.static, w.splits, w.home) if rest else None
+                    letters.append((letter, value))
+                    break
                 if letter in opts.with_arg:
                     ok = True
                     if k == len(t) - 1:

@@ -19,7 +19,14 @@ from __future__ import annotations
 from safehold.policy.shell.programs.table import Opt, Program, Role
 from safehold.policy.shell.programs.vocab import HELP, flags, optional, valued, values
 
-__all__ = ["MODULES", "PROGRAMS", "PYTHON_IMPORTERS", "RUNNER_SETTINGS", "Settings"]
+__all__ = [
+    "MODULES",
+    "PROGRAMS",
+    "PYTHON_IMPORTERS",
+    "RUNNER_SETTINGS",
+    "SETTINGS_OPTIONS",
+    "Settings",
+]
 
 # -- django-admin / python -m django -------------------------------------------------------
 # Django 5.2.19: django/core/management/base.py (`BaseCommand.create_parser`),
@@ -339,6 +346,18 @@ RUNNER_SETTINGS: dict[str, Settings] = {
     "npm": _NPM_SETTINGS,
     "pnpm": _NPM_SETTINGS,
     "yarn": {**_NPM_SETTINGS, ".yarnrc": None, ".yarnrc.yml": None},
+}
+
+# Options naming a file a runner reads as one of its settings files above, each with what
+# makes a visible text in it ask (as there): pytest's `-c`/`--config-file` (pytest docs,
+# "Configuration"), pylint's `--rcfile`, sqlfluff's `--config` (an extra config file, read
+# last), npm's `--userconfig` and `--globalconfig` (npm docs, "config"). A step of the same
+# line that writes that file asks as one writing `pytest.ini` does (`flows`).
+SETTINGS_OPTIONS: dict[str, Settings] = {
+    **dict.fromkeys(("pytest", "py.test"), dict.fromkeys(("-c", "--config-file"))),
+    "pylint": {"--rcfile": None},
+    "sqlfluff": {"--config": _SQLFLUFF_WORDS},
+    **dict.fromkeys(("npm", "pnpm", "yarn"), dict.fromkeys(("--userconfig", "--globalconfig"))),
 }
 
 # Console scripts that import Python modules by the names they are given, as `python -m

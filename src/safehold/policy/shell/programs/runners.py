@@ -95,6 +95,10 @@ IONICE_OPTIONS = WrapperOptions(
 EXEC_OPTIONS = WrapperOptions(with_arg=frozenset({"-a"}), flags=frozenset({"-c", "-l"}))
 COMMAND_OPTIONS = WrapperOptions(flags=frozenset({"-p"}))
 NOHUP_OPTIONS = WrapperOptions()
+# GNU findutils 4.9 xargs(1): `-I R` takes a value; `-i[R]`, `-e[E]`, `-l[N]` and their
+# long names `--replace[=R]`, `--eof[=E]`, `--max-lines[=N]` take one only glued on
+# (getopt's `i::`): `xargs -ix sh -c 'echo x'` replaces `x`, and `xargs --replace sh …`
+# runs `sh`.
 XARGS_OPTIONS = WrapperOptions(
     with_arg=frozenset(
         {
@@ -109,11 +113,8 @@ XARGS_OPTIONS = WrapperOptions(
             "--delimiter",
             "--arg-file",
             "--max-args",
-            "--max-lines",
             "--max-procs",
             "--max-chars",
-            "--eof",
-            "--replace",
             "--process-slot-var",
         }
     ),
@@ -131,11 +132,9 @@ XARGS_OPTIONS = WrapperOptions(
             "--interactive",
             "--exit",
             "--open-tty",
-            "-i",
-            "-l",
-            "-e",
         }
     ),
+    optional=frozenset({"-i", "-l", "-e", "--replace", "--eof", "--max-lines"}),
 )
 SIMPLE_WRAPPERS = {
     "nice": NICE_OPTIONS,
@@ -257,15 +256,16 @@ def _xargs(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step:
                         "run other code",
                     )
                 )
-        elif option in ("-I", "--replace"):
-            replace = value.text if value is not None and value.static else None
-            if value is None or not value.static:
+        elif option in ("-I", "-i", "--replace"):
+            if value is None and option != "-I":
+                replace = "{}"  # `-i`, `--replace`: the default replace-string
+            elif value is None or not value.static or not value.text:
                 # A computed replace-string may be in any word: each may be a stdin line.
                 return Step(
                     opaque=opaque("dynamic-script", "xargs -I", "`xargs -I` gets a computed string")
                 )
-        elif option == "-i":
-            replace = "{}"
+            else:
+                replace = value.text
     inner = words[i:] or (Word("echo", True),)
     # xargs adds words read from stdin: they are unknown here.
     if replace:

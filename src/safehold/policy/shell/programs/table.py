@@ -22,6 +22,7 @@ __all__ = [
     "NAMES_FROM_INPUT",
     "OPTIONS_FILE",
     "PARSERS",
+    "PERM_TREE",
     "ROLES",
     "UNPACKS",
     "WRITES_ANYWHERE",
@@ -92,7 +93,9 @@ class Opt:
     """One option: whether it takes a value, the value's role, and a mode it switches on.
 
     `optional`: the value is optional (getopt's `::`): only a glued value (`--opt=V`, `-oV`)
-    is the option's; a separate next word is not consumed (`tar --checkpoint`, `perl -C`).
+    is the option's; a separate next word is not consumed (`tar --checkpoint`, `perl -C`),
+    except by argparse's `nargs="?"`, which takes a next word that is no option
+    (`pytest --debug FILE`: `_optional_takes`).
     """
 
     takes: bool = False
@@ -381,6 +384,30 @@ def option_values(
     return out
 
 
+def _optional_takes(
+    program: Program, resolved: Resolved, words: Sequence[Word], i: int
+) -> bool | None:
+    """Whether an option with an optional value, given none glued on, takes the next word
+    `words[i + 1]` all the same: argparse's `nargs="?"` does when the word is no option
+    (`pytest --debug FILE` writes FILE; getopt's `::` never does). None when that is not
+    known: argparse drops a `--` and may take the word after it (`--debug -- FILE`)."""
+    if (
+        program.parser != "argparse"
+        or resolved.takes
+        or resolved.value is not None
+        or not resolved.flags
+        or not resolved.flags[-1][1].optional
+        or i + 1 >= len(words)
+    ):
+        return False
+    following = words[i + 1]
+    if not following.static:
+        return True  # a computed word: taken as the value, judged in its role
+    if following.text == "--":
+        return None if i + 2 < len(words) else False
+    return not following.text.startswith("-") or following.text == "-"
+
+
 def first_operand(program: Program, words: Sequence[Word]) -> tuple[Word | None, frozenset[str]]:
     """The first operand of `words` (argv, program first) and the names of the options
     given anywhere before `--`, read with `program`'s parser (`jq -r -f F`: `F`, with `-r`
@@ -396,7 +423,7 @@ def first_operand(program: Program, words: Sequence[Word]) -> tuple[Word | None,
         elif not options_done and w.static and w.text.startswith("-") and w.text != "-":
             resolved = resolve_option(program, w.text)
             given.update(name for name, _ in resolved.flags)
-            if resolved.flags and resolved.takes:
+            if resolved.flags and (resolved.takes or _optional_takes(program, resolved, words, i)):
                 i += resolved.flags[-1][1].count
             elif resolved.flags and resolved.value is not None:
                 i += resolved.flags[-1][1].count - 1
@@ -440,6 +467,11 @@ names the program then reads (`tar -T LIST`, `sort --files0-from=LIST`, `zip -@`
 
 UNPACKS = "unpacks"
 """The mode a `Program(unpacks=True)` reading reports (see `Program.unpacks`)."""
+
+PERM_TREE = "perm-tree"
+"""The mode of an option that makes a permission change reach every entry below a
+directory operand (`chmod -R`, `--recursive`): without the sandbox every entry below it is
+judged as changed (`check_trees`), since one may be `.git/hooks/pre-commit` or `.env`."""
 
 OPTIONS_FILE = "options-file"
 """The mode of an option whose value holds more of the program's options, commands or
@@ -551,6 +583,11 @@ def _read(
                 unskipped = True
             uses.extend(RoleUse(role, Word(path, True), flag) for role, path in opt.implies)
         name, opt = resolved.flags[-1]
+        after = _optional_takes(program, resolved, words, i)
+        if after is None:
+            unknown.append(t)  # `--debug -- F`: argparse may take `F` as the value
+        elif after:
+            resolved = Resolved(resolved.flags, None, True, resolved.unknown)
         if resolved.value is not None:
             holder: Word | None = Word(resolved.value, w.static, w.splits, w.home)
             i += 1
