@@ -28,6 +28,16 @@ def ws(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throwaway HOME holding an SSH key."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("k\n")
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
 def _decide(ws: Path, cwd: Path, tool: str, tool_input: dict[str, object]) -> Verdict:
     payload = {
         "hook_event_name": "PreToolUse",
@@ -59,13 +69,7 @@ def test_the_session_directory_is_no_argument_of_the_tool(ws: Path) -> None:
     assert decision.verdict is Verdict.ALLOW, decision
 
 
-def test_a_search_without_a_path_searches_the_session_directory(
-    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    home = tmp_path / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_ed25519").write_text("k\n")
-    monkeypatch.setenv("HOME", str(home))
+def test_a_search_without_a_path_searches_the_session_directory(ws: Path, home: Path) -> None:
     assert _decide(ws, home / ".ssh", "Grep", {"pattern": "PRIVATE"}) is Verdict.DENY
     assert _decide(ws, home / ".ssh", "Glob", {"pattern": "id_*"}) is Verdict.DENY
     assert _decide(ws, ws / "src", "Grep", {"pattern": "print"}) is Verdict.ALLOW
@@ -82,14 +86,8 @@ def test_a_cwd_with_a_control_character_names_the_field(ws: Path) -> None:
         claude_code.parse(payload, env={})
 
 
-def test_a_cwd_the_model_spells_does_not_move_the_shell(
-    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_cwd_the_model_spells_does_not_move_the_shell(ws: Path, home: Path) -> None:
     # Bash takes no `cwd`: the command runs where the session is, whatever the model says.
-    home = tmp_path / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_ed25519").write_text("k\n")
-    monkeypatch.setenv("HOME", str(home))
     keys = home / ".ssh"
     assert _decide(ws, keys, "Bash", {"command": "cat id_ed25519", "cwd": "."}) is Verdict.DENY
     assert _decide(ws, keys, "Bash", {"command": "cat id_ed25519", "cwd": str(ws)}) is (
