@@ -56,6 +56,13 @@ except ImportError:  # pragma: no cover - only under an older baseline
         _home_spelled_memo,
     )
 
+try:  # where they live since `assess` was split (a `--baseline` may lack them)
+    from safehold.policy.shell import check_paths as _check_paths_module
+    from safehold.policy.shell import check_rules as _check_rules_module
+except ImportError:  # pragma: no cover - only under an older baseline
+    _check_paths_module = _check_rules_module = None  # type: ignore[assignment]
+from safehold.policy.shell.programs import command_strings as _command_strings_module
+
 try:  # absent from a `--baseline` checkout before the closed world
     from safehold.policy.shell import effects as _effects_module
 except ImportError:  # pragma: no cover - only under an older baseline
@@ -79,6 +86,9 @@ _VALUE_MEMOS = (
     (_locations_module, "_resolve_dir"),
     (_trees_module, "_walking"),
     (_wrappers_module, "_EXEC_VALUES"),
+    (_check_rules_module, "_RULES_BY_VALUE"),
+    (_check_paths_module, "_path_candidates"),
+    (_command_strings_module, "_command_string_step_of"),
 )
 
 # A baseline from before the runner takes no `runner=` (it judged as the config's sandbox).

@@ -198,3 +198,36 @@ def test_the_vocabulary_reaches_every_verdict(policy: CompiledPolicy) -> None:
 def test_tree_fixture_is_used(policy: CompiledPolicy) -> None:
     assert Path(policy.workspace, ".env").exists()
     assert verdict("cat .env", policy) is Verdict.DENY
+
+
+def _texts_match_words(analysis: ShellAnalysis) -> bool:
+    return all(
+        cmd.argv == tuple(w.text for w in cmd.words)
+        and cmd.wrappers == tuple(tuple(w.text for w in layer) for layer in cmd.wrapper_words)
+        for cmd in analysis.commands
+    )
+
+
+@given(commands(), st.sampled_from(("", "for f in a ~/.ssh; do ", "find . -exec ", "xargs ")))
+def test_a_commands_texts_are_its_words_texts(c: str, around: str) -> None:
+    """`argv` and `wrappers` spell `words` and `wrapper_words` exactly: the checks that
+    look for `/tmp`, `..` or `://` in a command read the joined texts instead of each word
+    (`assess._same_on_host`, `findings._reads_links`, `check_code._check_spelled_urls`)."""
+    text = {"": c, "find . -exec ": f"find . -exec {c} {{}} +", "xargs ": f"ls | xargs {c}"}.get(
+        around, f"{around}{c.replace('x', chr(34) + '$f' + chr(34))}; done"
+    )
+    assert _texts_match_words(analyze(text))
+
+
+def test_every_corpus_commands_texts_are_its_words_texts() -> None:
+    import tomllib
+
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    seen = 0
+    for path in sorted(corpus.glob("*.toml")):
+        for group in tomllib.loads(path.read_text(encoding="utf-8"))["group"]:
+            for case in group["cases"]:
+                text = case["command"].replace("{{LONG}}", "x")
+                assert _texts_match_words(analyze(text)), text
+                seen += 1
+    assert seen > 1000

@@ -232,8 +232,12 @@ def _evaluate(
     # A filter of wildcards only (`*`) narrows nothing, and it brings in what the search
     # leaves out by default: ripgrep's `--glob` whitelist goes before its hidden and
     # `.gitignore` tests, so `{"glob": "*"}` reads `./.env`.
-    every = any(selects_any_name(g.raw) for g in args.globs)
-    narrowed = not every and any(not str(g.raw).strip().startswith("!") for g in args.globs)
+    every = bool(args.globs) and any(selects_any_name(g.raw) for g in args.globs)
+    narrowed = (
+        not every
+        and bool(args.globs)
+        and any(not str(g.raw).strip().startswith("!") for g in args.globs)
+    )
     searches = call.kind is ToolKind.SEARCH and not lists_names(call.name)
     if searches and canonicals is not None and not narrowed:
         # `type: "sh"`: ripgrep's type globs are whitelists too (`.env` is an `sh` file).

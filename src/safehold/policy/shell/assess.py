@@ -308,19 +308,24 @@ def _same_on_host(
     of the same analysis (the closed world, computed words, tree walks) is added by
     `_host_findings`.
     """
-    if analysis.opaque or any("/tmp" in r.target for r in analysis.redirects):
+    if analysis.opaque or (
+        analysis.redirects and any("/tmp" in r.target for r in analysis.redirects)
+    ):
         return False
     if _workspace_read(policy, config) != _workspace_read_on_host(policy, config):
         return False
     if any(
-        "/tmp" in w.text for cmd in analysis.commands for _, loop in cmd.loops for w in loop.words
+        "/tmp" in w.text
+        for cmd in analysis.commands
+        if cmd.loops
+        for _, loop in cmd.loops
+        for w in loop.words
     ):
         return False  # a loop value the sandbox may read as its private `/tmp`
     for cmd in analysis.commands:
-        for layer in (*cmd.wrapper_words, cmd.words):
-            for w in layer:
-                if "/tmp" in w.text:
-                    return False
+        # `argv` and `wrappers` are the words' texts; NUL (in no word) keeps them apart.
+        if "/tmp" in "\0".join(cmd.argv) or any("/tmp" in "\0".join(w) for w in cmd.wrappers):
+            return False
         setting = cmd.assignments or cmd.program in _SETTERS  # else no variable is set
         if setting and (any("/tmp" in a for a in cmd.assignments) or _variable_destinations(cmd)):
             return False

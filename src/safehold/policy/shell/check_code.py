@@ -175,10 +175,6 @@ def _check_code(
     `python -c "open('/home/u/.ssh/id_rsa')"` is allowed only as the agent's own code in
     the sandbox; a denied path spelled in that code is denied like any other argument.
     """
-    rules = compile_rules(config.command_rules)
-    dirs: list[str | None] = [base]
-    for cmd in analysis.commands:
-        dirs.extend(d for d in _place(cmd, base, policy, found)[0] if d not in dirs)
     # sed and awk scripts are not paths either, but `r FILE`/`getline < FILE` in them are.
     scripts = [
         layer[i].text
@@ -191,7 +187,14 @@ def _check_code(
     # later step may run the file (`… EOF; bash t.sh`).
     written = [r.body for r in analysis.redirects if r.literal and r.body]
     written += [c.copied[0] for c in analysis.commands if c.copied is not None and c.copied[0]]
-    for code in (*analysis.code, *scripts, *written):
+    codes = (*analysis.code, *scripts, *written)
+    if not codes:
+        return
+    rules = compile_rules(config.command_rules)
+    dirs: list[str | None] = [base]
+    for cmd in analysis.commands:
+        dirs.extend(d for d in _place(cmd, base, policy, found)[0] if d not in dirs)
+    for code in codes:
         for word in code_paths(code):
             if word in _STANDARD_STREAMS:
                 continue  # the command's own standard streams: no other file's data
@@ -217,10 +220,14 @@ def _check_spelled_urls(analysis: ShellAnalysis, config: SafetyConfig, found: _F
     texts = [
         w.text
         for cmd in analysis.commands
+        # `argv` and `wrappers` are the words' texts: most commands spell no URL at all.
+        if "://" in "\0".join(cmd.argv) or any("://" in "\0".join(w) for w in cmd.wrappers)
         for layer in (*cmd.wrapper_words, cmd.words)
         for w in layer
         if w.static and "://" in w.text
     ]
+    if not texts and not analysis.code:
+        return
     texts += [code for code in analysis.code if "://" in code]
     seen: set[str] = set()
     denied = {(r.code, r.rule) for r in found.deny}

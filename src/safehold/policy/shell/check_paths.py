@@ -10,6 +10,7 @@ reads a directory asks.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from collections import OrderedDict
@@ -69,15 +70,17 @@ def _check_paths(
                 "relative paths name cannot be checked",
             ),
         )
-    linker = next(
-        (
-            c
-            for c, place in placed
-            if _makes_links(c) or carries_links(c, place[0], place[1], policy.home)
-        ),
-        None,
-    )
-    if linker is not None and analysis.redirects:
+    linker = None
+    if analysis.redirects:
+        linker = next(
+            (
+                c
+                for c, place in placed
+                if _makes_links(c) or carries_links(c, place[0], place[1], policy.home)
+            ),
+            None,
+        )
+    if linker is not None:
         # `ln -s ~/.bashrc x; echo evil >> x`: the redirect target is checked now, before
         # the link exists, so where it lands is not known.
         found.add(
@@ -193,6 +196,8 @@ def _command_paths(
                         _check_expansions(candidate, dirs, policy, found, read)
     # Paths a table made from part of a word (`kubectl -o go-template-file=F`, `git show
     # HEAD:F`) are no word of the command: each is read where the program runs.
+    if not uses:
+        return
     own = {id(w) for layer in (*cmd.wrapper_words, cmd.words) for w in layer}
     for use in uses:
         made = id(use.word) not in own and use.option != "script"
@@ -266,8 +271,12 @@ def _redirect_reason(op: str, reason: Reason) -> Reason:
     return Reason(reason.code, reason.rule, f"redirection `{op}`: {reason.message}")
 
 
-def _path_candidates(word: Word) -> list[str]:
-    """The parts of a word that may name a file: itself, `--opt=PATH`, `if=PATH`, `@PATH`."""
+@functools.lru_cache(maxsize=4096)
+def _path_candidates(word: Word) -> tuple[str, ...]:
+    """The parts of a word that may name a file: itself, `--opt=PATH`, `if=PATH`, `@PATH`.
+
+    A pure function of the word's value (a named tuple): remembered.
+    """
     text = word.text
     if not word.static:
         for home in ("$HOME", "${HOME}"):
@@ -275,7 +284,7 @@ def _path_candidates(word: Word) -> list[str]:
                 text = "~" + text[len(home) :]
         # Other computed words: only a literal tail can be judged (`$X/.ssh/id_rsa`).
         if "/" not in text and "~" not in text and not has_expansion(text):
-            return []
+            return ()
     out: list[str] = []
     if not text.startswith("-"):
         out.append(text)
@@ -289,7 +298,7 @@ def _path_candidates(word: Word) -> list[str]:
             out.append(rest[start:])
     # curl's `-d @file`, `-F name=@file` and `-F 'name=<file'` read the file.
     out.extend(c[1:] for c in list(out) if c.startswith(("@", "<")))
-    return [c for c in out if c]
+    return tuple(c for c in out if c)
 
 
 def _check_argument(
@@ -399,9 +408,11 @@ def _exists(policy: CompiledPolicy, path: str, found: _Findings) -> bool:
     # once per assessment (the denied and the outside-read checks both ask).
     known = found.exists.get(path)
     if known is None:
-        full = _absolute(policy, path)
         try:
-            known = os.path.lexists(full)
+            os.lstat(_absolute(policy, path))
+            known = True
+        except FileNotFoundError:
+            known = False
         except (OSError, ValueError):
             known = True  # cannot tell: check it as a path
         found.exists[path] = known

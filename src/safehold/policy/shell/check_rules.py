@@ -12,6 +12,7 @@ import functools
 import posixpath
 import re
 import shlex
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from safehold.policy.config import SafetyConfig
@@ -97,18 +98,25 @@ def _apply_rules(
     """Add deny/ask rule hits; return allow reasons when every command is allowed."""
     rules = compile_rules(config.command_rules)
     allows: list[Reason] | None = [] if analysis.commands else None
-    memo = found.memo
     for cmd in analysis.commands:
         bases = tuple(d for d in _place(cmd, base, policy, found)[0] if d is not None)
-        if memo is None:
-            allowed = _command_rules(cmd, bases, rules, policy, found)
-        else:
-            key = ("rules", id(cmd), bases, id(rules), policy.home, policy.workspace)
-            alive = (cmd, rules)
-            allowed = _once(memo, key, alive, found, _command_rules, cmd, bases, rules, policy)
+        # Everything `_command_rules` reads, by value (it opens no file): a command seen
+        # before, in this decision's other pass or in an earlier text, is not matched again.
+        key = (
+            cmd.words, cmd.wrapper_words, bool(cmd.assignments), bases, id(rules),
+            policy.home, policy.workspace,
+        )  # fmt: skip
+        allowed = _once(
+            _RULES_BY_VALUE, key, (rules,), found, _command_rules, cmd, bases, rules, policy,
+            size=_RULES_SIZE,
+        )  # fmt: skip
         if allows is not None:
             allows = None if allowed is None else [*allows, allowed]
     return allows
+
+
+_RULES_BY_VALUE: OrderedDict[object, object] = OrderedDict()
+_RULES_SIZE = 1024
 
 
 def _command_rules(

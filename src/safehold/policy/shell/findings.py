@@ -8,6 +8,7 @@ makes a check once per decision when the host's pass follows the sandbox's
 
 from __future__ import annotations
 
+import operator
 import posixpath
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -137,8 +138,8 @@ def _reads_links(cmd: SimpleCommand) -> bool:
     chain, or a word holding `..` (a `-C DIR` that climbs)."""
     if any(d is not None and d.startswith(PHYSICAL) for d in cmd.dirs):
         return True
-    words = [*cmd.words, *(w for layer in cmd.wrapper_words for w in layer)]
-    return any(".." in w.text for w in words)
+    # `argv` and `wrappers` are the words' texts; NUL (in no word) keeps them apart.
+    return ".." in "\0".join(cmd.argv) or any(".." in "\0".join(w) for w in cmd.wrappers)
 
 
 def _command_dirs_by_value(
@@ -271,6 +272,7 @@ def _once(
     found: _Findings,
     check: Callable[..., _T],
     *args: object,
+    size: int | None = None,
 ) -> _T:
     """`check(*args, found)`, made once per decision for `key` (`paths.looked_checks`).
 
@@ -278,10 +280,12 @@ def _once(
     host's, after the sandbox's) whose key is equal gets the same findings: they are
     recorded apart, then added to `found` as the check would add them (`_Findings.add`
     keeps one of each; grantability only goes from True to False). `alive`: objects the
-    key names by identity, kept alive with the entry and compared on every use.
+    key names by identity, kept alive with the entry and compared on every use. `size`:
+    `memo` is a bounded table kept across decisions (`remember`), for a check that reads
+    nothing but its key: no file, a pure function of the command's words by value.
     """
     held = cast("_Held | None", memo.get(key))
-    if held is None or any(a is not b for a, b in zip(held[0], alive, strict=True)):
+    if held is None or any(map(operator.is_not, held[0], alive)):  # as long as each other
         deny, ask, grantable = found.deny, found.ask, found.grantable
         found.deny, found.ask, found.grantable = [], [], True
         try:
@@ -289,7 +293,10 @@ def _once(
             held = (alive, tuple(found.deny), tuple(found.ask), found.grantable, made)
         finally:
             found.deny, found.ask, found.grantable = deny, ask, grantable
-        memo[key] = held
+        if size is None:
+            memo[key] = held
+        else:
+            remember(cast("OrderedDict[object, object]", memo), key, held, size)
     for reason in held[1]:
         found.add(found.deny, reason)
     for reason in held[2]:

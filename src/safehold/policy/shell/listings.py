@@ -104,6 +104,8 @@ def listings(analysis: ShellAnalysis) -> tuple[Listing, ...]:
         "|&" in argv for argv in analysis.grant_argvs if argv[:1] == ("<operators>",)
     )  # `|&` pipes standard error too; the stages do not say which did
     for i, cmd in enumerate(commands):
+        if not cmd.wrapper_words:
+            continue  # both shapes run the command under `find -exec` or `xargs`
         found = _exec_listing(i, cmd)
         if found is None and not piped_errors:
             found = _xargs_listing(i, cmd, commands)

@@ -230,6 +230,13 @@ def _ssh_forward(name: str, words: tuple[Word, ...]) -> str | None:
 
 def _command_string_step(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
     """`ssh host CMD`, `tar --to-command=CMD`: CMD is re-analysed as an `sh -c` script."""
+    return _command_string_step_of(name, words)
+
+
+@functools.lru_cache(maxsize=1024)
+def _command_string_step_of(name: str, words: tuple[Word, ...]) -> Step | None:
+    """`_command_string_step`, remembered by value: a pure reading of the words whose Step
+    holds only texts (scripts, reasons), no word matched later by identity."""
     key = _ssh_forward(name, words)
     if key is not None:
         return Step(
