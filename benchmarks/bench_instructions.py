@@ -1,6 +1,6 @@
 """Shell decisions counted in instructions, not seconds: cold decisions side by side.
 
-Run: `python benchmarks/bench_instructions.py --baseline SRC [--rows git,npm,pipe,script]
+Run: `python benchmarks/bench_instructions.py --baseline SRC [--rows git,npm,pipe,script,git-host,python-host]
 [--modes auto,review] [--jobs 2]`. Needs valgrind (`valgrind --tool=callgrind`); without
 it the script says so and exits 0.
 
@@ -9,7 +9,8 @@ runs, more than the differences it is asked to show. Callgrind counts the instru
 process executes, which do not depend on what else the machine is doing: the same code,
 inputs and hash seed (`PYTHONHASHSEED=0`) give the same count within a fraction of a
 percent. For each row (`bench_shell.py`'s `git status`, `npm test`, the 5-part pipeline and
-the 500-character script, each for safehold's sandboxed runner as there) and mode (auto,
+the 500-character script, each for safehold's sandboxed runner as there; `git-host` and
+`python-host`, its `git status, host` and inline Python rows, for the host) and mode (auto,
 review), a child process builds the workspace, makes ten cold decisions (as
 `bench_shell.py`'s "cold": the text's analysis, the second parser's opinion and the parse
 trees forgotten before each), then N more; the same child with N = 0 is counted too, and
@@ -34,7 +35,7 @@ from _sides import THIS_SRC
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Decisions counted per row: enough that the set-up's own variation (a few thousand
 # instructions) is small beside them.
-COUNTS = {"git": 100, "npm": 100, "pipe": 10, "script": 3}
+COUNTS = {"git": 100, "npm": 100, "pipe": 10, "script": 3, "git-host": 100, "python-host": 20}
 _REFS = re.compile(r"refs:\s*([\d,]+)")
 
 
@@ -45,9 +46,13 @@ def _child(row: str, mode: str, n: int) -> None:
 
     from safehold import SafetyConfig, ToolCall, ToolKind, evaluate
 
-    commands = {"git": "git status", "npm": "npm test", "pipe": b.PIPELINE, "script": b.SCRIPT}
+    commands = {
+        "git": "git status", "npm": "npm test", "pipe": b.PIPELINE, "script": b.SCRIPT,
+        "git-host": "git status", "python-host": b.INLINE_PYTHON,
+    }  # fmt: skip
     config = SafetyConfig().with_mode("auto") if mode == "auto" else SafetyConfig()
-    extra = {"runner": "sandbox"} if b._RUNNER else {}
+    runner = "host" if row.endswith("-host") else "sandbox"
+    extra = {"runner": runner} if b._RUNNER else {}
     call = ToolCall("bash", {"command": commands[row]}, ToolKind.EXECUTE)
     with tempfile.TemporaryDirectory() as root:
         ws = b._workspace(root)
@@ -78,7 +83,7 @@ def main() -> None:
     """Count both sides and print them side by side."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--baseline", help="src directory of the checkout to compare with")
-    parser.add_argument("--rows", default="git,npm,pipe,script")
+    parser.add_argument("--rows", default="git,npm,pipe,script,git-host,python-host")
     parser.add_argument("--modes", default="auto,review")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -102,7 +107,10 @@ def main() -> None:
     with ThreadPoolExecutor(max(args.jobs, 1)) as pool:
         counts = list(pool.map(lambda j: _per_decision(j[1], j[2], j[3]), jobs))
     got = {(side, row, mode): c for (side, _, row, mode), c in zip(jobs, counts, strict=True)}
-    print(f"instructions per cold decision (sandboxed runner); base = {args.baseline or '-'}")
+    print(
+        "instructions per cold decision (sandboxed runner; `-host` rows: the host's); "
+        f"base = {args.baseline or '-'}"
+    )
     print(f"{'row':<8} {'mode':<7} {'this':>12} {'base':>12}  ratio")
     for row in rows:
         for mode in modes:
