@@ -231,3 +231,14 @@ def test_every_corpus_commands_texts_are_its_words_texts() -> None:
                 assert _texts_match_words(analyze(text)), text
                 seen += 1
     assert seen > 1000
+
+
+@given(st.text(alphabet="/a.~ ", max_size=8), st.text(alphabet="/a.~ ", max_size=8))
+def test_spellings_join_as_posixpath_does(directory: str, path: str) -> None:
+    """`findings._spellings` joins without `posixpath.join`'s checks, to the same text."""
+    import posixpath
+
+    from safehold.policy.shell.findings import _spellings
+
+    expected = [path] if path.startswith(("/", "~")) else [posixpath.join(directory, path)]
+    assert _spellings(path, [directory, None]) == expected

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import os
-import posixpath
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -400,7 +399,8 @@ def _absolute(policy: CompiledPolicy, path: str) -> str:
         return path
     if path == "~" or path.startswith("~/"):
         return policy.home + path[1:]
-    return posixpath.join(policy.workspace, path)
+    ws = policy.workspace  # `posixpath.join(ws, path)`, `path` not starting with `/`
+    return ws + path if not ws or ws[-1] == "/" else ws + "/" + path
 
 
 def _exists(policy: CompiledPolicy, path: str, found: _Findings) -> bool:

@@ -259,7 +259,8 @@ def _cd_dirs(analysis: ShellAnalysis) -> tuple[list[str], bool]:
 def _spellings(path: str, dirs: Sequence[str | None]) -> list[str]:
     if path.startswith(("/", "~")):
         return [path]
-    return [posixpath.join(d, path) for d in dirs if d is not None]
+    # `posixpath.join(d, path)` for a `path` not starting with `/`, without its checks.
+    return [d + path if not d or d[-1] == "/" else d + "/" + path for d in dirs if d is not None]
 
 
 _T = TypeVar("_T")
