@@ -800,7 +800,7 @@ def _check_named_variables(words: tuple[Word, ...], acc: _Acc) -> None:
 def _check_imported(entry: Unwrapped, assigns: Sequence[tuple[str, Word]], acc: _Acc) -> None:
     """Opaque when a program that takes its environment as settings (`make`) gets a
     variable set in front of it or exported before it (`FOO=x make`, `export FOO=x; make`)."""
-    if not entry.words:
+    if not entry.words or not (assigns or acc.exported):
         return
     program = program_name(entry.words[0])
     for name, value in (*assigns, *acc.exported):
@@ -857,7 +857,9 @@ def _simple(
         stdio=tuple((r.fd or "", r.op) for r in raw.redirects),
         loops=tuple(
             (k, loop) for k, w in enumerate(entry.words) for lw, loop in raw.loops if w is lw
-        ),
+        )
+        if raw.loops
+        else (),
         copied=copied,
     )
 

@@ -773,10 +773,14 @@ def _names_set(root: Node, src: bytes) -> Counter[str]:
 def _may_set_names(node: Node, src: bytes) -> bool:
     """The command name as bash reads it (`\\read`, `'read'` and `re''ad` are `read`) is a
     builtin of `_SETS_NAMES`, or is computed (it may be one)."""
+    raw = src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    if _PLAIN_NAME.fullmatch(raw) is not None:
+        return raw in _SETS_NAMES  # no quote, escape, expansion or glob: bash reads it as is
     name = evaluate_word(node, src)
     return not name.static or name.text in _SETS_NAMES
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_./+-]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REFERENCE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
 

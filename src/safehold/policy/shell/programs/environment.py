@@ -328,9 +328,9 @@ def exported_names(words: tuple[Word, ...]) -> list[tuple[str, Word | None]]:
     """The variables a declaration builtin puts in the environment of later commands, with
     their values (None: the value it had), as `export A=1 B` or `declare -x A=1` does;
     bash manual, "Bash Builtins"."""
-    texts = [w.text for w in words]
-    if not texts or texts[0] not in ("export", "declare", "typeset"):
+    if not words or words[0].text not in ("export", "declare", "typeset"):
         return []
+    texts = [w.text for w in words]
     options = [t for t in texts[1:] if len(t) > 1 and t[0] in "-+" and t != "--"]
     flags = "".join(t for t in options if t[0] == "-")
     if texts[0] == "export" and any(f in flags for f in "nfp"):
