@@ -576,6 +576,14 @@ class CompiledPolicy:
             return self._memo.denied(raw, c)
         return self._denied(raw, c)
 
+    def denies_as_spelled(self, path: str) -> bool:
+        """Whether the denied patterns match the absolute `path` as spelled, no link
+        resolved and no file looked at: a name whose content git keeps under that name
+        (`shell.check_tracked`; a tracked link's content is its target's text)."""
+        form = posixpath.normpath(path)
+        c = CanonicalPath(form, form, False)
+        return any(not _env_template(e, c) for e in self.denied.match((form,)))
+
     def _denied(self, raw: object, c: CanonicalPath) -> tuple[Reason, ...]:
         return _sorted_reasons(self._deny_reasons(raw, c))
 

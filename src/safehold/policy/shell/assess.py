@@ -51,6 +51,7 @@ from safehold.policy.shell.check_roles import (
     _variable_destinations,
 )
 from safehold.policy.shell.check_rules import _apply_rules, _apply_text_rules
+from safehold.policy.shell.check_tracked import _check_tracked
 from safehold.policy.shell.check_trees import _check_deleted_trees, _check_trees
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.effects import expanded_effects, host_effects
@@ -174,6 +175,7 @@ def _assess(
     analysis = _expand_listings(analysis, policy, found, base)
     analysis = _expand_loops(analysis, policy, found, base, sandboxed)
     _check_paths(analysis, policy, found, config, base)
+    _check_tracked(analysis, policy, found, base)  # git's store: no sandbox masks it
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
     _check_flows(analysis, policy, config, found, base)

@@ -18,7 +18,31 @@ from safehold.policy.shell.programs.table import Opt, Program, Setting
 from safehold.policy.shell.programs.vocab import flags, no_operand
 from safehold.policy.shell.words import Word
 
-__all__ = ["GIT_CODE_KEYS", "GIT_PLAIN_KEYS", "ROLES", "STEPS", "git_key_is_plain"]
+__all__ = [
+    "GIT_CODE_KEYS",
+    "GIT_PLAIN_KEYS",
+    "PRINTS_TRACKED",
+    "ROLES",
+    "STEPS",
+    "git_key_is_plain",
+]
+
+# Subcommands that print (or pack, or write out) the content of tracked files, from the
+# work tree, the index or git's object store, with no word naming the file: a committed
+# `.env` is in their output. git 2.39.5 man pages: git-show ("shows ... the textual diff"),
+# git-log and git-whatchanged (`-p`, and `--cc` for merges by default in some forms),
+# git-diff and its plumbing (diff-files, diff-index, diff-tree), git-grep (tracked files
+# of the work tree, `--cached` the index, a tree's blobs), git-archive, git-cat-file,
+# git-format-patch, git-bundle, git-fast-export, git-stash (`show -p`), git-range-diff,
+# git-annotate. A table entry
+# here makes the command ask when the repository tracks a denied path (`check_tracked`).
+PRINTS_TRACKED = frozenset(
+    {
+        "show", "log", "whatchanged", "diff", "diff-files", "diff-index", "diff-tree",
+        "grep", "archive", "cat-file", "format-patch", "bundle", "fast-export", "stash",
+        "range-diff", "annotate",
+    }
+)  # fmt: skip
 
 GIT_ARG_OPTS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
 GIT_FLAGS = frozenset(

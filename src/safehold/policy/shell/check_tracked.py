@@ -1,0 +1,101 @@
+"""Files git tracks that the policy denies: printed by git from its own store.
+
+A denied file that is committed (`.env` added with `git add -f`, a key checked in long
+ago) is in the output of `git show`, `git log -p`, `git grep --cached`, `git archive
+HEAD` and the rest of `programs.git.PRINTS_TRACKED`, read from git's object store: no
+word names it, and the sandbox cannot mask what git keeps there. Both passes ask when the
+repository a command runs in tracks a denied path (`git_index.tracked_paths`); an index
+that cannot be read asks too.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from safehold.policy._memo import remember
+from safehold.policy.decision import Reason
+from safehold.policy.git_index import MAX_INDEX_ENTRIES, tracked_paths
+from safehold.policy.gitignore import repository_root
+from safehold.policy.paths import kernel_path
+from safehold.policy.shell.analysis import ShellAnalysis
+from safehold.policy.shell.check_paths import _absolute
+from safehold.policy.shell.findings import _Findings, _place
+from safehold.policy.shell.programs.git import PRINTS_TRACKED
+
+if TYPE_CHECKING:
+    from safehold.policy.paths import CompiledPolicy
+
+
+def _check_tracked(
+    analysis: ShellAnalysis, policy: CompiledPolicy, found: _Findings, base: str
+) -> None:
+    """Ask when a git command that prints tracked content runs in a repository that
+    tracks a denied path."""
+    for cmd in analysis.commands:
+        if cmd.program != "git" or len(cmd.words) < 2 or cmd.words[1].text not in PRINTS_TRACKED:
+            continue
+        sub = cmd.words[1].text
+        for d in _place(cmd, base, policy, found)[0]:
+            if d is None:
+                continue  # a computed directory already asks
+            top = repository_root(kernel_path(_absolute(policy, d)))
+            if top is None:
+                continue
+            denied = _denied_tracked(top, policy)
+            if denied is None:
+                found.add(
+                    found.ask,
+                    Reason(
+                        "tracked-unchecked",
+                        f"git {sub}",
+                        f"`git {sub}` prints the content of files git tracks, and the index "
+                        f"of `{top}` cannot be read to check them",
+                    ),
+                )
+            elif denied:
+                shown = ", ".join(f"`{p}`" for p in denied[:3])
+                more = f" and {len(denied) - 3} more" if len(denied) > 3 else ""
+                found.add(
+                    found.ask,
+                    Reason(
+                        "tracked-denied",
+                        f"git {sub}",
+                        f"`git {sub}` prints the content of files git tracks, and the "
+                        f"repository tracks {shown}{more}, which the policy denies",
+                    ),
+                )
+                found.grantable = False
+
+
+def _denied_tracked(top: str, policy: CompiledPolicy) -> tuple[str, ...] | None:
+    """The tracked paths of the repository at `top` that the policy denies as spelled
+    (None: the index cannot be read). git keeps a file's content under its name, and a
+    tracked link's content is the text of its target, so no link is resolved.
+
+    Each path's answer is remembered per repository and policy: git rewrites its index
+    often (`git status` refreshes it), its paths rarely change.
+    """
+    tracked = tracked_paths(top)
+    if tracked is None:
+        return None
+    key = (top, policy.lists_key)
+    known = _KNOWN.get(key)
+    if known is None or known[0] is not policy:
+        known = (policy, {})
+        remember(_KNOWN, key, known, 16)
+    answers = known[1]
+    if len(answers) > 2 * MAX_INDEX_ENTRIES:
+        answers.clear()  # names that came and went: start over, bounded
+    denied: list[str] = []
+    for p in tracked:
+        hit = answers.get(p)
+        if hit is None:
+            hit = answers[p] = policy.denies_as_spelled(posixpath.join(top, p))
+        if hit:
+            denied.append(p)
+    return tuple(denied)
+
+
+_KNOWN: OrderedDict[tuple[str, int], tuple[CompiledPolicy, dict[str, bool]]] = OrderedDict()
