@@ -134,7 +134,15 @@ def _agrees_with_bashlex(text: str) -> None:
     script = analysis.scripts[0]
     if _plain_words(script, analysis):
         disagreement.cache_clear()
-        assert disagreement(script) is None, script
+        found = disagreement(script)
+        for _ in range(3):
+            if found is None or "_Overrun" not in found:
+                break
+            # bashlex ran past its time budget on a loaded machine (the worker thread got no
+            # CPU): a fact about the machine, not an answer about the text. Ask again.
+            disagreement.cache_clear()
+            found = disagreement(script)
+        assert found is None, script
 
 
 @given(st.text(alphabet=st.sampled_from("ab2 -='\"`\\$;|&<>(){}\n\tP"), max_size=24))

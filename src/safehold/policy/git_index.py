@@ -16,7 +16,7 @@ from collections import OrderedDict
 
 from safehold.policy._memo import remember
 
-__all__ = ["MAX_INDEX_BYTES", "MAX_INDEX_ENTRIES", "tracked_paths"]
+__all__ = ["MAX_INDEX_BYTES", "MAX_INDEX_ENTRIES", "may_name_revision", "tracked_paths"]
 
 # An index larger than this, or with more entries, is not read: the command asks.
 MAX_INDEX_BYTES = 64 * 1024 * 1024
@@ -143,3 +143,82 @@ def _entries(data: bytes, hash_size: int) -> tuple[str, ...] | None:
         previous = path
         out.append(os.fsdecode(path))
     return tuple(out)
+
+
+# Characters of revision syntax (gitrevisions(7)): `HEAD~2`, `main^`, `@{u}`, `HEAD:path`,
+# `A..B`; a word holding one is read as a revision.
+_REVISION_SYNTAX = frozenset("~^@:{")
+_HEX = frozenset("0123456789abcdefABCDEF")
+MAX_PACKED_REFS_BYTES = 4 * 1024 * 1024
+
+
+def may_name_revision(top: str, word: str) -> bool:
+    """Whether `word` may name a revision in the repository whose work tree is `top`:
+    revision syntax, `-` (the previous branch), a hexadecimal object name of 4 or more
+    digits, or a ref git's lookup rules find (gitrevisions(7): `$GIT_DIR/<name>`,
+    `refs/<name>`, `refs/tags/<name>`, `refs/heads/<name>`, `refs/remotes/<name>` and its
+    `HEAD`), loose or in `packed-refs`. True when the repository cannot be read."""
+    if not word or word == "-" or any(ch in _REVISION_SYNTAX for ch in word):
+        return True
+    if len(word) >= 4 and all(ch in _HEX for ch in word):
+        return True
+    if ".." in word:
+        return True  # a range (`A..B`, `..`)
+    if not _ref_format(word):
+        return False  # no ref has this name (`.`, `src/`, `*.py`)
+    git_dir = _git_dir(top)
+    if git_dir is None:
+        return True
+    common = _common_dir(git_dir)
+    if common is None:
+        return True
+    names = (word, f"refs/{word}", f"refs/tags/{word}", f"refs/heads/{word}",
+             f"refs/remotes/{word}", f"refs/remotes/{word}/HEAD")  # fmt: skip
+    for name in names:
+        for where in (git_dir, common):
+            try:
+                if os.path.lexists(posixpath.join(where, name)):
+                    return True
+            except ValueError:
+                return True
+    try:
+        with open(posixpath.join(common, "packed-refs"), "rb") as f:
+            packed = f.read(MAX_PACKED_REFS_BYTES + 1)
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        return True
+    if len(packed) > MAX_PACKED_REFS_BYTES:
+        return True
+    wanted = {os.fsencode(n) for n in names[1:]}
+    for line in packed.split(b"\n"):
+        parts = line.split(b" ", 1)
+        if len(parts) == 2 and parts[1].strip() in wanted:
+            return True
+    return False
+
+
+def _ref_format(word: str) -> bool:
+    """Whether a ref may be named `word` (git-check-ref-format(1): no component starting
+    with `.` or ending with `.lock`, no empty component, no space, control character, `\\`,
+    `?`, `*` or `[`)."""
+    if any(ch in _NOT_IN_REFS or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in word):
+        return False
+    parts = word.split("/")
+    return all(p and not p.startswith(".") and not p.endswith(".lock") for p in parts)
+
+
+_NOT_IN_REFS = frozenset(" \\?*[")
+
+
+def _common_dir(git_dir: str) -> str | None:
+    """Where the refs of a linked worktree's repository live (`commondir`), else `git_dir`."""
+    try:
+        with open(posixpath.join(git_dir, "commondir"), "rb") as f:
+            text = f.read(4096)
+    except FileNotFoundError:
+        return git_dir
+    except (OSError, ValueError):
+        return None
+    target = os.fsdecode(text.strip())
+    return posixpath.normpath(posixpath.join(git_dir, target)) if target else None

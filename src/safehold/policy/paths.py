@@ -584,6 +584,14 @@ class CompiledPolicy:
         c = CanonicalPath(form, form, False)
         return any(not _env_template(e, c) for e in self.denied.match((form,)))
 
+    def guards_as_spelled(self, path: str) -> bool:
+        """Whether writing the absolute `path` as spelled needs approval or is denied (the
+        protected, write-denied or denied patterns match it), no link resolved and no file
+        looked at: a tracked file git writes under its own name (`shell.check_tracked`;
+        git replaces a link there, it does not write through it)."""
+        form = posixpath.normpath(path)
+        return bool(self.protected.match((form,))) or self.denies_as_spelled(form)
+
     def _denied(self, raw: object, c: CanonicalPath) -> tuple[Reason, ...]:
         return _sorted_reasons(self._deny_reasons(raw, c))
 

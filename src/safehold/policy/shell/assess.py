@@ -51,7 +51,7 @@ from safehold.policy.shell.check_roles import (
     _variable_destinations,
 )
 from safehold.policy.shell.check_rules import _apply_rules, _apply_text_rules
-from safehold.policy.shell.check_tracked import _check_tracked
+from safehold.policy.shell.check_tracked import _check_restored, _check_tracked
 from safehold.policy.shell.check_trees import _check_deleted_trees, _check_trees
 from safehold.policy.shell.crosscheck import disagreement
 from safehold.policy.shell.effects import expanded_effects, host_effects
@@ -191,6 +191,7 @@ def _assess(
         return told[0]
     _check_trees(analysis, policy, found, base)
     _check_deleted_trees(analysis, policy, found, base)
+    _check_restored(analysis, policy, found, base)
     return _conclude(found, analysis, config, allow_reasons, None)
 
 
@@ -355,6 +356,7 @@ def _host_findings(
     _closed_world(analysis, config, host, allow_reasons, policy, base)
     _check_trees(analysis, policy, host, base)
     _check_deleted_trees(analysis, policy, host, base)
+    _check_restored(analysis, policy, host, base)
     return host
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+from dataclasses import dataclass
 from typing import Any
 
 from safehold.policy.shell.programs import git_options as go
@@ -22,8 +23,10 @@ __all__ = [
     "GIT_CODE_KEYS",
     "GIT_PLAIN_KEYS",
     "PRINTS_TRACKED",
+    "RESTORES_TRACKED",
     "ROLES",
     "STEPS",
+    "Restores",
     "git_key_is_plain",
 ]
 
@@ -550,3 +553,49 @@ ROLES = Program(
         **_READING,
     }
 )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Restores:
+    """How a subcommand that writes tracked files from git's store tells which version.
+
+    `first_revision`: the first operand is a revision unless it names an existing file and
+    no revision (git-checkout(1): "<branch> ... If <something> is ... only a path, treat it
+    like" `checkout -- <paths>`; git-reset(1) alike); the operands after it are pathspecs.
+    `revisions`: every operand is a revision and none a path (git-switch(1)).
+    `source`: the options whose value names the version (`restore --source`); without one,
+    the index or HEAD. `new_branch`: the options whose value names a new branch (`checkout
+    -b NAME [START]`): by itself it changes no file. `whole`: options that rewrite every
+    tracked file whatever the operands (`switch --orphan`). `other`: another version in any
+    case, of the whole tree (`stash pop`, `pull`).
+    """
+
+    first_revision: bool = False
+    revisions: bool = False
+    source: frozenset[str] = frozenset()
+    new_branch: frozenset[str] = frozenset()
+    whole: frozenset[str] = frozenset()
+    other: bool = False
+
+
+# Subcommands that write the work tree's tracked files, or set the index and HEAD a later
+# `checkout -- .` or `stash` restores from, with content from git's store (git 2.39.5 man
+# pages git-checkout, git-switch, git-restore, git-reset, git-stash, git-pull). A version
+# other than HEAD or the index may hold any content for a protected path the repository
+# tracks (`.husky/pre-commit`, `.github/workflows/`), as `checkout REV -- .husky/pre-commit`
+# writes it: `check_tracked._check_restored` asks without the sandbox when the paths the
+# words reach hold one. Keys are the subcommand (`stash pop` for a stash subcommand).
+RESTORES_TRACKED: dict[str, Restores] = {
+    "checkout": Restores(first_revision=True, new_branch=frozenset({"-b", "-B", "--orphan"})),
+    "switch": Restores(
+        revisions=True,
+        new_branch=frozenset({"-c", "--create", "-C", "--force-create"}),
+        whole=frozenset({"--orphan"}),
+    ),
+    "restore": Restores(source=frozenset({"-s", "--source"})),
+    "reset": Restores(first_revision=True),
+    "stash pop": Restores(other=True),
+    "stash apply": Restores(other=True),
+    "stash branch": Restores(other=True),
+    "pull": Restores(other=True),
+}
