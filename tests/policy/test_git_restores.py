@@ -57,6 +57,7 @@ FROM_ANOTHER_VERSION = [
     "git pull",
     "cd src && git checkout HEAD~1 -- ..",
     "git -C . checkout HEAD~1 -- .",
+    "gh pr checkout 7",
 ]
 
 # From HEAD or the index, or paths holding no protected file: unchanged.

@@ -29,6 +29,7 @@ from safehold.policy.paths import kernel_path
 from safehold.policy.shell.analysis import ShellAnalysis
 from safehold.policy.shell.check_paths import _absolute
 from safehold.policy.shell.findings import _Findings, _place
+from safehold.policy.shell.programs import github_cli
 from safehold.policy.shell.programs.git import (
     PRINTS_TRACKED,
     RESTORES_TRACKED,
@@ -133,6 +134,8 @@ _KNOWN: OrderedDict[tuple[str, int, str], tuple[CompiledPolicy, dict[str, bool]]
 # The stash subcommands that print a stash's content (git-stash(1): `show [-p]`, and
 # `list`, which takes git-log's options, `-p` among them).
 _STASH_PRINTS = frozenset({"show", "list"})
+# The programs whose subcommands write tracked files from git's store, by subcommand.
+_RESTORERS = {"git": RESTORES_TRACKED, "gh": github_cli.RESTORES_TRACKED}
 # HEAD by its other names (gitrevisions(7)): restoring from it is restoring the commit.
 _HEAD = frozenset({"HEAD", "@"})
 _GLOB = frozenset("*?[")
@@ -148,15 +151,18 @@ def _check_restored(
     what was committed or staged; the commands that move HEAD or the index to another
     version (`reset REV`, `restore --staged --source REV`) ask here themselves."""
     for cmd in analysis.commands:
-        if cmd.program != "git" or len(cmd.words) < 2:
+        forms = _RESTORERS.get(cmd.program)
+        if forms is None or len(cmd.words) < 2:
             continue
-        sub, at = cmd.words[1].text, 2
-        if sub == "stash" and len(cmd.words) > 2:
-            sub, at = f"stash {cmd.words[2].text}", 3
-        form = RESTORES_TRACKED.get(sub)
+        # The subcommand of two words (`stash pop`, `pr checkout`), else of one.
+        sub, at = " ".join(w.text for w in cmd.words[1:3]), 3
+        form = forms.get(sub)
+        if form is None:
+            sub, at = cmd.words[1].text, 2
+            form = forms.get(sub)
         if form is None:
             continue
-        program = _table(sub)
+        program = _table(sub) if cmd.program == "git" else None
         for d in _place(cmd, base, policy, found)[0]:
             if d is None:
                 continue  # a computed directory already asks
@@ -173,8 +179,8 @@ def _check_restored(
                     found.ask,
                     Reason(
                         "tracked-unchecked",
-                        f"git {sub}",
-                        f"`git {sub}` writes tracked files from another version, and the "
+                        f"{cmd.program} {sub}",
+                        f"`{cmd.program} {sub}` writes tracked files from another version, and the "
                         f"index of `{top}` cannot be read to check them",
                     ),
                 )
@@ -187,8 +193,9 @@ def _check_restored(
                     found.ask,
                     Reason(
                         "tracked-protected",
-                        f"git {sub}",
-                        f"`git {sub}` writes tracked files from another version, among them "
+                        f"{cmd.program} {sub}",
+                        f"`{cmd.program} {sub}` writes tracked files from another version, "
+                        "among them "
                         f"{shown}{more}, which writing needs approval for",
                     ),
                 )

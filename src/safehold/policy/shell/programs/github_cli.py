@@ -31,10 +31,11 @@ it is understood.
 
 from __future__ import annotations
 
+from safehold.policy.shell.programs.git import Restores
 from safehold.policy.shell.programs.table import Opt, Program, Role
 from safehold.policy.shell.programs.vocab import flags, valued, values
 
-__all__ = ["GH", "GH_LEFT_OUT", "GH_SOURCE", "PROGRAMS"]
+__all__ = ["GH", "GH_LEFT_OUT", "GH_SOURCE", "PROGRAMS", "RESTORES_TRACKED"]
 
 GH_SOURCE = "gh 2.60.0 (cli/cli pkg/cmd/**, commit 44ee177)"
 
@@ -455,3 +456,7 @@ GH_LEFT_OUT: dict[tuple[str, ...], str] = {
 }
 
 PROGRAMS: dict[str, Program] = {"gh": GH}
+
+# `gh pr checkout N` fetches the pull request's branch and checks it out (`git checkout`):
+# every tracked file from that version (`check_tracked._check_restored`, as `git switch`).
+RESTORES_TRACKED: dict[str, Restores] = {"pr checkout": Restores(other=True)}
