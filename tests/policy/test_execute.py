@@ -116,6 +116,22 @@ def test_uncertain_commands_ask(tree: Path, command: str, code: str) -> None:
     assert not a.skip_approval
 
 
+def test_the_deny_rules_computed_words_could_match_are_one_reason(tree: Path) -> None:
+    # `rm -rf $f` could match every built-in recursive-delete rule: one reason names them
+    # (the first three and how many more), not one reason per rule.
+    for command in ("rm -rf $f", "ls | xargs rm -rf"):
+        a = assess(command, tree)
+        may = [r for r in a.reasons if r.code == "command-may-be-denied"]
+        assert len(may) == 1, a.reasons
+        assert "deny rules: `" in may[0].message and " more" in may[0].message
+    config = SafetyConfig(
+        command_rules=(CommandRule(pattern="frobnicate /etc/passwd", decision="deny", reason="no shred"),)
+    ).with_mode("auto")
+    a = assess("frobnicate $f", tree, config)
+    may = [r for r in a.reasons if r.code == "command-may-be-denied"]
+    assert len(may) == 1 and "deny rule `frobnicate /etc/passwd` (no shred)" in may[0].message, a.reasons
+
+
 def test_opaque_commands_get_no_grant_key(tree: Path) -> None:
     assert assess("eval $x", tree).grant_key is None
 

@@ -15,7 +15,7 @@ import shlex
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from safehold.policy.config import SafetyConfig
+from safehold.policy.config import CommandRule, SafetyConfig
 from safehold.policy.decision import Reason, Verdict
 from safehold.policy.shell.analysis import ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.findings import _Findings, _inside, _once, _place, _show
@@ -137,6 +137,7 @@ def _command_rules(
         if (alt := _home_spelled(layer, policy.home, policy.workspace, base)) is not None
     ]
     for layer in layers:
+        uncertain: list[CommandRule] = []
         for m in rules.strict_matches(layer):
             why = f" ({m.rule.reason})" if m.rule.reason else ""
             if m.rule.decision is Verdict.DENY and m.certain:
@@ -149,15 +150,7 @@ def _command_rules(
                     ),
                 )
             elif m.rule.decision is Verdict.DENY:
-                found.add(
-                    found.ask,
-                    Reason(
-                        "command-may-be-denied",
-                        m.rule.pattern,
-                        f"`{_show(layer)}` has computed words that could make it match "
-                        f"deny rule `{m.rule.pattern}`{why}",
-                    ),
-                )
+                uncertain.append(m.rule)
             else:
                 found.add(
                     found.ask,
@@ -167,12 +160,32 @@ def _command_rules(
                         f"`{_show(layer)}` matches ask rule `{m.rule.pattern}`{why}",
                     ),
                 )
+        if uncertain:
+            found.add(found.ask, _may_be_denied(_show(layer), uncertain))
     _check_hidden_commands(cmd, rules, found)
     rule = rules.allow_match(cmd.words) if cmd.words and not cmd.assignments else None
     if rule is None:
         return None
     return Reason(
         "command-allowed", rule.pattern, f"`{_show(cmd)}` matches allow rule `{rule.pattern}`"
+    )
+
+
+def _may_be_denied(shown: str, rules: list[CommandRule]) -> Reason:
+    """One reason for every deny rule a command's computed words could make it match
+    (`rm -rf $f` and the 19 built-in recursive-delete rules): the first three named."""
+    names = ", ".join(f"`{r.pattern}`" for r in rules[:3])
+    if len(rules) == 1:
+        what = f"deny rule {names}"
+    else:
+        more = f" and {len(rules) - 3} more" if len(rules) > 3 else ""
+        what = f"{len(rules)} deny rules: {names}{more}"
+    reasons = {r.reason for r in rules}
+    why = f" ({rules[0].reason})" if len(reasons) == 1 and rules[0].reason else ""
+    return Reason(
+        "command-may-be-denied",
+        rules[0].pattern,
+        f"`{shown}` has computed words that could make it match {what}{why}",
     )
 
 
