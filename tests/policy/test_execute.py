@@ -125,11 +125,15 @@ def test_the_deny_rules_computed_words_could_match_are_one_reason(tree: Path) ->
         assert len(may) == 1, a.reasons
         assert "deny rules: `" in may[0].message and " more" in may[0].message
     config = SafetyConfig(
-        command_rules=(CommandRule(pattern="frobnicate /etc/passwd", decision="deny", reason="no shred"),)
+        command_rules=(
+            CommandRule(pattern="frobnicate /etc/passwd", decision="deny", reason="no shred"),
+        )
     ).with_mode("auto")
     a = assess("frobnicate $f", tree, config)
     may = [r for r in a.reasons if r.code == "command-may-be-denied"]
-    assert len(may) == 1 and "deny rule `frobnicate /etc/passwd` (no shred)" in may[0].message, a.reasons
+    assert len(may) == 1 and "deny rule `frobnicate /etc/passwd` (no shred)" in may[0].message, (
+        a.reasons
+    )
 
 
 def test_opaque_commands_get_no_grant_key(tree: Path) -> None:

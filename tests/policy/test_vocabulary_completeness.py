@@ -58,6 +58,7 @@ _PARSER_STYLES: dict[str, HelpStyle] = {"pflag": "cobra"}
 _NOT_OPTIONS: dict[tuple[str, ...], frozenset[str]] = {
     ("cut",): frozenset({"-M"}),
     ("numfmt",): frozenset({"-M"}),  # `--field=-M`: a range of fields
+    ("git", "fetch"): frozenset({"--contains"}),  # `git branch -a --contains`, in prose
     # zstd's `-#` is a level (`-19`), `-b#` a glued number: placeholders, not names.
     **{
         (name,): frozenset({"-#", "-b#", "-e#", "-i#", "-T#", "-B#", "-M#"})
@@ -80,6 +81,10 @@ _LEFT_OUT: dict[tuple[str, ...], frozenset[str]] = {
     ("git", "commit"): frozenset({"-e", "--edit"}),
     ("git", "tag"): frozenset({"-e", "--edit"}),
     ("git", "branch"): frozenset({"--edit-description"}),
+    # The program that serves the fetch (run here for a local repository); the URL recorded
+    # as the branch's upstream, where a later bare `git push` sends.
+    ("git", "fetch"): frozenset({"--upload-pack", "--set-upstream"}),
+    ("git", "pull"): frozenset({"--upload-pack", "--set-upstream", "-e", "--edit"}),
     # Set any ini value (`cache_dir` anywhere); send the results to a web service.
     ("pytest",): frozenset({"-o", "--override-ini", "--pastebin"}),
     # A makefile statement given as text; write every target.

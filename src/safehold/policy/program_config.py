@@ -29,7 +29,8 @@ __all__ = ["DeclaredOption", "DeclaredProgram", "declared_tables"]
 # `table.Role` and `table.Parser`, spelled here so the config needs no shell import (a test
 # checks they stay the same).
 Role = Literal[
-    "read", "write", "delete", "perm", "exec", "network", "upload", "send", "cwd", "mount"
+    "read", "write", "delete", "perm", "exec", "network", "upload", "send", "cwd", "mount",
+    "remote",
 ]  # fmt: skip
 Parser = Literal["getopt_long", "getopt", "git", "argparse", "pflag", "exact"]
 

@@ -208,6 +208,13 @@ def judge_use(use: RoleUse, program: str, stdin_fed: bool, config: SafetyConfig)
     role = use.role
     if role == "network":
         return _network(use, program, config)
+    if role == "remote":
+        # git-fetch(1) "<repository>": a remote's name or a URL. A name is never a host
+        # (`origin` is not looked up in DNS): git uses the remote's configured URL.
+        text = use.word.text
+        if use.word.static and text and not any(ch in text for ch in ":/@"):
+            return []
+        return _network(use, program, config)
     if role == "send":
         text = use.word.text
         if not use.word.static or ":" in text or "//" in text or "@" in text:

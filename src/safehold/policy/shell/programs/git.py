@@ -484,15 +484,17 @@ ROLES = Program(
             first="network",
             last="write",
         ),
-        "fetch": Program(first="network", options={"--depth": _V, "-j": _V, "--jobs": _V}),
+        "fetch": _complete("fetch", go.FETCH, first="remote", left_out=go.FETCH_LEFT_OUT),
         # `git pull` merges what it fetched into the work tree (git-pull(1): "Incorporates
         # changes from a remote repository into the current branch"): a write of `.`.
-        "pull": Program(
-            first="network",
-            options={"--depth": _V, "-s": _STRATEGY, "-X": _V},
+        "pull": _complete(
+            "pull",
+            {**go.PULL, "-s": _STRATEGY, "--strategy": _STRATEGY},
+            first="remote",
             implicit=(("write", "."),),
+            left_out=go.FETCH_LEFT_OUT | {"-e", "--edit"},
         ),
-        "ls-remote": Program(first="network"),
+        "ls-remote": Program(first="remote"),
         # Understood: the forms that change nothing. `add`, `set-url`, `rename`,
         # `remove`, `prune`, `update`, … change where `git push`/`fetch` go (or fetch):
         # not understood, so they ask on the host; the URL `add`/`set-url` name is still
@@ -509,7 +511,7 @@ ROLES = Program(
                 "show": _complete(
                     "remote",
                     {"-n": Opt(mode="no-query")},
-                    operands="network",
+                    operands="remote",
                     modes={"no-query": Program(parser="git")},
                 ),
                 "get-url": _complete("remote", flags("--push", "--all")),

@@ -9,7 +9,7 @@ The diff options are shared by `diff`, `log` and `show`.
 
 from __future__ import annotations
 
-from safehold.policy.shell.programs.table import Opt
+from safehold.policy.shell.programs.table import Opt, Setting
 from safehold.policy.shell.programs.vocab import DIGITS, flags, names_from, optional, valued, values
 
 __all__ = [
@@ -21,10 +21,13 @@ __all__ = [
     "COMMIT",
     "DIFF",
     "DIFF_OPTIONS",
+    "FETCH",
+    "FETCH_LEFT_OUT",
     "GREP",
     "LOG",
     "LS_FILES",
     "MV",
+    "PULL",
     "REMOTE",
     "RESET",
     "RESTORE",
@@ -284,3 +287,45 @@ GREP: dict[str, Opt] = {
 
 # `git remote` lists the remotes (`-v`); its read-only subcommands are in git.py.
 REMOTE: dict[str, Opt] = flags("-v", "--verbose")
+
+# git-fetch(1). Left out, so that they ask: `--upload-pack` (the program git runs to serve
+# the fetch: local for a local repository; also `_GIT_COMMAND_OPTIONS`) and `--set-upstream`
+# (records the URL as the branch's upstream, where a later bare `git push` sends).
+FETCH: dict[str, Opt] = {
+    **flags("--all", "-a", "--append", "--atomic", "--unshallow", "--update-shallow"),
+    **flags("--negotiate-only", "--dry-run", "--write-fetch-head", "-f", "--force", "-k"),
+    **flags("--keep", "--multiple", "--auto-maintenance", "--auto-gc", "--write-commit-graph"),
+    **flags("--prefetch", "-p", "--prune", "-P", "--prune-tags", "-n", "--no-tags", "--refetch"),
+    **flags("-t", "--tags", "--no-recurse-submodules", "-u", "--update-head-ok", "-q"),
+    **flags("--quiet", "-v", "--verbose", "--progress", "--show-forced-updates"),
+    **flags("--no-show-forced-updates", "-4", "--ipv4", "-6", "--ipv6", "--stdin"),
+    **flags("--no-auto-gc", "--no-auto-maintenance", "--no-write-commit-graph"),
+    **flags("--no-write-fetch-head"),
+    **values("--depth", "--deepen", "--shallow-since", "--shallow-exclude", "--negotiation-tip"),
+    **values("--refmap", "-j", "--jobs", "--submodule-prefix", "-o", "--server-option"),
+    **values("--recurse-submodules-default"),
+    **optional("--recurse-submodules"),
+}  # fmt: skip
+FETCH_LEFT_OUT = frozenset({"--upload-pack", "--set-upstream"})
+
+# git-pull(1): its own options, then git-fetch's it passes on. Left out as for fetch, and
+# `-e`/`--edit` (start the configured editor). `--rebase[=VALUE]`: `interactive` (any
+# prefix git takes: `i`) starts the sequence editor, so only the other values are understood.
+_REBASE_VALUES = frozenset({"false", "true", "merges", "no", "yes", "0", "1", "off", "on"})
+_REBASE = Opt(
+    takes=True,
+    optional=True,
+    setting=lambda v: Setting() if v.lower() in _REBASE_VALUES else None,
+)
+PULL: dict[str, Opt] = {
+    **{k: v for k, v in FETCH.items() if k not in ("-n", "--stdin", "-P", "--prune-tags")},
+    **flags("--commit", "--no-commit", "--no-edit", "--ff-only", "--ff", "--no-ff"),
+    **flags("--no-gpg-sign", "--no-log", "--signoff", "--no-signoff", "--stat", "-n"),
+    **flags("--no-stat", "--squash", "--no-squash", "--verify", "--no-verify"),
+    **flags("--verify-signatures", "--no-verify-signatures", "--summary", "--no-summary"),
+    **flags("--autostash", "--no-autostash", "--allow-unrelated-histories", "--no-rebase"),
+    "-r": _REBASE,
+    "--rebase": _REBASE,
+    **values("--cleanup", "-X", "--strategy-option"),
+    **optional("-S", "--gpg-sign", "--log"),
+}  # fmt: skip

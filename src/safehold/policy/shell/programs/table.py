@@ -47,13 +47,18 @@ __all__ = [
 _COMPUTED = Word("$(computed by the script)", False)
 
 Role = Literal[
-    "read", "write", "delete", "perm", "exec", "network", "upload", "send", "cwd", "mount"
+    "read", "write", "delete", "perm", "exec", "network", "upload", "send", "cwd", "mount",
+    "remote",
 ]  # fmt: skip
-"""`send`: a destination that receives local data (`git push URL`, `scp f host:`); `cwd`: a
+"""`send`: a destination that receives local data (`git push URL`, `scp f host:`); `remote`:
+a repository git fetches from, by a remote's name (a word without `:`, `/` or `@`: the URL
+configured in the protected `.git/config`, as a bare `git fetch` uses, or a local
+repository) or by a URL (judged as `network`); `cwd`: a
 directory the program's relative paths are relative to (`tar -C DIR`, `make -C DIR`);
 `mount`: a host path a container sees and may change (`docker run -v SRC:DST`)."""
 ROLES: tuple[Role, ...] = (
-    "read", "write", "delete", "perm", "exec", "network", "upload", "send", "cwd", "mount"
+    "read", "write", "delete", "perm", "exec", "network", "upload", "send", "cwd", "mount",
+    "remote",
 )  # fmt: skip
 
 
