@@ -365,4 +365,12 @@ SETTINGS_OPTIONS: dict[str, Settings] = {
 # `DJANGO_SETTINGS_MODULE`) and the apps it lists from `sys.path`, `--pythonpath DIR`
 # first (Django docs, "django-admin and manage.py"). Each with the options that name a
 # folder it imports from; where it runs counts too (`PYTHONPATH` may hold `.`).
-PYTHON_IMPORTERS: dict[str, frozenset[str]] = {"django-admin": frozenset({"--pythonpath"})}
+# `pytest` imports each test module it collects, and in its default `prepend` import mode
+# first puts the module's basedir (the first folder upwards without an `__init__.py`) at
+# the front of `sys.path` (pytest docs, "pytest import mechanisms and sys.path/PYTHONPATH"):
+# a `test_x.py` or a `json.py` written where it runs is imported as under `python -m
+# pytest`, which puts that folder first on `sys.path` too.
+PYTHON_IMPORTERS: dict[str, frozenset[str]] = {
+    "django-admin": frozenset({"--pythonpath"}),
+    **dict.fromkeys(("pytest", "py.test"), frozenset()),
+}
