@@ -70,6 +70,7 @@ from safehold.policy.shell.programs.interpreters import (
 from safehold.policy.shell.programs.project_tools import (
     PYTHON_IMPORTERS,
     RUNNER_SETTINGS,
+    RUNS_OPERANDS,
     SETTINGS_OPTIONS,
     Settings,
 )
@@ -174,6 +175,12 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
                 if hit is not None:
                     _add(asks, _runs_from_written(cmd.program, folder, hit))
                     break  # one reason per step: the folders overlap
+            for folder in [] if ran else _operand_folders(cmd, dirs, uses, home):
+                pairs += len(written)
+                hit = _first(written, pairs, _python_below, folder, by=id(cmd))
+                if hit is not None:
+                    _add(asks, _runs_from_written(cmd.program, folder, hit))
+                    break
             for folder in _imports_from(cmd, dirs, uses, home):
                 pairs += len(written)
                 hit = _first(written, pairs, _shadows, folder, by=id(cmd))
@@ -1218,6 +1225,31 @@ def _clones_unnamed(cmd: SimpleCommand) -> bool:
         return True
     roles = {u.role for u in reading.uses}
     return "network" in roles and "write" not in roles
+
+
+def _operand_folders(
+    cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], home: str
+) -> list[str]:
+    """The files and folders a test runner's operands name (`RUNS_OPERANDS`: `pytest
+    tests/test_x.py::test_a`, `python -m pytest tests`), absolute: it imports the Python
+    files among them and below them."""
+    if _runner_name(cmd) not in RUNS_OPERANDS:
+        return []
+    out: list[str] = []
+    for use in uses:
+        if use.option or use.role != "read" or not (use.word.static or use.word.home):
+            continue
+        text = use.word.text.split("::", 1)[0]
+        out += _absolute(text, dirs, home) if text else []
+    return out
+
+
+def _python_below(folder: str, written: _Written) -> bool:
+    """A write that may put a Python file at or below `folder`, or make a folder holding it."""
+    if _under(folder, written.path):
+        return True
+    path = written.path or ""
+    return _under(path, folder) and path.endswith(_MODULE_SUFFIXES)
 
 
 def _runs(

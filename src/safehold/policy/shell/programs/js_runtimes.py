@@ -38,13 +38,17 @@ _PERMISSIONS = {
           for what in ("read", "write", "net", "env", "run", "sys", "ffi", "import")),
     ),
 }  # fmt: skip
+# Left out, so they ask on the host: `--inspect[=HOST:PORT]`, `--inspect-brk` and
+# `--inspect-wait` open V8's inspector, whose clients run any code in the process with its
+# permissions (`--inspect=0.0.0.0:9229`: anyone on the network; deno run --help, "Activate
+# inspector on host:port"), as node's `--inspect` asks; `--v8-flags=FLAGS` hands V8 flags
+# that write files (`--logfile=PATH`, `--redirect-code-traces-to=PATH`).
 _DENO_COMMON = {
     **_PERMISSIONS,
     **flags("-q", "--quiet", "--no-check", "--cached-only", "--no-remote", "--no-npm",
             "--no-lock", "--unstable", "--no-prompt", "--no-clear-screen", "-h", "--help"),
-    **optional("--check", "-r", "--reload", "--watch", "--inspect", "--inspect-brk",
-               "--inspect-wait"),
-    **values("--seed", "--v8-flags", "--log-level"),
+    **optional("--check", "-r", "--reload", "--watch"),
+    **values("--seed", "--log-level"),
 }  # fmt: skip
 _DENO_RUN = Program(
     options=_DENO_COMMON,

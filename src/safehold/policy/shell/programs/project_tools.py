@@ -24,6 +24,7 @@ __all__ = [
     "PROGRAMS",
     "PYTHON_IMPORTERS",
     "RUNNER_SETTINGS",
+    "RUNS_OPERANDS",
     "SETTINGS_OPTIONS",
     "Settings",
 ]
@@ -365,4 +366,18 @@ SETTINGS_OPTIONS: dict[str, Settings] = {
 # `DJANGO_SETTINGS_MODULE`) and the apps it lists from `sys.path`, `--pythonpath DIR`
 # first (Django docs, "django-admin and manage.py"). Each with the options that name a
 # folder it imports from; where it runs counts too (`PYTHONPATH` may hold `.`).
-PYTHON_IMPORTERS: dict[str, frozenset[str]] = {"django-admin": frozenset({"--pythonpath"})}
+# `pytest` imports each test module it collects, and in its default `prepend` import mode
+# first puts the module's basedir (the first folder upwards without an `__init__.py`) at
+# the front of `sys.path` (pytest docs, "pytest import mechanisms and sys.path/PYTHONPATH"):
+# a `test_x.py` or a `json.py` written where it runs is imported as under `python -m
+# pytest`, which puts that folder first on `sys.path` too.
+# Test runners that import each file their operands name as a test module, and collect the
+# test modules below each folder they name (pytest docs, "How to invoke pytest": `pytest
+# test_mod.py`, `pytest test_mod.py::test_func`, `pytest testing/`; `python -m unittest
+# tests/test_x.py` imports the file too, unittest docs "Command-Line Interface"): a Python
+# file written there in the same line runs, as `python3 x.py` runs `x.py` (`flows`).
+RUNS_OPERANDS: frozenset[str] = frozenset({"pytest", "py.test", "unittest"})
+PYTHON_IMPORTERS: dict[str, frozenset[str]] = {
+    "django-admin": frozenset({"--pythonpath"}),
+    **dict.fromkeys(("pytest", "py.test"), frozenset()),
+}
