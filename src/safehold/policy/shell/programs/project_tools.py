@@ -371,13 +371,13 @@ SETTINGS_OPTIONS: dict[str, Settings] = {
 # the front of `sys.path` (pytest docs, "pytest import mechanisms and sys.path/PYTHONPATH"):
 # a `test_x.py` or a `json.py` written where it runs is imported as under `python -m
 # pytest`, which puts that folder first on `sys.path` too.
+PYTHON_IMPORTERS: dict[str, frozenset[str]] = {
+    "django-admin": frozenset({"--pythonpath"}),
+    **dict.fromkeys(("pytest", "py.test"), frozenset()),
+}
 # Test runners that import each file their operands name as a test module, and collect the
 # test modules below each folder they name (pytest docs, "How to invoke pytest": `pytest
 # test_mod.py`, `pytest test_mod.py::test_func`, `pytest testing/`; `python -m unittest
 # tests/test_x.py` imports the file too, unittest docs "Command-Line Interface"): a Python
 # file written there in the same line runs, as `python3 x.py` runs `x.py` (`flows`).
 RUNS_OPERANDS: frozenset[str] = frozenset({"pytest", "py.test", "unittest"})
-PYTHON_IMPORTERS: dict[str, frozenset[str]] = {
-    "django-admin": frozenset({"--pythonpath"}),
-    **dict.fromkeys(("pytest", "py.test"), frozenset()),
-}
