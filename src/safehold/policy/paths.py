@@ -50,6 +50,7 @@ __all__ = [
     "entry_exists",
     "kernel_path",
     "link_points_to",
+    "links_below",
     "list_directory",
     "resolve_path",
     "selects_any_name",
@@ -195,6 +196,47 @@ def link_points_to(path: str) -> str | None:
         return resolve_path(path)[0]
     except (OSError, ValueError):
         return None
+
+
+MAX_LINKS_WALK = 4096
+"""Entries `links_below` looks at before it gives up."""
+
+
+def links_below(root: str, limit: int = MAX_LINKS_WALK) -> tuple[list[tuple[str, str]], bool]:
+    """The symbolic links inside the directory `root` (absolute), as (path relative to
+    `root`, where it leads, resolved), found without following a link; and False when the
+    walk stopped at `limit` entries before seeing everything. Empty for a `root` that is
+    no directory, or is itself a link (`link_points_to` tells where that leads)."""
+    out: list[tuple[str, str]] = []
+    try:
+        if not stat.S_ISDIR(os.lstat(root).st_mode):
+            return out, True
+    except (OSError, ValueError):
+        return out, True
+    seen = 0
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        try:
+            entries = os.scandir(posixpath.join(root, rel) if rel else root)
+        except (OSError, ValueError):
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                if seen > limit:
+                    return out, False
+                name = posixpath.join(rel, entry.name) if rel else entry.name
+                try:
+                    if entry.is_symlink():
+                        target = link_points_to(entry.path)
+                        if target is not None:
+                            out.append((name, target))
+                    elif entry.is_dir(follow_symlinks=False):
+                        stack.append(name)
+                except OSError:
+                    continue
+    return out, True
 
 
 def kernel_path(path: str) -> str:

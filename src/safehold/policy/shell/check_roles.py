@@ -114,7 +114,15 @@ def _check_flows(
     for reason in flow.asks:
         _add(found, Finding(Verdict.ASK, reason, False))
     for t in flow.through:
-        if t.role in _CHANGES:
+        if not t.path:
+            reason = Reason(
+                "tree-unchecked",
+                t.program,
+                f"`{t.spelled}` is below a folder an earlier step copied or moved, too large "
+                "to look through for the links it carries, so where it lands is not known",
+            )
+            _add(found, Finding(Verdict.ASK, reason, False))
+        elif t.role in _CHANGES:
             for finding in judge_change(
                 t.path, t.role, program=t.program, modes=frozenset(), policy=policy,
                 config=config, spelled=t.spelled,

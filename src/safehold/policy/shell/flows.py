@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from safehold.policy.config import DEFAULT_COMMAND_RULES
 from safehold.policy.decision import Reason, Verdict
-from safehold.policy.paths import kernel_path, link_points_to
+from safehold.policy.paths import kernel_path, link_points_to, links_below
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import PHYSICAL, resolve_dir
@@ -123,7 +123,8 @@ class Through:
 
     role: Role
     path: str
-    """Where the path lands through the link: absolute, normalised."""
+    """Where the path lands through the link: absolute, normalised; "" when not known (a
+    folder `cp -r` or `mv` carries was too large to look through for links)."""
     spelled: str
     program: str
 
@@ -1351,8 +1352,9 @@ def _via(
     out = []
     for link, target in links:
         if full == link or full.startswith(link + "/"):
-            # `..` after the link climbs from where it leads, as the kernel takes it.
-            landed = kernel_path(target + full[len(link) :])
+            # `..` after the link climbs from where it leads, as the kernel takes it; an
+            # unknown target (a folder too large to walk) lands nowhere known: "".
+            landed = kernel_path(target + full[len(link) :]) if target else ""
             out.append(Through(role, landed, spelled, program))
     return out
 
@@ -1381,10 +1383,16 @@ def _links(
 
 
 def _carried(
-    cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], home: str
+    cmd: SimpleCommand,
+    dirs: Sequence[str | None],
+    uses: Sequence[RoleUse],
+    home: str,
+    *,
+    inside: bool = True,
 ) -> list[tuple[str, str]]:
     """(new name, where it leads) for each existing symbolic link `mv` or `cp` gives a new
-    name (`mv deeplink x`, `cp -P lib/g gg`): a link made in this line, as `ln`'s."""
+    name (`mv deeplink x`, `cp -P lib/g gg`): a link made in this line, as `ln`'s; with
+    `inside`, also the links inside a folder it carries (`_carried_inside`)."""
     if cmd.program not in _LINK_CARRIERS:
         return []
     out: list[tuple[str, str]] = []
@@ -1393,6 +1401,8 @@ def _carried(
         for full in _absolute(source.text, dirs, home):
             target = link_points_to(full)
             if target is None:
+                if inside:
+                    out += _carried_inside(full, names, dirs, home)
                 continue
             for name in names:
                 for link in _absolute(name.text, dirs, home):
@@ -1401,11 +1411,33 @@ def _carried(
     return out
 
 
+def _carried_inside(
+    full: str, names: Sequence[Word], dirs: Sequence[str | None], home: str
+) -> list[tuple[str, str]]:
+    """The links inside the folder `full` that `mv` or a recursive `cp` carries to its new
+    name (`cp -r deep d2`: `deep/a/out` is copied as a link, so `d2/a/out/x` is written where
+    `out` leads): each at both readings of the new name (`NAME/…`, `NAME/BASE/…`). A folder
+    too large to walk gives `(NAME, "")`: what lies below NAME is not known (`_via`)."""
+    inside, complete = links_below(full)
+    if not inside and complete:
+        return []
+    out: list[tuple[str, str]] = []
+    base = posixpath.basename(full)
+    for name in names:
+        for link in _absolute(name.text, dirs, home):
+            for top in (link, posixpath.normpath(posixpath.join(link, base))):
+                out += [(posixpath.join(top, rel), target) for rel, target in inside]
+                if not complete:
+                    out.append((top, ""))
+    return out
+
+
 def carries_links(
     cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], home: str
 ) -> bool:
-    """True when `cmd` moves or copies an existing symbolic link under a new name."""
-    return bool(_carried(cmd, dirs, uses, home))
+    """True when `cmd` moves or copies an existing symbolic link under a new name (the
+    links inside a folder it carries are followed by `_through`, redirections too)."""
+    return bool(_carried(cmd, dirs, uses, home, inside=False))
 
 
 def _link_ends(cmd: SimpleCommand, uses: Sequence[RoleUse]) -> tuple[list[Word], list[Word]]:
