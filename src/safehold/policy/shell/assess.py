@@ -178,7 +178,7 @@ def _assess(
     _check_tracked(analysis, policy, found, base)  # git's store: no sandbox masks it
     _check_code(analysis, policy, config, found, base)
     _check_roles(analysis, policy, config, found, base)
-    _check_flows(analysis, policy, config, found, base)
+    _check_flows(analysis, policy, config, found, base, sandboxed)
     _check_spelled_urls(analysis, config, found)
     if not sandboxed:
         _closed_world(analysis, config, found, allow_reasons, policy, base)

@@ -108,11 +108,14 @@ def _check_flows(
     config: SafetyConfig,
     found: _Findings,
     base: str,
+    sandboxed: bool = False,
 ) -> None:
     """Files written then run, paths through new links, within one line (`flows`)."""
     flow = follow(analysis, lambda c: _place(c, base, policy, found)[:2], base, policy.home)
     for reason in flow.asks:
         _add(found, Finding(Verdict.ASK, reason, False))
+    for reason in flow.host_asks:
+        found.add(found.host_asks if sandboxed else found.ask, reason)
     for t in flow.through:
         if not t.path:
             reason = Reason(

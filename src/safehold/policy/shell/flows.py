@@ -135,6 +135,9 @@ class Flows:
 
     asks: tuple[Reason, ...] = ()
     through: tuple[Through, ...] = ()
+    host_asks: tuple[Reason, ...] = ()
+    """Reasons to ask without the sandbox only (a path inside a repository cloned in the
+    line: the sandbox confines wherever its links lead)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +190,76 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
                 hit = _first(written, pairs, _shadows, folder, by=id(cmd))
                 if hit is not None:
                     _add(asks, _imports_written(cmd.program, folder, hit))
-    return Flows(tuple(asks), tuple(_through(analysis, placed, base, home)))
+    through = tuple(_through(analysis, placed, base, home))
+    return Flows(tuple(asks), through, tuple(_through_clones(analysis, placed, base, home)))
+
+
+def _clone_roots(
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]], home: str
+) -> list[tuple[int, str, int]]:
+    """(step, folder, depth) for each `git clone` of the line: the folder it fills with the
+    remote's files, and how many names below it a path is inside the clone (2 for `git
+    clone URL` with no directory, which names the clone's folder after the URL)."""
+    out: list[tuple[int, str, int]] = []
+    for cmd, dirs, uses in placed:
+        if cmd.program != "git" or not any(w.static and w.text == "clone" for w in cmd.words):
+            continue
+        if _clones_unnamed(cmd):
+            out += [(id(cmd), d, 2) for d in dirs if d is not None]
+            continue
+        for use in uses:
+            if use.role == "write" and use.word.static:
+                out += [(id(cmd), p, 1) for p in _absolute(use.word.text, dirs, home)]
+    return out
+
+
+def _through_clones(
+    analysis: ShellAnalysis,
+    placed: list[tuple[SimpleCommand, Sequence[str | None], Sequence[RoleUse]]],
+    base: str,
+    home: str,
+) -> list[Reason]:
+    """A path below a folder `git clone` fills in the same line: git checks out a symbolic
+    link as a link (git-config(1) `core.symlinks`, true on Linux and macOS), and the remote
+    chose each name below, so `d/link` may lead anywhere (`git clone URL d && cat
+    d/link`, with `link -> ~/.ssh/id_rsa`). A later command sees it (it is on disk then);
+    in the same line nothing has looked, and only the sandbox confines it."""
+    roots = _clone_roots(placed, home)
+    if not roots:
+        return []
+
+    def inside(path: str, by: int | None) -> str | None:
+        for step, folder, depth in roots:
+            if step == by or not path.startswith(folder.rstrip("/") + "/"):
+                continue
+            if len(path[len(folder.rstrip("/")) + 1 :].strip("/").split("/")) >= depth:
+                return folder
+        return None
+
+    found: list[tuple[str, str]] = []
+    for cmd, dirs, uses in placed:
+        spots = [d for d in dirs if d is not None]
+        found += [(cmd.program, d) for d in spots if inside(d, id(cmd))]
+        for use in uses:
+            if use.role in ("read", "write", "delete", "perm") and use.word.static:
+                for full in _absolute(use.word.text, dirs, home):
+                    if inside(full, id(cmd)):
+                        found.append((cmd.program, use.word.text))
+    for r in analysis.redirects:
+        spots = [d for d in (resolve_dir(x, base, home) for x in r.dirs) if d is not None]
+        for full in _absolute(r.target, spots, home):
+            if inside(full, None):
+                found.append((r.writer or "a redirection", r.target))
+    return [
+        Reason(
+            "through-cloned-link",
+            program,
+            f"`{program}` reaches `{spelled}` inside a repository the same command clones: "
+            "any name there may be a symbolic link the remote chose, leading out of the "
+            "workspace or to a secret, and nothing has looked yet",
+        )
+        for program, spelled in found[:1]
+    ]
 
 
 def _first(
