@@ -80,6 +80,10 @@ DEFAULT_DENIED_PATHS: Final[tuple[str, ...]] = (
     "*.jks",
     ".env",
     ".env.*",
+    # An editor's backup and auto-save copies of `.env` (emacs, gedit, nano: `.env~`;
+    # emacs's auto-save `#.env#`); vim's swap file `.env.swp` is `.env.*`.
+    ".env~",
+    "\\#.env#",
     ".envrc",
     "credentials",
     "credentials.*",
