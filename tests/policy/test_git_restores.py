@@ -209,3 +209,38 @@ def test_a_word_is_a_revision_or_a_path_never_neither_unchecked(word: str) -> No
         assert result
     if word.startswith(".") and ".." not in word and not any(ch in word for ch in "~^@:"):
         assert not result or all(ch in "0123456789abcdef" for ch in word)
+
+
+def test_a_link_another_version_holds_is_not_read_in_the_same_line(
+    ws: Path, tmp_path: Path
+) -> None:
+    # Branch `evil` holds `notes.md` as a link to a secret outside the workspace. Checked
+    # out in the same line, `cat notes.md` reads through it before anything has looked.
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOKEN\n")
+    _git(ws, "checkout", "-q", "-b", "evil")
+    (ws / "notes.md").symlink_to(secret)
+    _git(ws, "add", "notes.md")
+    _git(ws, "commit", "-qm", "link")
+    _git(ws, "checkout", "-q", "main")
+    assert not (ws / "notes.md").exists()
+    for command in (
+        "git checkout evil && cat notes.md",
+        "git switch evil; cat notes.md",
+        "git reset --hard evil && cat notes.md",
+        "git checkout evil -- . && cat notes.md",
+        "git checkout evil -- notes.md && cat notes.md",
+        "git pull && cat notes.md",
+    ):
+        host = _decide(command, ws, "host")
+        assert host.verdict is Verdict.ASK, (command, host.reasons)
+        assert "through-cloned-link" in _codes(host), (command, host.reasons)
+        # The sandbox confines the read: the same line runs there.
+        assert "through-cloned-link" not in _codes(_decide(command, ws, "sandbox"))
+    for command in (
+        "git checkout -- . && cat src/app.py",
+        "git checkout -b feat && cat src/app.py",
+        "git checkout evil -- src && cat README.md",
+        "git fetch && git status",
+    ):
+        assert _decide(command, ws, "host").verdict is Verdict.ALLOW, command

@@ -77,6 +77,7 @@ from safehold.policy.shell.programs.project_tools import (
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import Role, RoleUse, first_operand, read_roles
+from safehold.policy.shell.restores import restore_of, restored_scope
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import code_strings
 from safehold.policy.shell.words import Word
@@ -199,8 +200,21 @@ def _clone_roots(
 ) -> list[tuple[int, str, int]]:
     """(step, folder, depth) for each `git clone` of the line: the folder it fills with the
     remote's files, and how many names below it a path is inside the clone (2 for `git
-    clone URL` with no directory, which names the clone's folder after the URL)."""
+    clone URL` with no directory, which names the clone's folder after the URL). And for
+    each command that writes tracked files from another version (`git checkout BRANCH`,
+    `git pull`, `git stash pop`: `restores.restored_scope`), the paths it reaches (depth
+    0: the path itself or below it), which that version may hold as links."""
     out: list[tuple[int, str, int]] = []
+    for cmd, dirs, _uses in placed:
+        if restore_of(cmd) is None:
+            continue
+        for d in dirs:
+            restored = None if d is None else restored_scope(cmd, kernel_path(d))
+            if restored is not None:
+                # The whole tree: any name below its top (the top itself stays a folder).
+                top = restored[1]
+                out += [(id(cmd), posixpath.join(top, p), 0) if p else (id(cmd), top, 1)
+                        for p in restored[2]]  # fmt: skip
     for cmd, dirs, uses in placed:
         if cmd.program != "git" or not any(w.static and w.text == "clone" for w in cmd.words):
             continue
@@ -230,7 +244,11 @@ def _through_clones(
 
     def inside(path: str, by: int | None) -> str | None:
         for step, folder, depth in roots:
-            if step == by or not path.startswith(folder.rstrip("/") + "/"):
+            if step == by:
+                continue
+            if depth == 0 and path == folder:
+                return folder
+            if not path.startswith(folder.rstrip("/") + "/"):
                 continue
             if len(path[len(folder.rstrip("/")) + 1 :].strip("/").split("/")) >= depth:
                 return folder
@@ -254,9 +272,10 @@ def _through_clones(
         Reason(
             "through-cloned-link",
             program,
-            f"`{program}` reaches `{spelled}` inside a repository the same command clones: "
-            "any name there may be a symbolic link the remote chose, leading out of the "
-            "workspace or to a secret, and nothing has looked yet",
+            f"`{program}` reaches `{spelled}` inside a repository the same command clones "
+            "or checks out from another version: any name there may be a symbolic link "
+            "that version holds, leading out of the workspace or to a secret, and nothing "
+            "has looked yet",
         )
         for program, spelled in found[:1]
     ]
@@ -631,7 +650,7 @@ def _may_write(
     if any(r.access == "write" and not _visible(r) for r in analysis.redirects):
         return True
     for cmd, _dirs, uses in placed:
-        if any(u.role == "write" for u in uses) or _remote_named(cmd):
+        if any(u.role == "write" for u in uses) or _remote_named(cmd) or restore_of(cmd):
             return True
         if _step_name(cmd) in COMPRESSORS and _decompressed(cmd, uses):
             return True
