@@ -231,6 +231,7 @@ def test_a_link_another_version_holds_is_not_read_in_the_same_line(
         "git checkout evil -- . && cat notes.md",
         "git checkout evil -- notes.md && cat notes.md",
         "git pull && cat notes.md",
+        "git worktree add w evil && cat w/notes.md",
     ):
         host = _decide(command, ws, "host")
         assert host.verdict is Verdict.ASK, (command, host.reasons)

@@ -216,7 +216,11 @@ def _clone_roots(
                 out += [(id(cmd), posixpath.join(top, p), 0) if p else (id(cmd), top, 1)
                         for p in restored[2]]  # fmt: skip
     for cmd, dirs, uses in placed:
-        if cmd.program != "git" or not any(w.static and w.text == "clone" for w in cmd.words):
+        # `git worktree add DIR REV` fills DIR with REV's files as a clone fills its folder.
+        texts = [w.text for w in cmd.words[1:3] if w.static]
+        if cmd.program != "git" or not (
+            any(w.static and w.text == "clone" for w in cmd.words) or texts == ["worktree", "add"]
+        ):
             continue
         if _clones_unnamed(cmd):
             out += [(id(cmd), d, 2) for d in dirs if d is not None]
