@@ -325,6 +325,16 @@ def _above(folder: str) -> list[str]:
     return out
 
 
+# Programs whose standard output is what the other end of a connection sends: a shell on
+# another host, a socket, or a name server's answer (DNS TXT records hold any text; dig,
+# host, nslookup and drill print them: BIND 9.18 and ldns 1.8 manuals).
+_NETWORK_OUTPUT = frozenset(
+    {
+        "https", "lwp-request", "fetch", "ssh", "nc", "nc.openbsd", "nc.traditional",
+        "netcat", "netcat-openbsd", "pnc", "ncat", "socat", "telnet", "dig", "host",
+        "nslookup", "drill",
+    }
+)  # fmt: skip
 # Writers whose content comes from outside the command line and the workspace: fetched,
 # cloned, extracted or decoded. A file one of them writes below where a project runner runs
 # may be its code (`curl -o conftest.py URL && pytest`); a log, a stamp or a copy of a
@@ -335,6 +345,10 @@ _FOREIGN_WRITERS = frozenset(
         "tar", "bsdtar", "unzip", "7z", "7za", "unrar", "gunzip", "zcat", "bunzip2", "unxz",
         "zstd", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg", "docker",
         "podman", "kubectl", "pip", "pip3", "npm", "npx", "pnpm", "yarn", "cargo",
+        # What a remote end or a name server sends, written to a file by a redirection
+        # (`nc HOST 80 > Makefile`, `ssh HOST cat f > Makefile`, `host -t txt NAME >
+        # package.json`): as `_FOREIGN_STREAMS`, under every name the tables know.
+        *_NETWORK_OUTPUT,
         # Decompressors under every name (gzip 1.12, bzip2 1.0.8, xz 5.4, lz4 1.9, zstd 1.5
         # `--help`: `-d`/`-c` and the `*cat` names write the inflated text).
         "gzip", "bzip2", "bzcat", "xz", "xzcat", "lzma", "unlzma", "lzcat", "lz4", "unlz4",
@@ -346,8 +360,8 @@ _FOREIGN_WRITERS = frozenset(
 # | sed -n 'w Makefile'`); `git log | tee log.txt` is the workspace's own history.
 _FOREIGN_STREAMS = frozenset(
     {
-        "curl", "wget", "aria2c", "http", "https", "lwp-request", "fetch", "gh", "ssh", "nc",
-        "ncat", "socat", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg",
+        "curl", "wget", "aria2c", "http", "gh", *_NETWORK_OUTPUT,
+        "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg",
         "gunzip", "zcat", "bzcat", "bunzip2", "xzcat", "unxz", "zstd", "zstdcat", "unzip",
         "tar", "bsdtar", "7z", "7za", "gzip", "bzip2", "xz", "lzma", "unlzma", "lzcat", "lz4",
         "unlz4", "lz4cat", "unzstd",
