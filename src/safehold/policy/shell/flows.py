@@ -1036,7 +1036,15 @@ def _hidden_text(cmd: SimpleCommand) -> bool:
     # The shell expands these words' substitutions as it writes them (`_substitutes_foreign`
     # reads those): a line that is one is not code the file runs later.
     joined = (" ".join(texts), "".join(texts[1:]))
-    return any(_text_runs(text, written=False) for text in joined)
+    if any(_text_runs(text, written=False) for text in joined):
+        return True
+    # A word bash does not expand (`'$(curl URL)'`, `'$$(…)'`, `'X != cmd | sh'`) lands in
+    # the file as it is, and its substitutions run when the file runs: read as a heredoc
+    # body is (`written`).
+    static = [w.text for w in words if w.static]
+    return bool(static) and any(
+        _text_runs(text, written=True) for text in (" ".join(static), "".join(static[1:]))
+    )
 
 
 def _substitutes_foreign(text: str) -> bool:
