@@ -886,7 +886,11 @@ def _foreign_steps(commands: Sequence[SimpleCommand]) -> tuple[set[int], bool]:
     for cmd in commands:
         name = _step_name(cmd)
         own = name in _FOREIGN_WRITERS and _inflates(cmd, name)
-        if (cmd.program in _ECHOES and _hidden_text(cmd)) or _computes_text(cmd, name, spelled):
+        if (
+            (cmd.program in _ECHOES and _hidden_text(cmd))
+            or (cmd.program in _ARGUMENT_PRINTERS and _prints_runs(cmd))
+            or _computes_text(cmd, name, spelled)
+        ):
             own = streams = True
             feeds += cmd.pipes
         elif name in _FOREIGN_STREAMS and _inflates(cmd, name):
@@ -1006,6 +1010,15 @@ def _spelled_input(cmd: SimpleCommand, spelled: Sequence[tuple[int, int]]) -> bo
 
 
 _ECHOES = frozenset({"printf", "echo"})
+# Programs that print text their words spell, as `echo` does, each with the escapes of its
+# format that make a line break (coreutils 9.1 date(1) `%n`, `%t`; seq(1) `-f`, `-s`;
+# numfmt(1) `--format`; basename(1), dirname(1), shuf(1) `-e`, yes(1), expr(1) print
+# their operands or parts of them): `date '+all:%n%tcurl URL | sh' > Makefile && make`
+# writes a recipe.
+_ARGUMENT_PRINTERS: dict[str, dict[str, str]] = {
+    "date": {"%n": "\n", "%t": "\t"},
+    **{name: {} for name in ("seq", "numfmt", "basename", "dirname", "shuf", "yes", "expr")},
+}
 # Splits a word's text into the names it may run: one character class, linear.
 _NAME_BREAKS = re.compile(r"[^A-Za-z0-9_.+-]+")
 # Escapes printf(1) and `echo -e` turn into characters the command does not show: octal,
@@ -1044,6 +1057,26 @@ def _hidden_text(cmd: SimpleCommand) -> bool:
     static = [w.text for w in words if w.static]
     return bool(static) and any(
         _text_runs(text, written=True) for text in (" ".join(static), "".join(static[1:]))
+    )
+
+
+def _prints_runs(cmd: SimpleCommand) -> bool:
+    """A program of `_ARGUMENT_PRINTERS` whose static words hold a command line that asks
+    (read as written text, its format's line breaks made), or whose computed words run a
+    downloader's or decoder's `$(…)`."""
+    breaks = _ARGUMENT_PRINTERS.get(cmd.program, {})
+    texts: list[str] = []
+    for word in cmd.words[1:]:
+        if not word.static:
+            if _substitutes_foreign(word.text):
+                return True
+            continue  # expanded by bash first, as `echo "$X"`'s words are
+        text = word.text
+        for escape, made in breaks.items():
+            text = text.replace(escape, made)
+        texts.append(text)
+    return bool(texts) and any(
+        _text_runs(text, written=True) for text in (" ".join(texts), "".join(texts))
     )
 
 
