@@ -1370,25 +1370,32 @@ def _folders(
     return out if words else list(default)
 
 
-# A runner's own output: the program its redirections name, and the `id`s of the steps of
-# its pipes after it.
-_Own = tuple[str, frozenset[int]]
+# A runner's own output: the programs its redirections may name, and the `id`s of the steps
+# of its pipes after it.
+_Own = tuple[frozenset[str], frozenset[int]]
 
 
 def _output_of(cmd: SimpleCommand, commands: Sequence[SimpleCommand]) -> _Own:
     """What `cmd`'s output is written by: its own redirections (named by its program) and
     the steps after it in its pipes (`pytest | tee log.txt`)."""
+    # `python3 -m pytest` is also the step of its interpreter, which holds the pipes.
+    pipes = [*cmd.pipes]
+    for c in commands:
+        if cmd.wrapper_words and c.words == cmd.wrapper_words[0]:
+            pipes += c.pipes
     later = frozenset(
-        id(c) for c in commands if any(p == q and s > t for p, s in c.pipes for q, t in cmd.pipes)
+        id(c) for c in commands if any(p == q and s > t for p, s in c.pipes for q, t in pipes)
     )
-    return cmd.program, later
+    # `python3 -m pytest > log`: the redirection names the interpreter, the wrapper.
+    names = frozenset({cmd.program, *(program_name(w[0]) for w in cmd.wrapper_words if w)})
+    return names, later
 
 
 def _test_files(names: tuple[str, ...] | None, modules: bool, own: _Own) -> Fits:
     """A write that may put a file the runner collects at or below `folder`, or make a
     folder holding one: a Python module (`modules`), or a file whose name matches one of
     `names` (None: any name); not the runner's own output (`own`)."""
-    program, later = own
+    programs, later = own
 
     def fits(folder: str, written: _Written) -> bool:
         if _under(folder, written.path):
@@ -1396,7 +1403,7 @@ def _test_files(names: tuple[str, ...] | None, modules: bool, own: _Own) -> Fits
         path = written.path or ""
         if not _under(path, folder):
             return False
-        if written.by in later or (written.by == 0 and written.writer == program):
+        if written.by in later or (written.by == 0 and written.writer in programs):
             return False
         if modules and path.endswith(_MODULE_SUFFIXES):
             return True
