@@ -34,6 +34,7 @@ name that is a directory is covered by both readings, `L` and `L/<target's name>
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import posixpath
 import re
@@ -47,7 +48,7 @@ from safehold.policy.paths import kernel_path, link_points_to, links_below
 from safehold.policy.shell.analysis import Redirect, ShellAnalysis, SimpleCommand, analyze
 from safehold.policy.shell.hazards import hazards
 from safehold.policy.shell.locations import PHYSICAL, resolve_dir
-from safehold.policy.shell.programs import PROGRAMS, program_for
+from safehold.policy.shell.programs import PROGRAMS, module_command, program_for
 from safehold.policy.shell.programs.awk_sed import sed_output_texts
 from safehold.policy.shell.programs.compressors import COMPRESSED_SUFFIXES
 from safehold.policy.shell.programs.compressors import PROGRAMS as COMPRESSORS
@@ -76,7 +77,13 @@ from safehold.policy.shell.programs.project_tools import (
 )
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
-from safehold.policy.shell.programs.table import Role, RoleUse, first_operand, read_roles
+from safehold.policy.shell.programs.table import (
+    Role,
+    RoleUse,
+    first_operand,
+    option_values,
+    read_roles,
+)
 from safehold.policy.shell.restores import restore_of, restored_scope
 from safehold.policy.shell.rules import CompiledRules, compile_rules
 from safehold.policy.shell.sandboxed import code_strings
@@ -180,9 +187,10 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
                 if hit is not None:
                     _add(asks, _runs_from_written(cmd.program, folder, hit))
                     break  # one reason per step: the folders overlap
-            for folder in [] if ran else _operand_folders(cmd, dirs, uses, home):
+            own = _output_of(cmd, analysis.commands)
+            for folder, fits in [] if ran else _collected(cmd, dirs, uses, home, own):
                 pairs += len(written)
-                hit = _first(written, pairs, _python_below, folder, by=id(cmd))
+                hit = _first(written, pairs, fits, folder, by=id(cmd))
                 if hit is not None:
                     _add(asks, _runs_from_written(cmd.program, folder, hit))
                     break
@@ -413,6 +421,16 @@ def _above(folder: str) -> list[str]:
     return out
 
 
+# Programs whose standard output is what the other end of a connection sends: a shell on
+# another host, a socket, or a name server's answer (DNS TXT records hold any text; dig,
+# host, nslookup and drill print them: BIND 9.18 and ldns 1.8 manuals).
+_NETWORK_OUTPUT = frozenset(
+    {
+        "https", "lwp-request", "fetch", "ssh", "nc", "nc.openbsd", "nc.traditional",
+        "netcat", "netcat-openbsd", "pnc", "ncat", "socat", "telnet", "dig", "host",
+        "nslookup", "drill",
+    }
+)  # fmt: skip
 # Writers whose content comes from outside the command line and the workspace: fetched,
 # cloned, extracted or decoded. A file one of them writes below where a project runner runs
 # may be its code (`curl -o conftest.py URL && pytest`); a log, a stamp or a copy of a
@@ -423,6 +441,10 @@ _FOREIGN_WRITERS = frozenset(
         "tar", "bsdtar", "unzip", "7z", "7za", "unrar", "gunzip", "zcat", "bunzip2", "unxz",
         "zstd", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg", "docker",
         "podman", "kubectl", "pip", "pip3", "npm", "npx", "pnpm", "yarn", "cargo",
+        # What a remote end or a name server sends, written to a file by a redirection
+        # (`nc HOST 80 > Makefile`, `ssh HOST cat f > Makefile`, `host -t txt NAME >
+        # package.json`): as `_FOREIGN_STREAMS`, under every name the tables know.
+        *_NETWORK_OUTPUT,
         # Decompressors under every name (gzip 1.12, bzip2 1.0.8, xz 5.4, lz4 1.9, zstd 1.5
         # `--help`: `-d`/`-c` and the `*cat` names write the inflated text).
         "gzip", "bzip2", "bzcat", "xz", "xzcat", "lzma", "unlzma", "lzcat", "lz4", "unlz4",
@@ -434,8 +456,8 @@ _FOREIGN_WRITERS = frozenset(
 # | sed -n 'w Makefile'`); `git log | tee log.txt` is the workspace's own history.
 _FOREIGN_STREAMS = frozenset(
     {
-        "curl", "wget", "aria2c", "http", "https", "lwp-request", "fetch", "gh", "ssh", "nc",
-        "ncat", "socat", "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg",
+        "curl", "wget", "aria2c", "http", "gh", *_NETWORK_OUTPUT,
+        "base64", "base32", "basenc", "xxd", "uudecode", "openssl", "gpg",
         "gunzip", "zcat", "bzcat", "bunzip2", "xzcat", "unxz", "zstd", "zstdcat", "unzip",
         "tar", "bsdtar", "7z", "7za", "gzip", "bzip2", "xz", "lzma", "unlzma", "lzcat", "lz4",
         "unlz4", "lz4cat", "unzstd",
@@ -960,7 +982,11 @@ def _foreign_steps(commands: Sequence[SimpleCommand]) -> tuple[set[int], bool]:
     for cmd in commands:
         name = _step_name(cmd)
         own = name in _FOREIGN_WRITERS and _inflates(cmd, name)
-        if (cmd.program in _ECHOES and _hidden_text(cmd)) or _computes_text(cmd, name, spelled):
+        if (
+            (cmd.program in _ECHOES and _hidden_text(cmd))
+            or (cmd.program in _ARGUMENT_PRINTERS and _prints_runs(cmd))
+            or _computes_text(cmd, name, spelled)
+        ):
             own = streams = True
             feeds += cmd.pipes
         elif name in _FOREIGN_STREAMS and _inflates(cmd, name):
@@ -1080,6 +1106,15 @@ def _spelled_input(cmd: SimpleCommand, spelled: Sequence[tuple[int, int]]) -> bo
 
 
 _ECHOES = frozenset({"printf", "echo"})
+# Programs that print text their words spell, as `echo` does, each with the escapes of its
+# format that make a line break (coreutils 9.1 date(1) `%n`, `%t`; seq(1) `-f`, `-s`;
+# numfmt(1) `--format`; basename(1), dirname(1), shuf(1) `-e`, yes(1), expr(1) print
+# their operands or parts of them): `date '+all:%n%tcurl URL | sh' > Makefile && make`
+# writes a recipe.
+_ARGUMENT_PRINTERS: dict[str, dict[str, str]] = {
+    "date": {"%n": "\n", "%t": "\t"},
+    **{name: {} for name in ("seq", "numfmt", "basename", "dirname", "shuf", "yes", "expr")},
+}
 # Splits a word's text into the names it may run: one character class, linear.
 _NAME_BREAKS = re.compile(r"[^A-Za-z0-9_.+-]+")
 # Escapes printf(1) and `echo -e` turn into characters the command does not show: octal,
@@ -1110,7 +1145,35 @@ def _hidden_text(cmd: SimpleCommand) -> bool:
     # The shell expands these words' substitutions as it writes them (`_substitutes_foreign`
     # reads those): a line that is one is not code the file runs later.
     joined = (" ".join(texts), "".join(texts[1:]))
-    return any(_text_runs(text, written=False) for text in joined)
+    if any(_text_runs(text, written=False) for text in joined):
+        return True
+    # A word bash does not expand (`'$(curl URL)'`, `'$$(…)'`, `'X != cmd | sh'`) lands in
+    # the file as it is, and its substitutions run when the file runs: read as a heredoc
+    # body is (`written`).
+    static = [w.text for w in words if w.static]
+    return bool(static) and any(
+        _text_runs(text, written=True) for text in (" ".join(static), "".join(static[1:]))
+    )
+
+
+def _prints_runs(cmd: SimpleCommand) -> bool:
+    """A program of `_ARGUMENT_PRINTERS` whose static words hold a command line that asks
+    (read as written text, its format's line breaks made), or whose computed words run a
+    downloader's or decoder's `$(…)`."""
+    breaks = _ARGUMENT_PRINTERS.get(cmd.program, {})
+    texts: list[str] = []
+    for word in cmd.words[1:]:
+        if not word.static:
+            if _substitutes_foreign(word.text):
+                return True
+            continue  # expanded by bash first, as `echo "$X"`'s words are
+        text = word.text
+        for escape, made in breaks.items():
+            text = text.replace(escape, made)
+        texts.append(text)
+    return bool(texts) and any(
+        _text_runs(text, written=True) for text in (" ".join(texts), "".join(texts))
+    )
 
 
 def _substitutes_foreign(text: str) -> bool:
@@ -1323,29 +1386,127 @@ def _clones_unnamed(cmd: SimpleCommand) -> bool:
     return "network" in roles and "write" not in roles
 
 
-def _operand_folders(
-    cmd: SimpleCommand, dirs: Sequence[str | None], uses: Sequence[RoleUse], home: str
-) -> list[str]:
-    """The files and folders a test runner's operands name (`RUNS_OPERANDS`: `pytest
-    tests/test_x.py::test_a`, `python -m pytest tests`), absolute: it imports the Python
-    files among them and below them."""
-    if _runner_name(cmd) not in RUNS_OPERANDS:
+# What a test runner collects by name below the folders its operands name or, given none,
+# below where it runs. pytest: the test modules (`python_files`: `test_*.py`, `*_test.py`;
+# every module with `--doctest-modules`) and the doctest text files (`--doctest-glob`:
+# `test*.txt`), with the packages' `__init__.py` (pytest docs, "Configuration",
+# "How to run doctests", "pytest import mechanisms"). unittest: `python -m unittest` alone
+# is `discover`, which imports the modules matching `-p`/`--pattern` (`test*.py`) below
+# `-s`/`--start-directory` (`.`), and their packages (unittest docs, "Test Discovery").
+_PYTEST_COLLECTS = ("test_*.py", "*_test.py", "__init__.py")
+_PYTEST_DOCTESTS = ("test*.txt",)
+_UNITTEST_COLLECTS = ("test*.py", "__init__.py")
+
+
+def _collected(
+    cmd: SimpleCommand,
+    dirs: Sequence[str | None],
+    uses: Sequence[RoleUse],
+    home: str,
+    own: _Own,
+) -> list[tuple[str, Fits]]:
+    """The folders a test runner collects test files from (`RUNS_OPERANDS`), absolute, each
+    with the test of a write that may be one: a file or folder its operands name (`pytest
+    tests/test_x.py::test_a`, `python -m pytest tests`), where every Python file counts and
+    so does a doctest text file; with no operand, where it runs (`pytest`, `python -m
+    unittest`), where the files it collects by name count. What the runner's own output
+    becomes (`pytest > test_log.txt`, `pytest | tee test_out.txt`: `own`) is not one."""
+    name = _runner_name(cmd)
+    if name not in RUNS_OPERANDS:
         return []
+    found = module_command(cmd.words) if program_family(cmd.program) == "python" else None
+    words = cmd.words if found is None else found[1]
+    table = program_for(name) if found is None else found[2]
+    if table is None:
+        return []
+    operands = [u.word for u in uses if not u.option and u.role == "read"]
+    here = [d for d in dirs if d is not None]
+    if name == "unittest":
+        if operands and operands[0].static and operands[0].text == "discover":
+            start = [w for _, w in option_values(table, words, ("-s", "--start-directory"))]
+            start += operands[1:2]
+            pattern = [w for _, w in option_values(table, words, ("-p", "--pattern"))]
+            pattern += operands[2:3]
+            names = _globs(pattern[:1], _UNITTEST_COLLECTS)
+            return [
+                (f, _test_files(names, False, own)) for f in _folders(start[:1], here, dirs, home)
+            ]
+        if not operands:
+            return [(d, _test_files(_UNITTEST_COLLECTS, False, own)) for d in here]
+        return [(f, _test_files((), True, own)) for f in _folders(operands, [], dirs, home)]
+    doctests = _globs(
+        [w for _, w in option_values(table, words, ("--doctest-glob",))], _PYTEST_DOCTESTS
+    )
+    if operands:
+        return [(f, _test_files(doctests, True, own)) for f in _folders(operands, [], dirs, home)]
+    modules = "--doctest-modules" in first_operand(table, words)[1]
+    names = None if doctests is None else _PYTEST_COLLECTS + doctests
+    return [(d, _test_files(names, modules, own)) for d in here]
+
+
+def _globs(given: Sequence[Word], default: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The file name patterns an option gives (`--doctest-glob '*.md'`), or `default` when
+    none is given; None (any name) when one is computed."""
+    if any(not w.static for w in given):
+        return None
+    return tuple(w.text for w in given) or default
+
+
+def _folders(
+    words: Sequence[Word], default: Sequence[str], dirs: Sequence[str | None], home: str
+) -> list[str]:
+    """The absolute paths `words` name (a test id's `::…` cut off), or `default` when there
+    are none; a computed word is left out (its reach is judged as a computed path)."""
     out: list[str] = []
-    for use in uses:
-        if use.option or use.role != "read" or not (use.word.static or use.word.home):
+    for word in words:
+        if not (word.static or word.home):
             continue
-        text = use.word.text.split("::", 1)[0]
+        text = word.text.split("::", 1)[0]
         out += _absolute(text, dirs, home) if text else []
-    return out
+    return out if words else list(default)
 
 
-def _python_below(folder: str, written: _Written) -> bool:
-    """A write that may put a Python file at or below `folder`, or make a folder holding it."""
-    if _under(folder, written.path):
-        return True
-    path = written.path or ""
-    return _under(path, folder) and path.endswith(_MODULE_SUFFIXES)
+# A runner's own output: the programs its redirections may name, and the `id`s of the steps
+# of its pipes after it.
+_Own = tuple[frozenset[str], frozenset[int]]
+
+
+def _output_of(cmd: SimpleCommand, commands: Sequence[SimpleCommand]) -> _Own:
+    """What `cmd`'s output is written by: its own redirections (named by its program) and
+    the steps after it in its pipes (`pytest | tee log.txt`)."""
+    # `python3 -m pytest` is also the step of its interpreter, which holds the pipes.
+    pipes = [*cmd.pipes]
+    for c in commands:
+        if cmd.wrapper_words and c.words == cmd.wrapper_words[0]:
+            pipes += c.pipes
+    later = frozenset(
+        id(c) for c in commands if any(p == q and s > t for p, s in c.pipes for q, t in pipes)
+    )
+    # `python3 -m pytest > log`: the redirection names the interpreter, the wrapper.
+    names = frozenset({cmd.program, *(program_name(w[0]) for w in cmd.wrapper_words if w)})
+    return names, later
+
+
+def _test_files(names: tuple[str, ...] | None, modules: bool, own: _Own) -> Fits:
+    """A write that may put a file the runner collects at or below `folder`, or make a
+    folder holding one: a Python module (`modules`), or a file whose name matches one of
+    `names` (None: any name); not the runner's own output (`own`)."""
+    programs, later = own
+
+    def fits(folder: str, written: _Written) -> bool:
+        if _under(folder, written.path):
+            return True
+        path = written.path or ""
+        if not _under(path, folder):
+            return False
+        if written.by in later or (written.by == 0 and written.writer in programs):
+            return False
+        if modules and path.endswith(_MODULE_SUFFIXES):
+            return True
+        base = posixpath.basename(path)
+        return names is None or any(fnmatch.fnmatchcase(base, n) for n in names)
+
+    return fits
 
 
 def _runs(

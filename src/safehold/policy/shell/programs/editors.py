@@ -13,6 +13,30 @@ EDITORS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim", "emacs", "emacsc
 _EDITOR_CODE = frozenset({"-c", "--cmd", "--eval", "-eval", "--execute"})
 
 
+def _moves_cursor(word: Word) -> bool:
+    """`+`, `+N`, `+/pat` or `+?pat`, spelled out: an argument that only moves the cursor.
+    Vim runs `+CMD` as the ex command CMD (vim(1) "+{command}"; `+/pat` is the command
+    `/pat`), so text after the pattern's closing delimiter is a command run at that line:
+    `+/x/|!id`, `+/x/!id` (a filter), `+?x?w FILE`. A `|` or a line break anywhere is
+    read as starting one."""
+    rest = word.text[1:]
+    if not word.static:
+        return False
+    if rest == "" or rest.isdigit():
+        return True
+    if rest[:1] not in ("/", "?") or "|" in rest or "\n" in rest:
+        return False  # a `|` or a line break may start a command: read as one
+    i = 1
+    while i < len(rest):
+        if rest[i] == "\\":
+            i += 2
+        elif rest[i] == rest[0]:
+            return i == len(rest) - 1
+        else:
+            i += 1
+    return True
+
+
 # vi(1p), ex(1p): with standard input not a terminal, vi and ex read their commands from it
 # (`printf ':!id\n' | vi f`, `ex f < cmds`). ed has no table: not understood anyway.
 _READS_COMMANDS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim"})
@@ -31,7 +55,7 @@ def _editor(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
         )
     for k, w in enumerate(words[1:], start=1):
         t = w.text
-        plus = t.startswith("+") and not (t[1:].isdigit() or t[1:2] in ("", "/", "?"))
+        plus = t.startswith("+") and not _moves_cursor(w)
         client_eval = name == "emacsclient" and t == "-e"
         glued = t.startswith(("--eval=", "--cmd=")) or plus
         if t in _EDITOR_CODE or glued or client_eval:
