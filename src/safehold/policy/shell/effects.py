@@ -45,7 +45,13 @@ from safehold.policy.shell.programs.interpreters import (
 from safehold.policy.shell.programs.shell_settings import COMPUTED, setting_problem
 from safehold.policy.shell.programs.shells import SHELLS
 from safehold.policy.shell.programs.step import program_name
-from safehold.policy.shell.programs.table import FETCHES_CODE, OPTIONS_FILE, Program, read_roles
+from safehold.policy.shell.programs.table import (
+    FETCHES_CODE,
+    MAY_BE_OPTION,
+    OPTIONS_FILE,
+    Program,
+    read_roles,
+)
 from safehold.policy.shell.words import Word
 
 __all__ = ["BUILTINS", "ENVIRONMENT", "Effect", "EffectKind", "expanded_effects", "host_effects"]
@@ -320,6 +326,13 @@ def _unknown_words(table: Program, words: tuple[Word, ...], name: str = "") -> t
     if FETCHES_CODE in reading.modes:
         why = f"`{shown}` downloads packages and runs code that comes with them"
         found += (Effect("run", "downloaded packages", name, why),)
+    if MAY_BE_OPTION in reading.modes:
+        why = (
+            f"`{shown}`: a word computed at run time stands where `{name}` reads its "
+            "options, so it may be any of them (`-f FILE`, `--output=FILE`); put `--` "
+            "before it"
+        )
+        found += (Effect("not-understood", "computed option", name, why),)
     if OPTIONS_FILE in reading.modes:
         shown = " ".join(w.text for w in words[:3])
         why = f"`{shown}`: options, commands or URLs read from a file or given as commands are not seen"

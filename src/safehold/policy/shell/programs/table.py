@@ -19,6 +19,7 @@ from safehold.policy.shell.words import Word
 
 __all__ = [
     "FETCHES_CODE",
+    "MAY_BE_OPTION",
     "NAMES_FROM_INPUT",
     "OPTIONS_FILE",
     "PARSERS",
@@ -485,6 +486,13 @@ they write, send or run and hosts they reach are not seen, so unconfined the com
 understood. The file itself is still read."""
 
 
+MAY_BE_OPTION = "may-be-option"
+"""The mode of a reading where a word computed at run time (`"$X"`, `$(cmd)`, a glob, an
+xargs placeholder) stands before `--` in a program with options that read, write, run or
+switch something, or that its table leaves out so that they ask: bash may expand it to
+`-f FILE` or `--output=FILE` (argument injection), which the program then reads as that
+option. Unconfined, such a command is not understood."""
+
 WRITES_ANYWHERE = "writes-anywhere"
 """The mode of an option that lets a program write where its input says, not only under
 the directory it writes into (`tar -x -P`: absolute member names and `..`; `unzip -:`):
@@ -497,6 +505,25 @@ def read_roles(program: Program, words: tuple[Word, ...]) -> Reading:
     scripts: list[Word] = []
     uses, modes, unknown = _read(program, words, asks, scripts)
     return Reading(tuple(uses), frozenset(modes), tuple(unknown), tuple(asks), tuple(scripts))
+
+
+# The first character of a computed word's text that bash may expand to anything, an
+# option included: an expansion, a glob, a brace list, or a placeholder the analysis puts
+# for words read at run time (`<stdin words>`, xargs's `-I %`, find's `{}`).
+_EXPANDS_FIRST = frozenset("$`*?[{<%")
+
+
+def _may_be_option(word: Word, program: Program) -> bool:
+    """Whether the computed `word`, read where `program` still reads options, may expand
+    to an option that matters (`MAY_BE_OPTION`). A word that starts with a literal
+    character (`src/$X`, `./$f`) or `~` cannot start with `-`."""
+    text = word.text
+    if word.home or (text and text[0] not in _EXPANDS_FIRST and len(text) > 2):
+        return False
+    return bool(program.left_out) or any(
+        o.role or o.mode or o.script or o.implies or o.setting or o.until or o.ends
+        for o in program.options.values()
+    )
 
 
 def _old_style(program: Program, words: tuple[Word, ...]) -> tuple[Word, ...]:
@@ -556,6 +583,8 @@ def _read(
                 break
             continue
         if options_done or not w.static or not t.startswith("-") or t == "-":
+            if not options_done and not w.static and _may_be_option(w, program):
+                modes.add(MAY_BE_OPTION)
             if program.leading_operands and (operands_done or t in ("(", "!", ")")):
                 operands_done = True
                 i += 1
