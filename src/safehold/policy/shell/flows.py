@@ -187,8 +187,9 @@ def follow(analysis: ShellAnalysis, place: Place, base: str, home: str) -> Flows
                 if hit is not None:
                     _add(asks, _runs_from_written(cmd.program, folder, hit))
                     break  # one reason per step: the folders overlap
-            own = _output_of(cmd, analysis.commands)
-            for folder, fits in [] if ran else _collected(cmd, dirs, uses, home, own):
+            collects = not ran and _runner_name(cmd) in RUNS_OPERANDS
+            own = _output_of(cmd, analysis.commands) if collects else _NO_OUTPUT
+            for folder, fits in _collected(cmd, dirs, uses, home, own) if collects else []:
                 pairs += len(written)
                 hit = _first(written, pairs, fits, folder, by=id(cmd))
                 if hit is not None:
@@ -1469,6 +1470,9 @@ def _folders(
 # A runner's own output: the programs its redirections may name, and the `id`s of the steps
 # of its pipes after it.
 _Own = tuple[frozenset[str], frozenset[int]]
+
+
+_NO_OUTPUT: _Own = (frozenset(), frozenset())
 
 
 def _output_of(cmd: SimpleCommand, commands: Sequence[SimpleCommand]) -> _Own:
