@@ -54,25 +54,15 @@ def _check_tracked(
                 continue
             denied = _denied_tracked(top, policy)
             if denied is None:
-                found.add(
-                    found.ask,
-                    Reason(
-                        "tracked-unchecked",
-                        f"git {sub}",
-                        f"`git {sub}` prints the content of files git tracks, and the index "
-                        f"of `{top}` cannot be read to check them",
-                    ),
-                )
+                _unchecked(found, f"git {sub}", "prints the content of files git tracks", top)
             elif denied:
-                shown = ", ".join(f"`{p}`" for p in denied[:3])
-                more = f" and {len(denied) - 3} more" if len(denied) > 3 else ""
                 found.add(
                     found.ask,
                     Reason(
                         "tracked-denied",
                         f"git {sub}",
                         f"`git {sub}` prints the content of files git tracks, and the "
-                        f"repository tracks {shown}{more}, which the policy denies",
+                        f"repository tracks {_first_three(denied)}, which the policy denies",
                     ),
                 )
                 found.grantable = False
@@ -149,27 +139,29 @@ def _check_restored(
             sub, top, scope = restored
             guarded = _guarded_tracked(top, policy)
             if guarded is None:
-                found.add(
-                    found.ask,
-                    Reason(
-                        "tracked-unchecked",
-                        f"{cmd.program} {sub}",
-                        f"`{cmd.program} {sub}` writes tracked files from another version, and the "
-                        f"index of `{top}` cannot be read to check them",
-                    ),
-                )
+                what = "writes tracked files from another version"
+                _unchecked(found, f"{cmd.program} {sub}", what, top)
                 continue
-            hit = [p for p in guarded if within(p, scope)]
+            hit = tuple(p for p in guarded if within(p, scope))
             if hit:
-                shown = ", ".join(f"`{p}`" for p in hit[:3])
-                more = f" and {len(hit) - 3} more" if len(hit) > 3 else ""
                 found.add(
                     found.ask,
                     Reason(
                         "tracked-protected",
                         f"{cmd.program} {sub}",
                         f"`{cmd.program} {sub}` writes tracked files from another version, "
-                        "among them "
-                        f"{shown}{more}, which writing needs approval for",
+                        f"among them {_first_three(hit)}, which writing needs approval for",
                     ),
                 )
+
+
+def _unchecked(found: _Findings, command: str, does: str, top: str) -> None:
+    """Ask: `command` does something with tracked files, and the index cannot be read."""
+    message = f"`{command}` {does}, and the index of `{top}` cannot be read to check them"
+    found.add(found.ask, Reason("tracked-unchecked", command, message))
+
+
+def _first_three(paths: tuple[str, ...]) -> str:
+    """The first three paths, quoted, and how many more."""
+    more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+    return ", ".join(f"`{p}`" for p in paths[:3]) + more
