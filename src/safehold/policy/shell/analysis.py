@@ -30,7 +30,8 @@ from safehold.policy.shell.heredocs import (
     MAX_HEREDOC_LENGTH,
     code_text,
     data_bodies,
-    quote_lone_dashes,
+    skipped_dashes,
+    spell_dashes,
 )
 from safehold.policy.shell.locations import MAX_DIRS, chdir_move
 from safehold.policy.shell.parse import (
@@ -42,7 +43,7 @@ from safehold.policy.shell.parse import (
     parse_tree,
     plain_heredoc_walk,
     plain_words,
-    uncovered_text,
+    uncovered_bytes,
     walk_script,
 )
 from safehold.policy.shell.programs.environment import (
@@ -417,11 +418,12 @@ def _analyze_script(
         return ()
     src = text.encode("utf-8", "surrogatepass")
     root = parse_tree(src)
-    dashed = quote_lone_dashes(root, src)
-    if dashed is not None:  # `python - <<'PY'`: keep the `-` the parser dropped
-        src = dashed
+    dashes, skipped_bytes = skipped_dashes(root, src)
+    if dashes:  # `python - <<'PY'`: keep the `-` the parser dropped
+        src = spell_dashes(src, dashes)
         text = src.decode("utf-8", "surrogatepass")
         root = parse_tree(src)
+        skipped_bytes = uncovered_bytes(root, src)
     # Quoted heredoc bodies are data: the guards and the second parser read the rest.
     bodies, mismatch = data_bodies(root, src)
     code = code_text(text, src, bodies)
@@ -444,8 +446,8 @@ def _analyze_script(
             _reason("unparseable", "parser", f"`{_show(text)}` is not valid bash syntax")
         )
         return ()
-    skipped = uncovered_text(root, src)
-    if skipped is not None:
+    if skipped_bytes is not None:
+        skipped = skipped_bytes.decode("utf-8", "replace")
         acc.add_opaque(
             _reason(
                 "unparsed-text",

@@ -30,7 +30,9 @@ __all__ = [
     "code_text",
     "data_bodies",
     "quote_lone_dashes",
+    "skipped_dashes",
     "skipped_text",
+    "spell_dashes",
 ]
 
 _REDIRECTS = frozenset({"heredoc_redirect", "file_redirect", "herestring_redirect"})
@@ -80,6 +82,8 @@ def data_bodies(root: Node, src: bytes) -> tuple[list[DataBody], bool]:
     """
     out: list[DataBody] = []
     mismatch = False
+    if b"<<" not in src:  # no heredoc operator, no heredoc node: skip the walk
+        return out, mismatch
     for node in _heredoc_nodes(root):
         op = next((c.type for c in node.children if not c.is_named), "")
         start = next((c for c in node.children if c.type == "heredoc_start"), None)
@@ -168,21 +172,27 @@ def skipped_text(root: Node, src: bytes) -> Iterator[tuple[Node | None, int, byt
         yield None, pos, src[pos:]
 
 
-def quote_lone_dashes(root: Node, src: bytes) -> bytes | None:
-    """`src` with each lone `-` the parse skipped before `<<` spelled `'-'`; None if none.
+def skipped_dashes(root: Node, src: bytes) -> tuple[list[int], bytes | None]:
+    """Where each lone `-` the parse skipped before a redirection is, and the first other
+    skipped text that is not blank (None when there is none), in one walk of the tree.
 
-    Only a gap that is exactly `-` between blanks, followed by a redirection (`<<EOF`,
-    `2>&1`), is rewritten; any other skipped text is left for the caller to refuse. The
-    rewrite never changes what bash runs: `'-'` and `-` are one word to it.
+    A lone `-` is a gap that is exactly `-` between blanks, followed by a redirection
+    (`<<EOF`, `2>&1`); any other skipped text is for the caller to refuse.
     """
     gaps: list[int] = []
+    other: bytes | None = None
     for node, pos, gap in skipped_text(root, src):
         parent = node.parent if node is not None else None
         redirect = parent is not None and parent.type in _REDIRECTS
         if gap.strip(b" \t") == b"-" and redirect and b"\n" not in gap:
             gaps.append(pos + gap.index(b"-"))
-    if not gaps:
-        return None
+        elif other is None and gap.strip(b" \t\n"):
+            other = gap
+    return gaps, other
+
+
+def spell_dashes(src: bytes, gaps: list[int]) -> bytes:
+    """`src` with the `-` at each of `gaps` (from `skipped_dashes`) spelled `'-'`."""
     out = bytearray()
     last = 0
     for at in gaps:
@@ -190,3 +200,14 @@ def quote_lone_dashes(root: Node, src: bytes) -> bytes | None:
         last = at + 1
     out += src[last:]
     return bytes(out)
+
+
+def quote_lone_dashes(root: Node, src: bytes) -> bytes | None:
+    """`src` with each lone `-` the parse skipped before `<<` spelled `'-'`; None if none.
+
+    Only a gap that is exactly `-` between blanks, followed by a redirection (`<<EOF`,
+    `2>&1`), is rewritten; any other skipped text is left for the caller to refuse. The
+    rewrite never changes what bash runs: `'-'` and `-` are one word to it.
+    """
+    gaps, _other = skipped_dashes(root, src)
+    return spell_dashes(src, gaps) if gaps else None

@@ -36,6 +36,7 @@ __all__ = [
     "parse_tree",
     "plain_heredoc_walk",
     "plain_words",
+    "uncovered_bytes",
     "uncovered_text",
     "walk_script",
 ]
@@ -439,9 +440,15 @@ def uncovered_text(root: Node, src: bytes) -> str | None:
     blanks and comments. A skipped backslash (`\\ git`, `$(\\<TAB>x)`) is a word bash
     reads and the parse does not contain.
     """
+    gap = uncovered_bytes(root, src)
+    return None if gap is None else gap.decode("utf-8", "replace")
+
+
+def uncovered_bytes(root: Node, src: bytes) -> bytes | None:
+    """`uncovered_text` as the bytes of `src`."""
     for _node, _pos, gap in skipped_text(root, src):
         if gap.strip(b" \t\n"):
-            return gap.decode("utf-8", "replace")
+            return gap
     return None
 
 
