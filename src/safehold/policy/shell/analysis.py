@@ -492,6 +492,17 @@ def _take_walk(
                 "arithmetic evaluation next to quoted `$(...)` text can run that text as code",
             )
         )
+    if walk.evaluated_text is not None:
+        shown = walk.evaluated_text if len(walk.evaluated_text) <= 60 else "…"
+        acc.add_opaque(
+            _reason(
+                "arithmetic-code",
+                "arithmetic",
+                f"`{shown}` evaluates the value a variable holds as an arithmetic expression "
+                "(or a prompt): a value such as `a[$(cmd)]`, read or computed at run time, "
+                "runs cmd",
+            )
+        )
     acc.fork_bombs.extend(name for name, calls in walk.functions.items() if calls >= 2)
     _check_assignments(walk.bare_assignments, acc)
     _check_set_names(walk.set_names, acc)

@@ -43,7 +43,7 @@ from safehold.policy.shell.programs.interpreters import (
     script_operand,
 )
 from safehold.policy.shell.programs.shell_settings import COMPUTED, setting_problem
-from safehold.policy.shell.programs.shells import SHELLS
+from safehold.policy.shell.programs.shells import OTHER_LANGUAGE_SHELLS, SHELLS
 from safehold.policy.shell.programs.step import program_name
 from safehold.policy.shell.programs.table import (
     FETCHES_CODE,
@@ -206,6 +206,14 @@ def _understood(
                 f"`{program_name(layer[0])}` from the system's directories"
             )
             return (Effect("not-understood", spelled, program_name(layer[0]), why),)
+    for layer in (*wrapper_words, words):  # `zsh -c 'ls'`: ls runs behind zsh
+        shell = program_name(layer[0]) if layer and layer[0].static else ""
+        if shell in OTHER_LANGUAGE_SHELLS:
+            why = (
+                "is a shell whose language is not bash's: its script is read here as bash "
+                "would read it, which it does not (programs.shells.OTHER_LANGUAGE_SHELLS)"
+            )
+            return (_unknown(shell, shell, why),)
     family = program_family(name)
     if len(words) == 1 and wrapper_words and _module_of(wrapper_words[-1]) == first.text:
         # The module `python -m NAME` runs, seen as a command of its own: the python

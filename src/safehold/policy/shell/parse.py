@@ -313,6 +313,9 @@ class Walk:
     set_names: list[str] = field(default_factory=list)
     saw_arithmetic: bool = False
     saw_quoted_code: bool = False
+    # The first expansion or builtin that evaluates a variable's value as arithmetic or a
+    # prompt (`${a[$x]}`, `let n=$x`, `${x@P}`): see `_EVALUATING_NODES`.
+    evaluated_text: str | None = None
     operators: list[str] = field(default_factory=list)
     _pipeline_ids: int = 0
     _root: Node | None = None
@@ -481,6 +484,10 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
         out.saw_arithmetic = True
     elif kind == "expansion" and _text(node, src).startswith("${!"):
         out.saw_arithmetic = True  # `${!x}` with x='a[$(cmd)]' runs cmd
+    if kind in _EVALUATING_NODES and out.evaluated_text is None:
+        text = _text(node, src)
+        if _evaluates_values(kind, text):
+            out.evaluated_text = text
     if not node.child_count:
         if kind in ("raw_string", "string_content", "word"):
             text = _text(node, src)
@@ -550,6 +557,95 @@ def _walk(node: Node, src: bytes, out: Walk, ctx: _Ctx) -> None:
         _walk_children(node, src, out, deeper)
     else:
         _walk_children(node, src, out, deeper)
+
+
+# Where bash evaluates the value a variable holds as an arithmetic expression (or expands
+# it as a prompt), so that a value such as `a[$(cmd)]`, read at run time, runs `cmd`
+# (bash manual, "Shell Arithmetic": "the value of a variable is evaluated as an arithmetic
+# expression when it is referenced"; "Arrays": an indexed array's subscript is an
+# arithmetic expression; "Shell Parameter Expansion": `${parameter:offset:length}`, the
+# indirection of `${!name}` and the prompt expansion of `${parameter@P}`; "Bash
+# Builtins": `let`, `declare -i`, `unset name[subscript]`, `test -v name[subscript]`).
+# `$(( ))`, `(( ))` and `[[ ]]` are read apart (`saw_arithmetic`, and the second parser).
+_EVALUATING_NODES = frozenset(
+    {"expansion", "command", "declaration_command", "unset_command", "test_command"}
+)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_SPECIAL_PARAMETERS = frozenset("@*#?-$!0123456789")
+
+
+def _names_something(text: str) -> bool:
+    """True when arithmetic `text` refers to a variable or expands something (not only
+    numbers and operators)."""
+    return any(c.isalpha() or c in "_$`" for c in text)
+
+
+def _subscript_names(text: str) -> bool:
+    """True when a `name[subscript]` in `text` has a subscript that refers to a variable."""
+    at = text.find("[")
+    while at >= 0:
+        end = text.find("]", at)
+        inner = text[at + 1 : end if end >= 0 else len(text)]
+        if inner not in ("@", "*") and _names_something(inner):
+            return True
+        if end < 0:
+            return False
+        at = text.find("[", end)
+    return False
+
+
+def _expansion_evaluates(text: str) -> bool:
+    """True when the `${…}` expansion `text` evaluates a value as arithmetic or a prompt."""
+    body = text[2:-1] if text.startswith("${") and text.endswith("}") else text[2:]
+    if body.startswith("#") and len(body) > 1:
+        body = body[1:]  # `${#a[i]}`: the length of an element; i is still evaluated
+    indirect = body.startswith("!")
+    body = body[1:] if indirect else body
+    n = 0
+    while n < len(body) and body[n] in _NAME_CHARS:
+        n += 1
+    if n == 0 and body[:1] in _SPECIAL_PARAMETERS:
+        n = 1
+    after = body[n:]
+    if indirect and after not in ("*", "@", "[@]", "[*]"):
+        return True  # `${!x}`: the variable x names, `a[$(cmd)]` included
+    if after.startswith("["):
+        end = after.find("]")
+        if _subscript_names(after[: end + 1] if end >= 0 else after):
+            return True
+        after = after[end + 1 :] if end >= 0 else ""
+    if after == "@P":
+        return True
+    if after.startswith(":") and after[1:2] not in ("-", "=", "?", "+", ""):
+        return _names_something(after[1:])  # `${s:x:1}`: offset and length
+    return False
+
+
+def _subscripted_name(word: str) -> bool:
+    """True when `word` (quotes aside) is `name[subscript]` whose subscript refers to a
+    variable: a name a builtin assigns, tests or unsets, evaluating the subscript."""
+    word = word.strip("'\"")
+    n = 0
+    while n < len(word) and word[n] in _NAME_CHARS:
+        n += 1
+    return n > 0 and word[n : n + 1] == "[" and _subscript_names(word[n:])
+
+
+def _evaluates_values(kind: str, text: str) -> bool:
+    """True when the node (of `kind`, spelled `text`) evaluates a variable's value."""
+    if kind == "expansion":
+        return _expansion_evaluates(text)
+    words = text.split()
+    head, rest = (words[0], words[1:]) if words else ("", [])
+    integer = any(w.startswith(("-", "+")) and "i" in w for w in rest)
+    if kind == "declaration_command" and head in ("declare", "typeset", "local") and integer:
+        return True
+    if head == "let":
+        return _names_something(" ".join(rest))
+    if head in ("unset", "read", "mapfile", "readarray", "declare", "typeset", "local"):
+        return any(_subscripted_name(w) for w in rest)
+    # `test -v NAME`, `[ -v NAME ]`, `[[ -v NAME ]]`, `printf -v NAME`
+    return any(w == "-v" and _subscripted_name(n) for w, n in zip(words, rest, strict=False))
 
 
 def _default_assignment(node: Node, src: bytes) -> str | None:

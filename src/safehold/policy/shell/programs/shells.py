@@ -9,9 +9,18 @@ from safehold.policy.shell.programs.shell_settings import COMPUTED, setting_prob
 from safehold.policy.shell.programs.step import Step, StepFn, opaque, unknown_option
 from safehold.policy.shell.words import Word
 
-__all__ = ["SHELLS", "STDIN_FILES", "STEPS", "stdin_program"]
+__all__ = ["OTHER_LANGUAGE_SHELLS", "SHELLS", "STDIN_FILES", "STEPS", "stdin_program"]
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "posh", "yash"})
+# Shells whose language is not bash's (nor the POSIX subset dash, ash and posh speak): the
+# analysis reads their scripts as bash would, which they do not. zsh expands `=(cmd)`,
+# glob qualifiers (`*(e:cmd:)`, zshexpn(1) "Glob Qualifiers") and `${(e)var}` flags (code
+# run by expansion), and reads `~/.zshenv` for every script (zsh(1) "Startup/Shutdown
+# Files"); ksh93 and mksh have `${ cmd; }`, discipline functions and `.sh.*` variables
+# (ksh(1)); yash has its own options and startup file (yash(1)). Their scripts are still
+# re-analysed (a visible `rm -rf /` is judged), and on the host the shell is not
+# understood, as a program in no table is.
+OTHER_LANGUAGE_SHELLS = frozenset({"zsh", "ksh", "ksh93", "mksh", "yash"})
 # Not `k` (keyword) or `P` (physical): programs.shell_settings.
 SHELL_FLAG_LETTERS = frozenset("abefhimnprstuvxBCEHTl")
 SHELL_ARG_OPTS = frozenset({"-o", "+o", "-O", "+O"})
