@@ -1547,7 +1547,16 @@ def _runs(
     if at is None or at >= len(words) or not (words[at].static or words[at].home):
         return out
     text = words[at].text
-    return out + ([(text, full) for full in _absolute(text, dirs, home)] if text else [])
+    if not text:
+        return out
+    # `python DIR` (and a zip file) runs `DIR/__main__.py` (Python docs, "Command line and
+    # environment": "<script> … a directory name or zipfile … its __main__.py").
+    spellings = (
+        [text, f"{text.rstrip('/')}/__main__.py"]
+        if program_family(cmd.program) == "python" and at > 0
+        else [text]
+    )
+    return out + [(t, full) for t in spellings for full in _absolute(t, dirs, home)]
 
 
 def _through(

@@ -37,6 +37,9 @@ def _moves_cursor(word: Word) -> bool:
     return True
 
 
+# vim's netrw (`:help netrw-externapp`) reads and writes `scp://`, `sftp://`, `rsync://`,
+# `dav://`, `ftp://`, `http://` and `https://` operands by running scp, sftp, rsync, curl
+# or wget with the user's credentials: not understood without the sandbox.
 # vi(1p), ex(1p): with standard input not a terminal, vi and ex read their commands from it
 # (`printf ':!id\n' | vi f`, `ex f < cmds`). ed has no table: not understood anyway.
 _READS_COMMANDS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim"})
@@ -72,6 +75,16 @@ def _editor(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
                     "analysed",
                 ),
                 code=(value.text,),
+            )
+    for w in words[1:]:
+        if name in _READS_COMMANDS and "://" in w.text and not w.text.startswith("-"):
+            return Step(
+                opaque=opaque(
+                    "not-understood",
+                    f"{name} URL",
+                    f"`{name} {w.text}`: netrw fetches (and on `:w` sends) a URL with a "
+                    "program of its choosing (scp, rsync, curl, …), which is not analysed",
+                )
             )
     return None
 

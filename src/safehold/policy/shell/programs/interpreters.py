@@ -363,16 +363,17 @@ def python_module(words: tuple[Word, ...]) -> tuple[int, str] | None:
 # Options whose value is a file the program reads as its own program, by the option name its
 # table resolves the word to (prefixes and glued values: `awk -fx.awk`, `gawk --fil=x.awk`,
 # `sed -nfx.sed`; gawk's `-E FILE`/`--exec FILE` is `-f` that ends the options), with the
-# suffix the program also tries: gawk's `-i NAME` loads NAME or
-# NAME.awk (gawk manual, "Options" and "AWKPATH"). A downloaded program file runs as much
+# suffix the program also tries: gawk's `-f NAME` and `-i NAME` load NAME, or NAME.awk when
+# NAME is not found ("the path is searched again after adding the suffix '.awk'", gawk
+# manual, "The AWKPATH Environment Variable"; `awk` is gawk on many systems). A downloaded program file runs as much
 # as a script operand does: gawk's `system()`, sed's `e` command, a Makefile's recipes.
 # gawk 5 manual, "Options"; GNU sed 4.9 `--help` (`-f script-file`); GNU Make 4.3 make(1)
 # (`-f FILE`, `--file=FILE`, `--makefile=FILE` read FILE as a makefile).
 _AWK_FILES: Mapping[str, str] = {
-    "-f": "",
-    "--file": "",
-    "-E": "",
-    "--exec": "",
+    "-f": ".awk",
+    "--file": ".awk",
+    "-E": ".awk",
+    "--exec": ".awk",
     "-i": ".awk",
     "--include": ".awk",
 }
