@@ -109,6 +109,17 @@ _DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
         "DOTNET_STARTUP_HOOKS", "HISTFILE", "TERMINFO_DIRS", "MAIL", "MAILPATH",
     }
 )  # fmt: skip
+# bash's own (bash manual, "Bash Variables"): `BASH_CMDS` and `BASH_ALIASES` are the
+# command hash table and the alias list (assigning an element defines one), `EXECIGNORE`
+# hides executables from the PATH search (so another file of the same name runs),
+# `BASH_LOADABLES_PATH` is where `enable -f` loads builtins from, `BASH_COMPAT` changes how
+# the shell parses and quotes; `POSIXLY_CORRECT` puts bash in POSIX mode and makes GNU
+# programs stop reading options at the first operand (getopt(3)), so a word the tables
+# read as an option is a file, and the reverse.
+_DANGEROUS_ENV = _DANGEROUS_ENV | frozenset(
+    {"BASH_CMDS", "BASH_ALIASES", "EXECIGNORE", "BASH_LOADABLES_PATH", "BASH_COMPAT",
+     "POSIXLY_CORRECT"}
+)  # fmt: skip
 # The go command's (`go help environment`): commands it runs (`GOAUTH`, `GOCACHEPROG`,
 # `GCCGO`, `PKG_CONFIG`, `AR`, `FC`), where modules and their checksums come from and
 # where they are kept (`GOPROXY`, `GOSUMDB`, `GONOSUMDB`, `GOPRIVATE`, `GONOPROXY`,
