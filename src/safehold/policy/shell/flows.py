@@ -225,6 +225,14 @@ def _clone_roots(
                 out += [(id(cmd), posixpath.join(top, p), 0) if p else (id(cmd), top, 1)
                         for p in restored[2]]  # fmt: skip
     for cmd, dirs, uses in placed:
+        # An archive's members may be symbolic links, made as they are (GNU tar 1.34
+        # manual, "Symbolic Links"; Info-ZIP unzip restores links on Unix), and may replace
+        # a file already there: any name below where it extracts may lead anywhere.
+        if _step_name(cmd) in _LINK_EXTRACTORS:
+            for use in uses:
+                if use.role == "write" and use.word.static:
+                    out += [(id(cmd), p, 1) for p in _absolute(use.word.text, dirs, home)]
+            continue
         # `git worktree add DIR REV` fills DIR with REV's files as a clone fills its folder.
         texts = [w.text for w in cmd.words[1:3] if w.static]
         if cmd.program != "git" or not (
@@ -238,6 +246,10 @@ def _clone_roots(
             if use.role == "write" and use.word.static:
                 out += [(id(cmd), p, 1) for p in _absolute(use.word.text, dirs, home)]
     return out
+
+
+# Extractors of archives that hold symbolic links (`_clone_roots`).
+_LINK_EXTRACTORS = frozenset({"tar", "bsdtar", "gtar", "unzip", "7z", "7za", "unrar", "cpio"})
 
 
 def _through_clones(
@@ -286,9 +298,9 @@ def _through_clones(
             "through-cloned-link",
             program,
             f"`{program}` reaches `{spelled}` inside a repository the same command clones "
-            "or checks out from another version: any name there may be a symbolic link "
-            "that version holds, leading out of the workspace or to a secret, and nothing "
-            "has looked yet",
+            "or checks out from another version, or an archive it extracts: any name there "
+            "may be a symbolic link that version or archive holds, leading out of the "
+            "workspace or to a secret, and nothing has looked yet",
         )
         for program, spelled in found[:1]
     ]
