@@ -166,6 +166,35 @@ _TEXT_NAMES: Final = frozenset(
 _COMMAND_NAMES: Final = frozenset(
     {"command", "commands", "cmd", "script", "shell", "commandline", "shellcommand", "bash"}
 )
+
+
+def _is_position(text: str) -> bool:
+    """`12`, `12-30`: a line number or range."""
+    return bool(text) and text[0].isdigit() and all(c.isdigit() or c == "-" for c in text)
+
+
+def _without_position(value: str) -> str | None:
+    """The file name before a line position (`.env:3`, `a.py:12:5`, `a.py:3-9`, `.env#L1`,
+    `.env#L1-L9`), or None when `value` ends in none. Linear in `value`."""
+    text = value.strip()
+    at = text.rfind("#L")
+    if at > 0 and _is_position(text[at + 2 :].replace("L", "")):
+        return text[:at]
+    cut = text
+    for _ in range(2):  # a line, then a column
+        at = cut.rfind(":")
+        if at <= 0 or not _is_position(cut[at + 1 :]):
+            break
+        cut = cut[:at]
+    return cut if cut != text else None
+
+
+# Command names whose list value may be command lines, one an element, rather than an argv.
+_LINE_LIST_NAMES: Final = frozenset({"commands", "script", "scripts", "commandlines"})
+
+
+# At most this many elements of such a list are judged one by one (past it, as an argv only).
+_MAX_LINES: Final = 64
 # Glob and include filters of search and list tools; `pattern` only for glob tools.
 _GLOB_NAMES: Final = frozenset(
     {"glob", "globs", "include", "includes", "includepattern", "filepattern", "filepatterns"}
@@ -195,7 +224,7 @@ _URL_KEYS: Final = frozenset(
 # Strings under these names are command lines only when they are strings: `{"exec":
 # "rm -rf ~"}`; `{"exec": true}` is a switch.
 _COMMAND_TEXT_NAMES: Final = frozenset(
-    {"exec", "cmdline", "bashcommand", "shellcmd", "terminalcommand", "runcommand"}
+    {"exec", "cmdline", "bashcommand", "shellcmd", "terminalcommand", "runcommand", "run"}
 )
 # Code a tool runs (an MCP `run_code {"code": ...}`, a browser tool's `function`), in a
 # tool whose side is unknown or execute: safehold cannot read what it does, so it asks.
@@ -553,6 +582,10 @@ class _Finder:
                     self.patch(item, sub, depth)
                 if name in _COMMAND_NAMES and (where or key != "command"):
                     self.commands.append((sub, item))  # top-level `command` is the engine's
+                    if name in _LINE_LIST_NAMES and _strings(item) and len(item) <= _MAX_LINES:
+                        # `{"commands": ["ls", "rm -rf ~"]}`: an argv to some tools, a list
+                        # of command lines to others; both readings are judged.
+                        self.commands += [(f"{sub}[{i}]", line) for i, line in enumerate(item)]
                 elif name in _COMMAND_TEXT_NAMES and isinstance(item, str):
                     self.commands.append((sub, item))
                     continue
@@ -730,6 +763,11 @@ class _Finder:
         if isinstance(value, str) and value != value.strip() and value.strip():
             # A tool that trims its argument opens the trimmed name.
             self.found.append(PathArgument(where, value.strip(), write, by_value))
+        bare = _without_position(value) if isinstance(value, str) else None
+        if bare is not None:
+            # `.env:3`, `src/a.py:12:5`, `.env#L1-L9`: editors, viewers and agents' read
+            # tools take a line (and column) after the name; the file is the name.
+            self.add_path(where, bare, write, by_value=by_value)
         home = _home_spelled(value) if isinstance(value, str) else None
         if home is not None:
             # A tool that expands variables (a shell, `os.path.expandvars`) opens `~/…`.
