@@ -59,8 +59,12 @@ def _merge(tables: Iterable[Mapping[str, T]]) -> dict[str, T]:
 
 
 STEPS: dict[str, StepFn] = _merge(
-    f.STEPS for f in (runners, git, shells, interpreters, hidden, command_strings, awk_sed, editors)
-)
+    f.STEPS
+    for f in (
+        runners, git, shells, interpreters, hidden, command_strings, awk_sed, editors,
+        python_tools,
+    )
+)  # fmt: skip
 PROGRAMS: dict[str, Program] = _merge(
     (
         files.PROGRAMS,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
+from safehold.policy.shell.programs import python_tools
 from safehold.policy.shell.programs.js_runtimes import BUN, DENO
 from safehold.policy.shell.programs.shells import SHELL_ARG_OPTS, SHELLS, stdin_program
 from safehold.policy.shell.programs.step import Step, StepFn, opaque
@@ -163,6 +164,9 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
             continue
         if is_code(t):
             return inline(i)
+        if not t.startswith("-") and t in _DEBUGGERS.get(name, ()) and stdin_fed:
+            # `echo "exec('…')" | node inspect app.js`: the debugger's commands run code.
+            return stdin_program(f"{name} {t}", stdin_fed)
         if not t.startswith("-"):
             # The script, or the value of an option not in the table: a code flag right
             # after it leaves both readings open, so it counts (`node --opt v -e code`).
@@ -175,7 +179,12 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
         if t in _NO_PROGRAM.get(name, ()) or t in ("--version", "--help"):
             return None  # prints a version or help text and exits: no program is read
         if name == "python" and t == "-m":
-            return stdin_program(name, stdin_fed) if inspects else None
+            if inspects:
+                return stdin_program(name, stdin_fed)
+            module = words[i + 1] if i + 1 < len(words) else None
+            # `python -m pytest --pdb`: the module's own step (`runners._pytest`).
+            step = MODULE_STEPS.get(module.text) if module is not None else None
+            return step(module.text, words[i + 1 :], stdin_fed) if step and module else None
         # The value of an option is skipped, unless it is itself a code flag.
         i += 2 if t in arg_options and not is_code(texts[min(i + 1, len(texts) - 1)]) else 1
     if computed:
@@ -186,6 +195,12 @@ def _interpreter(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | 
 
 
 STEPS: dict[str, StepFn] = dict.fromkeys(INTERPRETERS - SHELLS, _interpreter)
+# Subcommands that start a debugger reading its commands from standard input (Node.js
+# "Debugger": `node inspect script.js`, `exec expr` evaluates in the script; `debug` is its
+# old name).
+_DEBUGGERS: Mapping[str, frozenset[str]] = {"node": frozenset({"inspect", "debug"})}
+# Steps of modules `python -m NAME` runs that read a program of their own.
+MODULE_STEPS: Mapping[str, StepFn] = python_tools.STEPS
 
 
 _CODE = Opt(takes=True)

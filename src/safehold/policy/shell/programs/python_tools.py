@@ -15,10 +15,13 @@ written; `--junit-xml`, `--log-file`, `--debug=FILE` write.
 
 from __future__ import annotations
 
+from safehold.policy.shell.programs.shells import stdin_program
+from safehold.policy.shell.programs.step import Step, StepFn
 from safehold.policy.shell.programs.table import Opt, Program, Setting
 from safehold.policy.shell.programs.vocab import HELP, flags, optional, valued, values
+from safehold.policy.shell.words import Word
 
-__all__ = ["PROGRAMS"]
+__all__ = ["PROGRAMS", "STEPS"]
 
 _CODE = Opt(takes=True, role="exec", ends=True)
 # `-X NAME[=VALUE]` (python(1) and `--help-xoptions`, CPython 3.11 to 3.13): the options
@@ -107,3 +110,23 @@ _PYTEST = Program(
 )
 
 PROGRAMS: dict[str, Program] = {"python": _PYTHON, "pytest": _PYTEST, "py.test": _PYTEST}
+
+# pytest 9.0 `--help`: `--pdb` starts the debugger on errors, `--trace` at the start of each
+# test; pdb reads its commands from standard input, and `!stmt` runs Python (pdb docs,
+# "Debugger Commands"). pytest takes no abbreviations (its parser sets allow_abbrev=False).
+_DEBUGGER_OPTIONS = frozenset({"--pdb", "--trace"})
+
+
+def _pytest(name: str, words: tuple[Word, ...], stdin_fed: bool) -> Step | None:
+    """`echo '!import os; …' | pytest --pdb`: the debugger runs what the pipe feeds it."""
+    if not stdin_fed:
+        return None
+    for w in words[1:]:
+        if w.static and w.text == "--":
+            break
+        if w.static and w.text in _DEBUGGER_OPTIONS:
+            return stdin_program(f"{name} {w.text}", stdin_fed)
+    return None
+
+
+STEPS: dict[str, StepFn] = {"pytest": _pytest, "py.test": _pytest}
