@@ -443,7 +443,9 @@ _READING: dict[str, Program] = {
     "commit": _complete("commit", go.COMMIT),
     "checkout": _complete("checkout", go.CHECKOUT, operands="write"),
     "restore": _complete("restore", go.RESTORE, operands="write"),
-    "switch": _complete("switch", go.SWITCH),
+    # A branch operand: the work tree is rewritten from it, as `checkout BRANCH` does (a
+    # write of the name, so that a runner after it in the line asks: `runs-written-file`).
+    "switch": _complete("switch", go.SWITCH, operands="write"),
     "stash": _complete(
         "stash",
         go.STASH_PUSH,
