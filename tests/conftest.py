@@ -74,6 +74,15 @@ def _isolate() -> None:
 _isolate()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest keeps each run's `tmp_path` folders under /tmp/pytest-of-USER (the last three
+    # runs): put them in the run's private folder instead, which goes when the run ends, so
+    # the suite leaves nothing in /tmp. xdist gives each worker a folder below the
+    # controller's basetemp (`popen-gwN`), so the controller's private folder holds all.
+    if config.option.basetemp is None and not hasattr(config, "workerinput"):
+        config.option.basetemp = os.path.join(_ISOLATED, "basetemp")
+
+
 def pytest_unconfigure() -> None:
     shutil.rmtree(_ISOLATED, ignore_errors=True)
 

@@ -27,9 +27,14 @@ def test_complete_example_runs(tmp_path: Path, page: str, framework: str) -> Non
     assert files, f"{page} has no complete example"
     for name, code in files:
         (tmp_path / name).write_text(f"# file: {name}\n{code}")
+    # TMPDIR: the example's `tempfile.mkdtemp()` workspace goes in tmp_path, removed with the
+    # run's other folders, not in /tmp.
+    scratch = tmp_path / ".tmp"
+    scratch.mkdir()
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+        "TMPDIR": str(scratch),
     }
     done = subprocess.run(
         [sys.executable, files[-1][0]],
