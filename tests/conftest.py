@@ -74,17 +74,24 @@ def _isolate() -> None:
 _isolate()
 
 
+_BASETEMP: list[str] = []
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # pytest keeps each run's `tmp_path` folders under /tmp/pytest-of-USER (the last three
-    # runs): put them in the run's private folder instead, which goes when the run ends, so
-    # the suite leaves nothing in /tmp. xdist gives each worker a folder below the
-    # controller's basetemp (`popen-gwN`), so the controller's private folder holds all.
+    # runs): they go in a folder of the run's own instead, removed when the run ends, so the
+    # suite leaves nothing in /tmp. xdist gives each worker a folder below the controller's
+    # basetemp (`popen-gwN`), so the controller's folder holds all. Its name is short: a
+    # unix socket's path must fit in 108 bytes, and the hook server tests put one there.
     if config.option.basetemp is None and not hasattr(config, "workerinput"):
-        config.option.basetemp = os.path.join(_ISOLATED, "basetemp")
+        _BASETEMP.append(tempfile.mkdtemp(prefix="pt-"))
+        config.option.basetemp = _BASETEMP[0]
 
 
 def pytest_unconfigure() -> None:
     shutil.rmtree(_ISOLATED, ignore_errors=True)
+    for folder in _BASETEMP:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- slow end-to-end tests ------------------------------------------------------------------
